@@ -1,0 +1,50 @@
+# The README's two commands: `make demo` and `make check`. Both install what
+# they need (Debian 12, as root) and build with Meson + Ninja.
+BUILD ?= build
+BUILD_ASAN ?= build-asan
+BUILD_FUZZ ?= build-fuzz
+
+.PHONY: all deps build build-asan build-fuzz check demo bench clean lint
+
+all: build
+
+deps:
+	scripts/install-deps.sh
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD)
+
+$(BUILD_ASAN)/build.ninja:
+	meson setup $(BUILD_ASAN) -Db_sanitize=address,undefined -Db_lundef=false -Dbench=false
+
+$(BUILD_FUZZ)/build.ninja:
+	CC=clang meson setup $(BUILD_FUZZ) -Dfuzz=true -Db_sanitize=address,undefined \
+	    -Db_lundef=false -Dbench=false -Dtests=false
+
+build: $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+build-asan: $(BUILD_ASAN)/build.ninja
+	ninja -C $(BUILD_ASAN)
+
+build-fuzz: $(BUILD_FUZZ)/build.ninja
+	ninja -C $(BUILD_FUZZ)
+
+check: deps build build-asan build-fuzz
+	chmod -R a+rX . 2>/dev/null || true
+	BUILD=$(CURDIR)/$(BUILD) BUILD_ASAN=$(CURDIR)/$(BUILD_ASAN) \
+	    BUILD_FUZZ=$(CURDIR)/$(BUILD_FUZZ) tests/run-all
+
+demo: deps build
+	chmod -R a+rX . 2>/dev/null || true
+	scripts/demo.sh $(CURDIR)/$(BUILD)
+
+bench: deps build
+	bench/run-all $(CURDIR)/$(BUILD)
+
+lint: build
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
+	    --inline-suppr -I src -I $(BUILD) src plugins
+
+clean:
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ)

@@ -1,0 +1,61 @@
+/* Strict JSON (see jsonx.h). */
+#include "lib/jsonx.h"
+#include "lib/log.h"
+
+#include <string.h>
+
+int
+jsonx_depth(const char *data, size_t len, int max_depth)
+{
+	int depth = 0, max = 0, in_str = 0, esc = 0;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		char c = data[i];
+		if (in_str) {
+			if (esc)
+				esc = 0;
+			else if (c == '\\')
+				esc = 1;
+			else if (c == '"')
+				in_str = 0;
+			continue;
+		}
+		if (c == '"')
+			in_str = 1;
+		else if (c == '[' || c == '{') {
+			if (++depth > max_depth)
+				return -1;
+			if (depth > max)
+				max = depth;
+		} else if (c == ']' || c == '}')
+			depth--;
+	}
+	return max;
+}
+
+json_t *
+jsonx_parse(const char *data, size_t len, size_t max_len, int max_depth)
+{
+	json_error_t err;
+
+	if (len > max_len)
+		return NULL;
+	if (memchr(data, '\0', len) != NULL)
+		return NULL;
+	if (jsonx_depth(data, len, max_depth) < 0)
+		return NULL;
+	return json_loadb(data, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY,
+	    &err);
+}
+
+char *
+jsonx_dump_line(const json_t *v)
+{
+	char *s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS |
+	    JSON_ENCODE_ANY);
+
+	if (s == NULL)
+		fatal("json_dumps failed");
+	return s;
+}

@@ -1,0 +1,24 @@
+/* Strict JSON on top of jansson: a size cap, a nesting-depth cap checked
+ * before jansson sees the bytes, duplicate keys refused, no trailing bytes,
+ * no NUL inside strings, valid UTF-8 only (jansson's default). */
+#ifndef LOCKFILE_JSONX_H
+#define LOCKFILE_JSONX_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#define JSONX_DEFAULT_DEPTH 16
+
+/* Returns a new reference, or NULL when the text is not acceptable. Any
+ * JSON value is accepted at the top level; callers check the type. */
+json_t *jsonx_parse(const char *data, size_t len, size_t max_len,
+    int max_depth);
+
+/* Nesting depth of JSON text (brackets outside strings), or -1 when it
+ * passes max_depth. Exposed for tests. */
+int jsonx_depth(const char *data, size_t len, int max_depth);
+
+/* Serialise compactly with sorted keys, as one line. Caller frees. */
+char *jsonx_dump_line(const json_t *v);
+
+#endif

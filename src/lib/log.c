@@ -1,0 +1,83 @@
+/* Logging: one place that writes diagnostics, always escaped. */
+#include "lib/log.h"
+#include "lib/escape.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Set once at start by log_init(); read-only afterwards. */
+static const char *progname = "lockfile";
+
+void
+log_init(const char *name)
+{
+	if (name != NULL)
+		progname = name;
+}
+
+const char *
+log_progname(void)
+{
+	return progname;
+}
+
+static void
+emit(int with_errno, int saved_errno, const char *fmt, va_list ap)
+{
+	char raw[1024], safe[4200];
+
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	escape_text(raw, strlen(raw), safe, sizeof(safe));
+	if (with_errno)
+		dprintf(STDERR_FILENO, "%s: %s: %s\n", progname, safe,
+		    strerror(saved_errno));
+	else
+		dprintf(STDERR_FILENO, "%s: %s\n", progname, safe);
+}
+
+void
+logit(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit(0, 0, fmt, ap);
+	va_end(ap);
+}
+
+void
+logit_errno(const char *fmt, ...)
+{
+	va_list ap;
+	int e = errno;
+
+	va_start(ap, fmt);
+	emit(1, e, fmt, ap);
+	va_end(ap);
+}
+
+void
+fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit(0, 0, fmt, ap);
+	va_end(ap);
+	_exit(70);
+}
+
+void
+fatal_errno(const char *fmt, ...)
+{
+	va_list ap;
+	int e = errno;
+
+	va_start(ap, fmt);
+	emit(1, e, fmt, ap);
+	va_end(ap);
+	_exit(70);
+}

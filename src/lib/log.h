@@ -1,0 +1,23 @@
+/* Logging for lockfile: fatal() for impossible or unrecoverable states in
+ * process glue, logit() for recoverable paths. Every message that may carry
+ * untrusted text goes through the escaper first (escape.h); these functions
+ * escape their formatted result once more before it reaches stderr, so a
+ * caller's mistake cannot put raw control bytes on a terminal. */
+#ifndef LOCKFILE_LOG_H
+#define LOCKFILE_LOG_H
+
+#include <stdarg.h>
+
+void log_init(const char *progname);
+const char *log_progname(void);
+
+void logit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void logit_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+void fatal_errno(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+/* Abort loudly on a state the code believes cannot happen. */
+#define ASSERT(cond) do { if (!(cond)) \
+	fatal("assertion failed: %s (%s:%d)", #cond, __FILE__, __LINE__); } while (0)
+
+#endif

@@ -1,0 +1,340 @@
+/* The plugin seccomp allowlist (see plugin_filter.h).
+ *
+ * Boundary: together with Landlock this is what keeps a plugin from reaching
+ * outside its input. Default action EPERM for everything not listed; a
+ * foreign architecture (i386 int 0x80, x32) kills the whole process. Every
+ * allowed call is listed below with the reason it is needed; calls that
+ * take a target or flags carry argument filters. */
+#include "sandbox/plugin_filter.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <seccomp.h>
+
+/* A pid that cannot occur (pid_max is at most 2^22) and is unlikely to be
+ * any other constant in the program; the build checks where it lands. */
+#define PID_PLACEHOLDER 0x5eed1d00u
+
+/* Calls allowed without conditions, each with its reason. */
+static const struct { int nr; const char *why; } allow_plain[] = {
+	{ SCMP_SYS(read), "read the input (fd 3), values (fd 6)" },
+	{ SCMP_SYS(pread64), "random access to the input" },
+	{ SCMP_SYS(readv), "vectored reads (musl stdio)" },
+	{ SCMP_SYS(preadv), "vectored random access" },
+	{ SCMP_SYS(preadv2), "vectored random access" },
+	{ SCMP_SYS(write), "answer on stdout, stderr, detail on fd 7" },
+	{ SCMP_SYS(writev), "vectored writes (musl stdio, Rust)" },
+	{ SCMP_SYS(pwrite64), "harmless: no writable file can be opened" },
+	{ SCMP_SYS(lseek), "seek in the input" },
+	{ SCMP_SYS(fstat), "size of the input; path-based stat is refused" },
+	{ SCMP_SYS(close), "close descriptors" },
+	{ SCMP_SYS(close_range), "runtimes closing descriptors" },
+	{ SCMP_SYS(dup), "duplicate own descriptors" },
+	{ SCMP_SYS(dup2), "duplicate own descriptors" },
+	{ SCMP_SYS(dup3), "duplicate own descriptors" },
+	{ SCMP_SYS(pipe), "process-local pipes (runtimes)" },
+	{ SCMP_SYS(pipe2), "process-local pipes (Go netpoll wakeup)" },
+	{ SCMP_SYS(eventfd2), "process-local wakeups (Go runtime)" },
+	{ SCMP_SYS(epoll_create1), "Go netpoller" },
+	{ SCMP_SYS(epoll_ctl), "Go netpoller" },
+	{ SCMP_SYS(epoll_wait), "Go netpoller" },
+	{ SCMP_SYS(epoll_pwait), "Go netpoller" },
+	{ SCMP_SYS(epoll_pwait2), "Go netpoller" },
+	{ SCMP_SYS(poll), "wait on own descriptors (Rust start-up)" },
+	{ SCMP_SYS(ppoll), "wait on own descriptors" },
+	{ SCMP_SYS(select), "wait on own descriptors" },
+	{ SCMP_SYS(pselect6), "wait on own descriptors" },
+	{ SCMP_SYS(getdents64), "no directory can be opened (Landlock)" },
+	{ SCMP_SYS(brk), "glibc heap" },
+	{ SCMP_SYS(munmap), "memory management" },
+	{ SCMP_SYS(mremap), "memory management (realloc)" },
+	{ SCMP_SYS(mprotect), "memory management, guard pages, JITs" },
+	{ SCMP_SYS(madvise), "memory management (Go, jemalloc)" },
+	{ SCMP_SYS(rt_sigaction), "install own signal handlers" },
+	{ SCMP_SYS(rt_sigprocmask), "own signal mask" },
+	{ SCMP_SYS(rt_sigreturn), "return from own signal handler" },
+	{ SCMP_SYS(rt_sigpending), "own pending signals" },
+	{ SCMP_SYS(rt_sigsuspend), "wait for own signals" },
+	{ SCMP_SYS(rt_sigtimedwait), "wait for own signals" },
+	{ SCMP_SYS(sigaltstack), "signal stacks (Go, Rust)" },
+	{ SCMP_SYS(futex), "threads and locks" },
+	{ SCMP_SYS(set_robust_list), "glibc and Go threads" },
+	{ SCMP_SYS(get_robust_list), "glibc threads" },
+	{ SCMP_SYS(rseq), "glibc >= 2.35 registers rseq at start" },
+	{ SCMP_SYS(set_tid_address), "libc thread start-up" },
+	{ SCMP_SYS(arch_prctl), "x86-64 TLS set-up (libc start-up)" },
+	{ SCMP_SYS(gettid), "own thread id (Go, Rust)" },
+	{ SCMP_SYS(getpid), "own pid" },
+	{ SCMP_SYS(getppid), "parent pid (no access follows from it)" },
+	{ SCMP_SYS(getuid), "own credentials" },
+	{ SCMP_SYS(geteuid), "own credentials" },
+	{ SCMP_SYS(getgid), "own credentials" },
+	{ SCMP_SYS(getegid), "own credentials" },
+	{ SCMP_SYS(getpgrp), "own process group" },
+	{ SCMP_SYS(sched_yield), "threads (Go scheduler)" },
+	{ SCMP_SYS(sched_getaffinity), "CPU count (Go, Rust, glibc sysconf)" },
+	{ SCMP_SYS(getrandom), "seeding (Go, Rust hash maps)" },
+	{ SCMP_SYS(clock_gettime), "time (vDSO fallback)" },
+	{ SCMP_SYS(clock_getres), "time" },
+	{ SCMP_SYS(gettimeofday), "time" },
+	{ SCMP_SYS(time), "time" },
+	{ SCMP_SYS(nanosleep), "sleeping (Go, usleep)" },
+	{ SCMP_SYS(clock_nanosleep), "sleeping" },
+	{ SCMP_SYS(getitimer), "own timers" },
+	{ SCMP_SYS(setitimer), "own timers (signal to itself)" },
+	{ SCMP_SYS(alarm), "own timer (signal to itself)" },
+	{ SCMP_SYS(timer_create), "own POSIX timers (Go profiling)" },
+	{ SCMP_SYS(timer_settime), "own POSIX timers" },
+	{ SCMP_SYS(timer_gettime), "own POSIX timers" },
+	{ SCMP_SYS(timer_getoverrun), "own POSIX timers" },
+	{ SCMP_SYS(timer_delete), "own POSIX timers" },
+	{ SCMP_SYS(getrusage), "own resource usage" },
+	{ SCMP_SYS(times), "own CPU times" },
+	{ SCMP_SYS(uname), "kernel version checks in runtimes" },
+	{ SCMP_SYS(wait4), "reap own children" },
+	{ SCMP_SYS(waitid), "reap own children" },
+	{ SCMP_SYS(execve), "Landlock lets only the plugin's own binary run" },
+	{ SCMP_SYS(exit), "thread exit" },
+	{ SCMP_SYS(exit_group), "process exit" },
+	{ SCMP_SYS(restart_syscall), "kernel-internal restarts" },
+};
+
+/* fcntl commands allowed; F_SETOWN, F_SETOWN_EX, F_SETSIG (signals to
+ * others through a descriptor owner), F_SETLEASE and F_NOTIFY (signals and
+ * stalls on the console's files) are not among them. */
+static const int fcntl_cmds[] = {
+	F_DUPFD, F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_GETLK, F_SETLK,
+	F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW, F_DUPFD_CLOEXEC,
+	F_GETPIPE_SZ,
+};
+
+/* ioctl commands allowed, compared on the low 32 bits (the kernel ignores
+ * the rest; CVE-2019-10063). isatty()/line-buffering probes and
+ * non-blocking flags only: no TIOCSTI, no device control. */
+static const unsigned ioctl_cmds[] = {
+	TCGETS, TIOCGWINSZ, FIONREAD, FIONBIO, FIOCLEX, FIONCLEX,
+};
+
+/* prctl options allowed: naming threads and anonymous mappings, reading
+ * state. Nothing that changes dumpability, tracers or filters. */
+static const int prctl_opts[] = {
+	PR_SET_NAME, PR_GET_NAME, PR_GET_DUMPABLE, PR_CAPBSET_READ,
+	PR_GET_NO_NEW_PRIVS, PR_GET_SECCOMP,
+	0x53564d41 /* PR_SET_VMA: glibc names its anonymous mappings */,
+};
+
+/* clone flags that create namespaces or hand out a pidfd. */
+#define CLONE_FORBIDDEN (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | \
+    CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_PIDFD)
+
+static int
+add(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned n,
+    const struct scmp_arg_cmp *cmp)
+{
+	return seccomp_rule_add_array(ctx, action, nr, n, cmp);
+}
+
+static int
+build_rules(scmp_filter_ctx ctx)
+{
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < sizeof(allow_plain) / sizeof(allow_plain[0]); i++)
+		r |= add(ctx, SCMP_ACT_ALLOW, allow_plain[i].nr, 0, NULL);
+
+	/* glibc treats EPERM from clone3 as fatal; ENOSYS makes it fall back to
+	 * clone(2), whose flags we can inspect (clone3 passes a pointer). */
+	r |= add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0, NULL);
+
+	/* Threads and fork, but no namespaces. */
+	struct scmp_arg_cmp clone_ok = SCMP_A0(SCMP_CMP_MASKED_EQ,
+	    CLONE_FORBIDDEN, 0);
+	r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1, &clone_ok);
+
+	/* Private mappings of any kind, shared mappings of files (the only
+	 * files it holds are its input, read-only); never shared anonymous
+	 * memory, which would outlive a fork as a channel. */
+	static const uint64_t mmap_ok[] = { 0, MAP_SHARED, MAP_ANONYMOUS };
+	for (i = 0; i < 3; i++) {
+		struct scmp_arg_cmp c = SCMP_A3(SCMP_CMP_MASKED_EQ,
+		    MAP_SHARED | MAP_ANONYMOUS, mmap_ok[i]);
+		r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1, &c);
+	}
+
+	/* open/openat: Landlock decides which paths; O_PATH is refused here
+	 * because Landlock does not cover it (it would stat any path). openat2
+	 * takes its flags by pointer: ENOSYS so libcs fall back. */
+	struct scmp_arg_cmp open_ok = SCMP_A1(SCMP_CMP_MASKED_EQ, O_PATH, 0);
+	struct scmp_arg_cmp openat_ok = SCMP_A2(SCMP_CMP_MASKED_EQ, O_PATH, 0);
+	r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(open), 1, &open_ok);
+	r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1, &openat_ok);
+	r |= add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0, NULL);
+
+	for (i = 0; i < sizeof(fcntl_cmds) / sizeof(fcntl_cmds[0]); i++) {
+		struct scmp_arg_cmp c = SCMP_A1(SCMP_CMP_EQ,
+		    (uint64_t)fcntl_cmds[i]);
+		r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(fcntl), 1, &c);
+	}
+	for (i = 0; i < sizeof(ioctl_cmds) / sizeof(ioctl_cmds[0]); i++) {
+		struct scmp_arg_cmp c = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu,
+		    ioctl_cmds[i]);
+		r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, &c);
+	}
+	for (i = 0; i < sizeof(prctl_opts) / sizeof(prctl_opts[0]); i++) {
+		struct scmp_arg_cmp c = SCMP_A0(SCMP_CMP_EQ,
+		    (uint64_t)prctl_opts[i]);
+		r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prctl), 1, &c);
+	}
+
+	/* Resource limits of itself only (pid 0): another process of the
+	 * same account must not be touched. */
+	struct scmp_arg_cmp self0 = SCMP_A0(SCMP_CMP_EQ, 0);
+	r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 1, &self0);
+	r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(getrlimit), 0, NULL);
+
+	/* Signals only at itself: the first argument must be its own pid
+	 * (patched in per child). Go preempts its threads with tgkill(getpid()
+	 * ...); abort() raises through tgkill. */
+	struct scmp_arg_cmp me = SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu,
+	    PID_PLACEHOLDER);
+	r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(kill), 1, &me);
+	r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tkill), 1, &me);
+	r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1, &me);
+	r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(rt_sigqueueinfo), 1, &me);
+	r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(rt_tgsigqueueinfo), 1, &me);
+
+	return r;
+}
+
+/* Everything below is refused by the default action (EPERM); named here
+ * so that a reader sees the refusals the seed requires are deliberate.
+ * socket socketpair connect bind listen accept accept4 sendto recvfrom
+ * sendmsg recvmsg ptrace process_vm_readv process_vm_writev mount umount2
+ * pivot_root chroot bpf keyctl add_key request_key execveat memfd_create
+ * memfd_secret shmget shmat shmctl shmdt semget semop semtimedop semctl
+ * msgget msgsnd msgrcv msgctl mq_open mq_unlink mq_timedsend
+ * mq_timedreceive mq_notify mq_getsetattr io_uring_setup io_uring_enter
+ * io_uring_register io_setup io_submit userfaultfd perf_event_open
+ * pidfd_open pidfd_send_signal pidfd_getfd unshare setns personality
+ * inotify_init inotify_init1 inotify_add_watch fanotify_init fanotify_mark
+ * stat lstat newfstatat statx access faccessat faccessat2 readlink
+ * readlinkat chdir fchdir getcwd setsid setpgid name_to_handle_at
+ * open_by_handle_at kcmp seccomp landlock_* fork vfork mincore
+ * sysinfo setrlimit. */
+
+int
+plugin_filter_build(struct bpf_program *prog, const char **why)
+{
+	scmp_filter_ctx ctx = NULL;
+	char *data = NULL;
+	size_t size = 0, i, n;
+	int ret = -1, fd = -1;
+
+	memset(prog, 0, sizeof(*prog));
+	ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
+	if (ctx == NULL) {
+		*why = "seccomp_init failed";
+		goto out;
+	}
+	if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
+	    SCMP_ACT_KILL_PROCESS) != 0 ||
+	    seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) != 0) {
+		*why = "seccomp attributes refused";
+		goto out;
+	}
+	if (build_rules(ctx) != 0) {
+		*why = "seccomp rule refused by libseccomp";
+		goto out;
+	}
+	/* libseccomp 2.5 exports only to an fd: use a memfd in the parent. */
+	fd = memfd_create("lockfile-bpf", MFD_CLOEXEC);
+	if (fd < 0 || seccomp_export_bpf(ctx, fd) != 0) {
+		*why = "seccomp export failed";
+		goto out;
+	}
+	off_t end = lseek(fd, 0, SEEK_END);
+	if (end <= 0 || end % (off_t)sizeof(struct sock_filter) != 0 ||
+	    end > (off_t)(4096 * sizeof(struct sock_filter))) {
+		*why = "seccomp export has an unexpected size";
+		goto out;
+	}
+	size = (size_t)end;
+	data = malloc(size);
+	if (data == NULL)
+		fatal("out of memory");
+	if (pread(fd, data, size, 0) != (ssize_t)size) {
+		*why = "seccomp export unreadable";
+		goto out;
+	}
+	prog->insns = (struct sock_filter *)(void *)data;
+	prog->len = size / sizeof(struct sock_filter);
+	data = NULL;
+
+	for (i = 0, n = 0; i < prog->len; i++)
+		if (prog->insns[i].k == PID_PLACEHOLDER)
+			n++;
+	prog->pid_slots = calloc(n ? n : 1, sizeof(size_t));
+	if (prog->pid_slots == NULL)
+		fatal("out of memory");
+	for (i = 0; i < prog->len; i++) {
+		struct sock_filter *f = &prog->insns[i];
+		if (f->k != PID_PLACEHOLDER)
+			continue;
+		/* The placeholder must only ever be a comparison constant. */
+		if (BPF_CLASS(f->code) != BPF_JMP || BPF_SRC(f->code) != BPF_K) {
+			*why = "seccomp pid placeholder in an unexpected place";
+			goto out;
+		}
+		prog->pid_slots[prog->npid_slots++] = i;
+	}
+	if (prog->npid_slots < 1) {
+		*why = "seccomp pid rules missing from the program";
+		goto out;
+	}
+	ret = 0;
+out:
+	if (ret != 0)
+		plugin_filter_free(prog);
+	free(data);
+	if (fd >= 0)
+		close(fd);
+	if (ctx != NULL)
+		seccomp_release(ctx);
+	return ret;
+}
+
+void
+plugin_filter_free(struct bpf_program *prog)
+{
+	free(prog->insns);
+	free(prog->pid_slots);
+	memset(prog, 0, sizeof(*prog));
+}
+
+int
+plugin_filter_load(struct bpf_program *prog, pid_t self)
+{
+	struct sock_fprog fp;
+	size_t i;
+
+	for (i = 0; i < prog->npid_slots; i++)
+		prog->insns[prog->pid_slots[i]].k = (uint32_t)self;
+	fp.len = (unsigned short)prog->len;
+	fp.filter = prog->insns;
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp);
+}

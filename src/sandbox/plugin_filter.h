@@ -1,0 +1,29 @@
+/* The plugins' seccomp filter: an allowlist compiled once with libseccomp
+ * in the parent, exported as BPF, and loaded in each child just before
+ * exec. The only per-child part is the process's own pid in the signal
+ * rules, patched into the exported program in the child. */
+#ifndef LOCKFILE_PLUGIN_FILTER_H
+#define LOCKFILE_PLUGIN_FILTER_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include <linux/filter.h>
+
+struct bpf_program {
+	struct sock_filter *insns;
+	size_t len;
+	/* indexes of instructions whose constant is the placeholder pid
+	 * (libseccomp may share one comparison between several calls) */
+	size_t *pid_slots;
+	size_t npid_slots;
+};
+
+/* Build and export the filter. 0, or -1 with a static reason. */
+int plugin_filter_build(struct bpf_program *prog, const char **why);
+void plugin_filter_free(struct bpf_program *prog);
+
+/* Child-safe: patch the pid into prog (a private copy after fork) and
+ * install it on the calling process. 0 or -1 with errno. */
+int plugin_filter_load(struct bpf_program *prog, pid_t self);
+
+#endif

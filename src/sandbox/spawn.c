@@ -1,0 +1,592 @@
+/* Spawning a plugin in the sandbox and supervising it (see sandbox.h).
+ *
+ * The child sets up, in this order: parent-death signal, its own session,
+ * the descriptor layout, cwd "/", rlimits, no_new_privs, Landlock, seccomp,
+ * exec from the verified binary fd. Any failure before exec is reported on a
+ * close-on-exec status pipe and the child exits: nothing runs half-confined.
+ * The parent never blocks on any of the plugin's pipes: all are drained
+ * non-blocking under one poll with the wall-clock deadline. */
+#include "sandbox/sandbox.h"
+#include "sandbox/landlock_abi.h"
+#include "lib/fdutil.h"
+#include "lib/log.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+/* Descriptor layout inside the plugin. */
+enum { FD_IN = 3, FD_VALUES = 6, FD_DETAIL = 7, FD_NTARGET = 8 };
+
+/* Failure stages reported by the child. */
+enum child_stage {
+	ST_PDEATH = 1, ST_SETSID, ST_FDS, ST_CHDIR, ST_RLIMIT, ST_NNP,
+	ST_LANDLOCK, ST_SECCOMP, ST_EXEC,
+};
+
+struct child_report {
+	int stage;
+	int err;
+};
+
+int
+sandbox_open(struct sandbox *sb)
+{
+	const char *why = NULL;
+
+	memset(sb, 0, sizeof(*sb));
+	sb->devnull = sb->sink = -1;
+	if (geteuid() == 0 || getuid() == 0) {
+		sb->why = "refusing to run plugins as root";
+		return -1;
+	}
+	if (landlock_probe(&sb->ll, &why) != 0) {
+		sb->why = why;
+		return -1;
+	}
+	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0) {
+		sb->why = "seccomp is not supported by this kernel";
+		return -1;
+	}
+	if (plugin_filter_build(&sb->bpf, &why) != 0) {
+		sb->why = why;
+		return -1;
+	}
+	sb->devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	sb->sink = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (sb->devnull < 0 || sb->sink < 0) {
+		sb->why = "cannot open /dev/null";
+		goto fail;
+	}
+	/* Orphans of a plugin's process group come back to us to be reaped. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
+		sb->why = "cannot become a child subreaper";
+		goto fail;
+	}
+	if (sandbox_refresh_nproc(sb) != 0) {
+		sb->why = "cannot count the account's tasks";
+		goto fail;
+	}
+	sb->ready = 1;
+	return 0;
+fail:
+	sandbox_close(sb);
+	return -1;
+}
+
+void
+sandbox_close(struct sandbox *sb)
+{
+	const char *why = sb->why;
+
+	plugin_filter_free(&sb->bpf);
+	if (sb->devnull >= 0)
+		close(sb->devnull);
+	if (sb->sink >= 0)
+		close(sb->sink);
+	memset(sb, 0, sizeof(*sb));
+	sb->devnull = sb->sink = -1;
+	sb->why = why ? why : "sandbox closed";
+}
+
+/* RLIMIT_NPROC counts tasks (threads included) by real uid: count ours from
+ * every /proc/PID/status the kernel shows us. */
+int
+sandbox_refresh_nproc(struct sandbox *sb)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	uid_t me = getuid();
+	unsigned long long tasks = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		char path[64], line[256];
+		FILE *f;
+		unsigned long uid = (unsigned long)-1, threads = 0;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.20s/status", de->d_name);
+		f = fopen(path, "re");
+		if (f == NULL)
+			continue;	/* exited meanwhile */
+		while (fgets(line, sizeof(line), f) != NULL) {
+			if (strncmp(line, "Uid:", 4) == 0)
+				uid = strtoul(line + 4, NULL, 10);
+			else if (strncmp(line, "Threads:", 8) == 0)
+				threads = strtoul(line + 8, NULL, 10);
+		}
+		fclose(f);
+		if (uid == (unsigned long)me)
+			tasks += threads ? threads : 1;
+	}
+	closedir(d);
+	sb->nproc = (rlim_t)(tasks + SANDBOX_NPROC_HEADROOM);
+	return 0;
+}
+
+static void __attribute__((noreturn))
+child_fail(int statusfd, int stage)
+{
+	struct child_report r = { stage, errno };
+
+	(void)!write(statusfd, &r, sizeof(r));
+	_exit(127);
+}
+
+/* "/proc/self/fd/N" without stdio (child-safe). */
+static void
+fd_path(char out[32], int fd)
+{
+	static const char pre[] = "/proc/self/fd/";
+	char digits[12];
+	int n = 0, i;
+
+	memcpy(out, pre, sizeof(pre) - 1);
+	do {
+		digits[n++] = (char)('0' + fd % 10);
+		fd /= 10;
+	} while (fd > 0 && n < 11);
+	for (i = 0; i < n; i++)
+		out[sizeof(pre) - 1 + i] = digits[n - 1 - i];
+	out[sizeof(pre) - 1 + n] = '\0';
+}
+
+static int
+set_limit(int res, rlim_t soft, rlim_t hard)
+{
+	struct rlimit rl = { soft, hard };
+
+	return setrlimit(res, &rl);
+}
+
+/* Runs in the child between fork and exec: system calls only, no
+ * allocation, no stdio. */
+static void __attribute__((noreturn))
+child_main(struct sandbox *sb, const struct plugin_run *run, pid_t parent,
+    int src[FD_NTARGET], int statusfd)
+{
+	int hi[FD_NTARGET], bin_hi, st_hi, i;
+	char exe[32];
+	char *const argv[] = { (char *)run->argv0, NULL };
+	char *const envp[] = { NULL };
+	const struct plugin_limits *lim = &run->limits;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
+		child_fail(statusfd, ST_PDEATH);
+	if (getppid() != parent)
+		_exit(127);	/* the parent is already gone */
+	/* No controlling terminal: TIOCSTI works on this kernel. */
+	if (setsid() < 0)
+		child_fail(statusfd, ST_SETSID);
+
+	/* Move every source above the target range first, so no dup2 can
+	 * clobber a source that happens to sit on a target number. */
+	st_hi = fcntl(statusfd, F_DUPFD_CLOEXEC, 64);
+	if (st_hi < 0)
+		child_fail(statusfd, ST_FDS);
+	statusfd = st_hi;
+	bin_hi = fcntl(run->binfd, F_DUPFD_CLOEXEC, 64);
+	if (bin_hi < 0)
+		child_fail(statusfd, ST_FDS);
+	for (i = 0; i < FD_NTARGET; i++) {
+		hi[i] = -1;
+		if (src[i] >= 0 && (hi[i] = fcntl(src[i], F_DUPFD_CLOEXEC, 64)) < 0)
+			child_fail(statusfd, ST_FDS);
+	}
+	for (i = 0; i < FD_NTARGET; i++) {
+		if (hi[i] < 0)
+			continue;
+		if (dup2(hi[i], i) != i)
+			child_fail(statusfd, ST_FDS);
+	}
+	/* Close everything but the targets and the two close-on-exec fds. */
+	for (i = 0; i < FD_NTARGET; i++)
+		if (hi[i] < 0)
+			(void)close(i);
+	{
+		int a = bin_hi < st_hi ? bin_hi : st_hi;
+		int b = bin_hi < st_hi ? st_hi : bin_hi;
+		if ((a > FD_NTARGET &&
+		    syscall(SYS_close_range, FD_NTARGET, a - 1, 0) != 0) ||
+		    (b > a + 1 && syscall(SYS_close_range, a + 1, b - 1, 0) != 0) ||
+		    syscall(SYS_close_range, b + 1, ~0U, 0) != 0)
+			child_fail(statusfd, ST_FDS);
+	}
+
+	if (chdir("/") != 0)
+		child_fail(statusfd, ST_CHDIR);
+
+	if (set_limit(RLIMIT_CPU, lim->cpu_s, lim->cpu_s + 1) != 0 ||
+	    set_limit(RLIMIT_DATA, lim->memory_bytes, lim->memory_bytes) != 0 ||
+	    set_limit(RLIMIT_AS, lim->memory_bytes + SANDBOX_AS_EXTRA,
+	    lim->memory_bytes + SANDBOX_AS_EXTRA) != 0 ||
+	    set_limit(RLIMIT_STACK, SANDBOX_STACK_BYTES, SANDBOX_STACK_BYTES) != 0 ||
+	    set_limit(RLIMIT_NPROC, sb->nproc, sb->nproc) != 0 ||
+	    set_limit(RLIMIT_CORE, 0, 0) != 0 ||
+	    set_limit(RLIMIT_FSIZE, 0, 0) != 0 ||
+	    set_limit(RLIMIT_NOFILE, 64, 64) != 0 ||
+	    set_limit(RLIMIT_MEMLOCK, 0, 0) != 0 ||
+	    set_limit(RLIMIT_MSGQUEUE, 0, 0) != 0)
+		child_fail(statusfd, ST_RLIMIT);
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		child_fail(statusfd, ST_NNP);
+
+	{
+		int rs = landlock_ruleset_create(&sb->ll);
+		if (rs < 0 ||
+		    landlock_allow_fd(rs, &sb->ll, bin_hi,
+		    LF_FS_EXECUTE | LF_FS_READ_FILE) != 0 ||
+		    landlock_enforce(rs, &sb->ll) != 0)
+			child_fail(statusfd, ST_LANDLOCK);
+	}
+
+	/* The exec below goes through /proc/self/fd: execveat is refused by the
+	 * filter, and Landlock checks the re-opened binary either way. */
+	fd_path(exe, bin_hi);
+	if (plugin_filter_load(&sb->bpf, getpid()) != 0)
+		child_fail(statusfd, ST_SECCOMP);
+	execve(exe, argv, envp);
+	child_fail(statusfd, ST_EXEC);
+}
+
+static void
+kill_group(pid_t pgid)
+{
+	(void)kill(-pgid, SIGKILL);
+}
+
+/* Kill and reap every process left in the group (a plugin may fork; its
+ * orphans come back to us as the subreaper). Bounded in time. */
+static void
+reap_group(pid_t pgid)
+{
+	long long deadline = now_ms() + 5000;
+
+	for (;;) {
+		int st;
+		pid_t p;
+
+		kill_group(pgid);
+		while ((p = waitpid(-pgid, &st, WNOHANG)) > 0)
+			;
+		if (kill(-pgid, 0) != 0 && errno == ESRCH)
+			return;
+		if (now_ms() > deadline) {
+			logit("plugin process group %d did not go away", (int)pgid);
+			return;
+		}
+		usleep(1000);
+	}
+}
+
+/* Drain a pipe without blocking. Returns 1 at EOF, 0 when it would block. */
+static int
+drain_count(int fd, int sink, unsigned long long *count)
+{
+	for (;;) {
+		ssize_t n = splice(fd, NULL, sink, NULL, 1 << 20,
+		    SPLICE_F_NONBLOCK);
+		if (n > 0) {
+			*count += (unsigned long long)n;
+			continue;
+		}
+		if (n == 0)
+			return 1;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN)
+			return 0;
+		/* splice unsupported for some reason: read and discard. */
+		char tmp[4096];
+		n = read(fd, tmp, sizeof(tmp));
+		if (n > 0) {
+			*count += (unsigned long long)n;
+			continue;
+		}
+		if (n == 0)
+			return 1;
+		if (errno == EINTR)
+			continue;
+		return errno == EAGAIN ? 0 : 1;
+	}
+}
+
+/* Read into a capped buffer; bytes past the cap are counted in *over and
+ * discarded. Returns 1 at EOF, 0 when it would block. */
+static int
+drain_capped(int fd, char *buf, size_t cap, size_t *len, size_t *over)
+{
+	for (;;) {
+		char tmp[512];
+		ssize_t n = read(fd, tmp, sizeof(tmp));
+		if (n > 0) {
+			size_t take = cap - *len < (size_t)n ? cap - *len : (size_t)n;
+			memcpy(buf + *len, tmp, take);
+			*len += take;
+			*over += (size_t)n - take;
+			continue;
+		}
+		if (n == 0)
+			return 1;
+		if (errno == EINTR)
+			continue;
+		return errno == EAGAIN ? 0 : 1;
+	}
+}
+
+static enum outcome
+classify(const char *out, size_t outlen, size_t overflow, int status,
+    int timed_out, long long cpu_ms, unsigned cpu_s)
+{
+	if (timed_out)
+		return OUT_WALL_TIMEOUT;
+	if (overflow > 0 || outlen > 3)
+		return OUT_OUTPUT_OVERFLOW;
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		if (sig == SIGXCPU ||
+		    (sig == SIGKILL && cpu_ms + 50 >= (long long)cpu_s * 1000))
+			return OUT_CPU_LIMIT;
+		return OUT_SIGNALED;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return OUT_EXIT_NONZERO;
+	if ((outlen == 1 || (outlen == 2 && out[1] == '\n')) &&
+	    (out[0] == '1' || out[0] == '0'))
+		return out[0] == '1' ? OUT_ANSWER_1 : OUT_ANSWER_0;
+	return OUT_BAD_OUTPUT;
+}
+
+static void
+close_pair(int p[2])
+{
+	if (p[0] >= 0)
+		close(p[0]);
+	if (p[1] >= 0)
+		close(p[1]);
+	p[0] = p[1] = -1;
+}
+
+int
+sandbox_run(struct sandbox *sb, const struct plugin_run *run,
+    struct plugin_result *res)
+{
+	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, stp[2] = { -1, -1 };
+	int valp[2] = { -1, -1 }, detp[2] = { -1, -1 };
+	int src[FD_NTARGET], pidfd = -1, status = 0, timed_out = 0;
+	int out_eof = 0, err_eof = 0, det_eof = 1, exited = 0;
+	char out[4];
+	size_t outlen = 0, overflow = 0, detover = 0, valoff = 0;
+	struct child_report rep;
+	struct rusage ru;
+	long long start, deadline;
+	pid_t pid, self = getpid();
+	ssize_t n;
+	int i;
+
+	memset(res, 0, sizeof(*res));
+	res->outcome = OUT_SANDBOX_UNAVAILABLE;
+	if (!sb->ready)
+		return 0;
+	if (run->protocol != 1 && run->protocol != 2)
+		fatal("sandbox_run: protocol %d", run->protocol);
+	if (run->values_len > SANDBOX_VALUES_MAX)
+		fatal("sandbox_run: values too large");
+	{
+		int fl = fcntl(run->inputfd, F_GETFL);
+		if (fl < 0 || (fl & O_ACCMODE) != O_RDONLY)
+			fatal("sandbox_run: input fd is not read-only");
+	}
+
+	if (pipe2(outp, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0 ||
+	    pipe2(stp, O_CLOEXEC) != 0)
+		fatal_errno("pipe2");
+	if (run->protocol == 2 &&
+	    (pipe2(valp, O_CLOEXEC) != 0 || pipe2(detp, O_CLOEXEC) != 0))
+		fatal_errno("pipe2");
+
+	for (i = 0; i < FD_NTARGET; i++)
+		src[i] = -1;
+	src[0] = sb->devnull;
+	src[1] = outp[1];
+	src[2] = errp[1];
+	src[FD_IN] = run->inputfd;
+	if (run->protocol == 2) {
+		src[FD_VALUES] = valp[0];
+		src[FD_DETAIL] = detp[1];
+	}
+
+	start = now_ms();
+	pid = fork();
+	if (pid < 0) {
+		logit_errno("fork");
+		res->outcome = OUT_EXEC_FAILED;
+		res->exec_errno = errno;
+		goto out;
+	}
+	if (pid == 0)
+		child_main(sb, run, self, src, stp[1]);
+
+	close(outp[1]); outp[1] = -1;
+	close(errp[1]); errp[1] = -1;
+	close(stp[1]); stp[1] = -1;
+	if (run->protocol == 2) {
+		close(valp[0]); valp[0] = -1;
+		close(detp[1]); detp[1] = -1;
+		det_eof = 0;
+	}
+
+	/* EOF on the status pipe means exec succeeded (it was close-on-exec). */
+	do {
+		n = read(stp[0], &rep, sizeof(rep));
+	} while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)sizeof(rep)) {
+		int st;
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		res->exec_errno = rep.err;
+		res->outcome = rep.stage == ST_EXEC ? OUT_EXEC_FAILED
+		    : OUT_SANDBOX_UNAVAILABLE;
+		if (rep.stage != ST_EXEC)
+			logit("sandbox set-up failed at stage %d: %s", rep.stage,
+			    strerror(rep.err));
+		goto out;
+	}
+
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0)
+		fatal_errno("pidfd_open");
+	if (set_nonblock(outp[0], 1) != 0 || set_nonblock(errp[0], 1) != 0 ||
+	    (run->protocol == 2 && (set_nonblock(valp[1], 1) != 0 ||
+	    set_nonblock(detp[0], 1) != 0)))
+		fatal_errno("fcntl");
+	if (run->protocol == 2 && run->values_len == 0) {
+		close(valp[1]);
+		valp[1] = -1;
+	}
+
+	deadline = start + run->limits.wall_ms;
+	while (!exited || !out_eof || !err_eof || !det_eof) {
+		struct pollfd pfd[5];
+		int np = 0, ipid = -1, iout = -1, ierr = -1, idet = -1, ival = -1;
+		long long left = deadline - now_ms();
+
+		if (exited) {
+			/* The process is gone: whatever is left in the pipes now is
+			 * all there is (stragglers were killed). */
+			if (!out_eof)
+				out_eof = 1, drain_capped(outp[0], out, sizeof(out),
+				    &outlen, &overflow);
+			if (!err_eof)
+				err_eof = 1, drain_count(errp[0], sb->sink,
+				    &res->stderr_bytes);
+			if (!det_eof)
+				det_eof = 1, drain_capped(detp[0], res->detail,
+				    SANDBOX_DETAIL_MAX, &res->detail_len, &detover);
+			break;
+		}
+		if (left <= 0) {
+			timed_out = 1;
+			kill_group(pid);
+			left = 0;
+		}
+		pfd[np].fd = pidfd; pfd[np].events = POLLIN; ipid = np++;
+		if (!out_eof) {
+			pfd[np].fd = outp[0]; pfd[np].events = POLLIN; iout = np++;
+		}
+		if (!err_eof) {
+			pfd[np].fd = errp[0]; pfd[np].events = POLLIN; ierr = np++;
+		}
+		if (!det_eof) {
+			pfd[np].fd = detp[0]; pfd[np].events = POLLIN; idet = np++;
+		}
+		if (valp[1] >= 0) {
+			pfd[np].fd = valp[1]; pfd[np].events = POLLOUT; ival = np++;
+		}
+		if (poll(pfd, (nfds_t)np, timed_out ? 100 : (int)(left > 1000 ? 1000 : left)) < 0) {
+			if (errno == EINTR)
+				continue;
+			fatal_errno("poll");
+		}
+		if (iout >= 0 && pfd[iout].revents) {
+			out_eof = drain_capped(outp[0], out, sizeof(out), &outlen,
+			    &overflow);
+			if (outlen > 3 || overflow > 0)
+				kill_group(pid);	/* it said too much */
+		}
+		if (ierr >= 0 && pfd[ierr].revents)
+			err_eof = drain_count(errp[0], sb->sink, &res->stderr_bytes);
+		if (idet >= 0 && pfd[idet].revents)
+			det_eof = drain_capped(detp[0], res->detail,
+			    SANDBOX_DETAIL_MAX, &res->detail_len, &detover);
+		if (ival >= 0 && pfd[ival].revents) {
+			if (pfd[ival].revents & (POLLERR | POLLHUP)) {
+				close(valp[1]);
+				valp[1] = -1;
+			} else {
+				n = write(valp[1], run->values + valoff,
+				    run->values_len - valoff);
+				if (n > 0)
+					valoff += (size_t)n;
+				if ((n < 0 && errno != EAGAIN && errno != EINTR) ||
+				    valoff == run->values_len) {
+					close(valp[1]);
+					valp[1] = -1;
+				}
+			}
+		}
+		if (pfd[ipid].revents & POLLIN) {
+			siginfo_t si;
+			memset(&si, 0, sizeof(si));
+			if (waitid((idtype_t)P_PIDFD, (id_t)pidfd, &si,
+			    WEXITED | WNOWAIT) == 0 && si.si_pid == pid) {
+				exited = 1;
+				kill_group(pid);	/* descendants go too */
+			}
+		}
+	}
+
+	while (wait4(pid, &status, 0, &ru) < 0) {
+		if (errno != EINTR)
+			fatal_errno("wait4");
+	}
+	reap_group(pid);
+	res->wall_ms = now_ms() - start;
+	res->cpu_ms = (long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+	    (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+	if (WIFEXITED(status))
+		res->exit_code = WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		res->signo = WTERMSIG(status);
+	res->outcome = classify(out, outlen, overflow, status, timed_out,
+	    res->cpu_ms, run->limits.cpu_s);
+	res->detail[res->detail_len] = '\0';
+out:
+	if (pidfd >= 0)
+		close(pidfd);
+	close_pair(outp);
+	close_pair(errp);
+	close_pair(stp);
+	close_pair(valp);
+	close_pair(detp);
+	explicit_bzero(out, sizeof(out));
+	return 0;
+}

@@ -1,0 +1,22 @@
+#!/bin/sh
+# Create the accounts the tests run as (run as root; idempotent).
+#   lockfile          the console account (home 0700)
+#   lockfile-clients  the group whose members may connect to the socket
+#   agent             an agent, member of lockfile-clients
+#   lf-allowed        an agent outside the group, allowed by uid in tests
+#   lf-outsider       neither in the group nor allowed: must be refused
+set -eu
+[ "$(id -u)" = 0 ] || { echo "setup-accounts: must run as root" >&2; exit 1; }
+getent group lockfile-clients >/dev/null || groupadd --system lockfile-clients
+mk() {
+	name=$1; shift
+	if ! id -u "$name" >/dev/null 2>&1; then
+		useradd --create-home --shell /bin/sh "$@" "$name"
+	fi
+	usermod -p '*' "$name"	# locked password, no login by password
+}
+mk lockfile
+chmod 0700 /home/lockfile
+mk agent -G lockfile-clients
+mk lf-allowed
+mk lf-outsider
