@@ -33,6 +33,8 @@ static const char usage_text[] =
 "  --memory BYTES   data limit in bytes (default 268435456)\n"
 "  --wall S         wall-clock seconds (default 10)\n"
 "  --sha256 HEX     expected sha256 of PLUGIN; a mismatch is 'tampered'\n"
+"  --report         also print the precise outcome as one JSON line on\n"
+"                   stderr (class, stderr bytes, exit code, signal, times)\n"
 "Exit status: 0 answer (1 or 0 alike), 10 plugin error, 20 tampered,\n"
 "21 sandbox unavailable, 64 usage, 70 internal error.\n";
 
@@ -109,6 +111,7 @@ cmd_sandbox_run(int argc, char **argv)
 		{ "memory", required_argument, NULL, 'm' },
 		{ "wall", required_argument, NULL, 'w' },
 		{ "sha256", required_argument, NULL, 's' },
+		{ "report", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -119,7 +122,7 @@ cmd_sandbox_run(int argc, char **argv)
 	const char *sha = NULL, *why = NULL;
 	unsigned long long v;
 	size_t values_len = 0;
-	int c, nvalues = 0, rc = 70, input = -1;
+	int c, nvalues = 0, rc = 70, input = -1, report = 0;
 	uint8_t want[SHA256_LEN], got[SHA256_LEN];
 
 	memset(&run, 0, sizeof(run));
@@ -161,6 +164,9 @@ cmd_sandbox_run(int argc, char **argv)
 			sha = optarg;
 			if (hex_decode(sha, want, sizeof(want)) != 0)
 				goto usage;
+			break;
+		case 'r':
+			report = 1;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -219,6 +225,12 @@ cmd_sandbox_run(int argc, char **argv)
 		escape_text(res.detail, res.detail_len, safe, sizeof(safe));
 		fprintf(stderr, "detail: %s\n", safe);
 	}
+	if (report)
+		fprintf(stderr, "{\"outcome\":\"%s\",\"stderr_bytes\":%llu,"
+		    "\"exit_code\":%d,\"signal\":%d,\"wall_ms\":%lld,"
+		    "\"cpu_ms\":%lld,\"exec_errno\":%d}\n",
+		    outcome_name(res.outcome), res.stderr_bytes, res.exit_code,
+		    res.signo, res.wall_ms, res.cpu_ms, res.exec_errno);
 	rc = finish(res.outcome);
 out:
 	explicit_bzero(values, sizeof(values));
