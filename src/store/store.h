@@ -1,0 +1,50 @@
+/* The plugin store, read side. Plugins live under
+ * <home>/.local/share/lockfile/plugins/NAME/VERSION/{manifest.json,plugin}
+ * and are trusted only as recorded in plugins.lock. Opening a plugin checks
+ * both hashes on the opened files, refuses a yanked version, and hands out
+ * the binary fd that exec will use (the bytes checked are the bytes run).
+ * Boundary: "A plugin answers only its signed question" and "A withdrawn
+ * version does not run". */
+#ifndef LOCKFILE_STORE_H
+#define LOCKFILE_STORE_H
+
+#include <limits.h>
+
+#include "store/lockdb.h"
+#include "store/manifest.h"
+
+struct store {
+	char root[PATH_MAX];	/* .../plugins */
+	char lockpath[PATH_MAX];/* .../plugins.lock */
+	struct lockdb db;
+};
+
+enum store_status {
+	STORE_OK = 0,
+	STORE_NOT_INSTALLED,
+	STORE_YANKED,
+	STORE_TAMPERED,
+};
+
+struct opened_plugin {
+	struct manifest m;
+	struct lock_entry entry;	/* copy of the lock record */
+	int binfd;			/* O_RDONLY, close-on-exec */
+};
+
+/* Paths under home; loads plugins.lock. 0, or -1 with a static reason. */
+int store_open(struct store *s, const char *home, const char **why);
+/* Reload plugins.lock (after an install by another process). */
+int store_reload(struct store *s, const char **why);
+
+/* Open the installed plugin NAME (at VERSION when non-NULL/non-empty).
+ * On STORE_OK, out->binfd must be closed by the caller. why names the
+ * precise cause for the audit. */
+enum store_status store_open_plugin(const struct store *s, const char *name,
+    const char *version, struct opened_plugin *out, const char **why);
+
+/* Directory of an installed version (for install/remove). */
+int store_plugin_dir(const struct store *s, const char *name,
+    const char *version, char *out, size_t outlen);
+
+#endif
