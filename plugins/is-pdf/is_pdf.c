@@ -1,0 +1,30 @@
+/* is-pdf: is the file a structurally well-formed PDF document?
+ *
+ * Protocol 1. The checks are in pdf_check.c (and docs/plugins.md): header,
+ * %%EOF, startxref, the cross-reference sections it leads to, their trailer
+ * or stream dictionaries and the catalog's entry. No content is decoded.
+ * The input is read with pread at the places the structure names: memory
+ * stays fixed whatever the file's size. */
+#include "lfplugin.h"
+#include "pdf_check.h"
+
+static ssize_t
+input_pread(void *ctx, void *buf, size_t len, uint64_t off)
+{
+	(void)ctx;
+	return lfp_pread(buf, len, off);
+}
+
+int
+main(void)
+{
+	struct pdf_src src = { input_pread, NULL, 0 };
+	int r;
+
+	if (lfp_input_size(&src.size) != 0)
+		lfp_fail("is-pdf: the input is not a regular file");
+	r = pdf_check(&src);
+	if (r < 0)
+		lfp_fail("is-pdf: read error");
+	lfp_answer(r);
+}

@@ -1,0 +1,94 @@
+/* lockfile plugin SDK: the face a plugin author writes against.
+ *
+ * A plugin is a static ELF that answers one yes/no question about one file
+ * (docs/plugins.md has the whole contract). Inside the sandbox it holds:
+ *   fd 0  /dev/null          fd 1  answer pipe (the console reads 3 bytes)
+ *   fd 2  discarded stderr   fd 3  the input, read-only, a regular file
+ *   fd 6  protocol 2 only: the typed values, each a 4-byte big-endian
+ *         length then that many bytes, in manifest order, then EOF
+ *   fd 7  protocol 2 only: a detail of at most 256 bytes (console, level 0)
+ * and nothing else: no paths, no network, no path-based stat.
+ *
+ * Everything here uses libc only, so a plugin links statically with no
+ * other library. No function allocates memory. */
+#ifndef LFPLUGIN_H
+#define LFPLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define LFP_FD_INPUT	3
+#define LFP_FD_VALUES	6
+#define LFP_FD_DETAIL	7
+#define LFP_DETAIL_MAX	256
+#define LFP_VALUE_MAX	4096	/* the manifest's max_bytes ceiling */
+#define LFP_EXIT_ERROR	2	/* any non-zero exit is plugin_error */
+
+/* Answer 1 (yes != 0) or 0 on stdout and exit 0. Call once; if the answer
+ * cannot be written the plugin exits LFP_EXIT_ERROR instead. */
+void lfp_answer(int yes) __attribute__((noreturn));
+
+/* Give no answer: a short reason on stderr (discarded by the console, only
+ * its length is audited) and exit LFP_EXIT_ERROR, which the console reports
+ * as plugin_error. For inputs the plugin cannot judge, never for "no". */
+void lfp_fail(const char *why) __attribute__((noreturn));
+
+/* The input's size. The sandbox refuses path-based stat, and glibc's fstat()
+ * goes through newfstatat(fd, "", AT_EMPTY_PATH): this issues the plain
+ * fstat system call. Fails unless fd 3 is a regular file. 0 or -1. */
+int lfp_input_size(uint64_t *size);
+
+/* Streaming read of the input from its current offset: bytes read (possibly
+ * short), 0 at end of file, -1 on error. Retries EINTR. */
+ssize_t lfp_read(void *buf, size_t len);
+
+/* Random access: reads until len bytes or end of file. Bytes read, or -1. */
+ssize_t lfp_pread(void *buf, size_t len, uint64_t off);
+
+/* Protocol 2 values. The caller describes each declared input, in manifest
+ * order, with its max_bytes and storage of at least max_bytes bytes. */
+struct lfp_value {
+	size_t max_bytes;	/* from the manifest, 1..LFP_VALUE_MAX */
+	uint8_t *buf;		/* the caller's storage */
+	size_t len;		/* set by lfp_values_read */
+};
+
+/* Read exactly n values from fd 6, each no longer than its max_bytes, and
+ * then require end of file. Anything else (short, longer, extra bytes, no
+ * fd 6) is -1: the caller should lfp_fail(). 0 on success. */
+int lfp_values_read(struct lfp_value *v, size_t n);
+
+/* Write a detail on fd 7 (protocol 2): at most LFP_DETAIL_MAX bytes, cut
+ * beyond. Shown only to the human at security level 0; never put file
+ * content in it. 0, or -1 (e.g. a protocol 1 run has no fd 7). */
+int lfp_detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Strict streaming UTF-8 (RFC 3629): no overlongs, no surrogates
+ * (U+D800..DFFF), nothing above U+10FFFF. */
+struct lfp_utf8 {
+	uint32_t cp;		/* the code point being decoded */
+	uint8_t need;		/* continuation bytes still expected */
+	uint8_t lo, hi;		/* allowed range of the next byte */
+};
+
+enum {
+	LFP_UTF8_BAD = -1,	/* invalid byte: the stream is not UTF-8 */
+	LFP_UTF8_MORE = 0,	/* inside a sequence */
+	LFP_UTF8_CHAR = 1,	/* a code point completed, in st->cp */
+};
+
+void lfp_utf8_init(struct lfp_utf8 *st);
+/* One byte. Returns LFP_UTF8_BAD, LFP_UTF8_MORE or LFP_UTF8_CHAR. After
+ * LFP_UTF8_BAD the state is undefined: init again before reuse. */
+int lfp_utf8_step(struct lfp_utf8 *st, uint8_t b);
+/* A chunk, with an ASCII fast path. 0, or -1 at the first invalid byte. */
+int lfp_utf8_feed(struct lfp_utf8 *st, const uint8_t *buf, size_t len);
+/* At end of input: 0 when no sequence is left open, -1 when truncated. */
+int lfp_utf8_finish(const struct lfp_utf8 *st);
+
+/* The `text` input kind: valid UTF-8 and no control character (C0, DEL,
+ * C1). 1 or 0. */
+int lfp_is_text(const uint8_t *buf, size_t len);
+
+#endif

@@ -1,0 +1,14 @@
+#!/bin/sh
+# Plugins area (plugins/, docs/plugins.md). The is-pdf tests make real PDFs
+# with several independent writers: qpdf (xref tables, xref streams,
+# linearized, encrypted), ghostscript (pdfwrite), poppler-utils (pdfunite,
+# pdfseparate) and mupdf-tools (mutool); musl-tools for the documented musl
+# build of a plugin. Idempotent: installs only what is missing.
+set -eu
+PKGS="qpdf ghostscript poppler-utils mupdf-tools musl-tools"
+missing=$(for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
+[ -z "$missing" ] && exit 0
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $missing
