@@ -15,7 +15,7 @@ mk() {
 	fi
 	usermod -p '*' "$name"	# locked password, no login by password
 }
-mk lockfile
+mk lockfile -G lockfile-clients
 chmod 0700 /home/lockfile
 mk agent -G lockfile-clients
 mk lf-allowed

@@ -53,7 +53,7 @@ char *
 jsonx_dump_line(const json_t *v)
 {
 	char *s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS |
-	    JSON_ENCODE_ANY);
+	    JSON_ENCODE_ANY | JSON_ENSURE_ASCII);
 
 	if (s == NULL)
 		fatal("json_dumps failed");

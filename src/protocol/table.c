@@ -179,6 +179,8 @@ static const struct shape s_queued = { .kind = SK_OBJECT,
 /* ---- which errors each method may answer ---- */
 
 static const enum lf_err err_none[] = { E_BAD_REQUEST, E_PEER_REFUSED };
+static const enum lf_err err_status[] = { E_BAD_REQUEST, E_PEER_REFUSED,
+	E_UNKNOWN_PROFILE };
 static const enum lf_err err_plan[] = {
 	E_BAD_REQUEST, E_PEER_REFUSED, E_LITERAL_INPUT, E_UNKNOWN_PROFILE,
 	E_KEY_OUTSIDE_PREFIX, E_PLUGIN_NOT_INSTALLED, E_PLUGIN_YANKED,
@@ -191,7 +193,7 @@ static const enum lf_err err_release[] = {
 };
 
 static const struct proto_method methods[M__COUNT] = {
-	[M_STATUS] = { "status", &s_status, err_none, N(err_none) },
+	[M_STATUS] = { "status", &s_status, err_status, N(err_status) },
 	[M_SOURCES] = { "sources", &s_sources, err_none, N(err_none) },
 	[M_FILE_PLUGINS] = { "file.plugins", &s_plugins, err_none,
 	    N(err_none) },

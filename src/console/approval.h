@@ -1,0 +1,52 @@
+/* The approval card and the human's decision (SPEC section 6 step 3). The
+ * card shows the requesting uid, profile and production flag, the cleaned
+ * key (and the typed text when it differs), every plugin with version,
+ * official or the unofficial warning, question and meaning of 1 and 0, the
+ * answers the plan reveals and how many the handle has left, and for each
+ * placeholder how many files it was already replayed on. The human types
+ * `y` (a production profile: `yes`) or `n <reason>`; the reason is never
+ * forwarded, logged or stored. */
+#ifndef LOCKFILE_APPROVAL_H
+#define LOCKFILE_APPROVAL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "console/term.h"
+#include "store/manifest.h"
+
+struct card_binding {
+	const char *input;		/* manifest input name */
+	const char *placeholder;
+	int held;			/* a value is already held */
+	size_t replayed;		/* files it ran on so far */
+};
+
+struct card_plugin {
+	const struct manifest *m;
+	int official;
+	size_t nbind;
+	struct card_binding bind[8];
+};
+
+struct card {
+	uid_t uid;
+	const char *profile;
+	int production;
+	const char *key;		/* cleaned */
+	const char *typed;		/* as the agent wrote it */
+	size_t typed_len;
+	const char *handle;		/* plan by handle, else NULL */
+	size_t nplugins;
+	const struct card_plugin *plugins;
+	unsigned reveals;
+	unsigned left_before;
+};
+
+enum decision { DECISION_APPROVED, DECISION_DENIED, DECISION_TIMEOUT };
+
+void approval_show(struct term *t, const struct card *c);
+enum decision approval_ask(struct term *t, const struct card *c,
+    long long deadline_ms);
+
+#endif

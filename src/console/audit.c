@@ -1,0 +1,177 @@
+/* The audit log and `lockfile audit` (see audit.h). */
+#include "console/audit.h"
+#include "console/home.h"
+#include "lib/escape.h"
+#include "lib/fdutil.h"
+#include "lib/jsonx.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int
+audit_open(struct audit *a, const char *home, const char **why)
+{
+	char dir[sizeof(a->path) - 16];
+	struct stat st;
+
+	memset(a, 0, sizeof(*a));
+	a->fd = -1;
+	snprintf(dir, sizeof(dir), "%s/.local/state/lockfile", home);
+	if (mkdir_p(dir, 0700) != 0) {
+		*why = "cannot create the state directory";
+		return -1;
+	}
+	snprintf(a->path, sizeof(a->path), "%s/audit.log", dir);
+	a->fd = open(a->path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
+	    O_CLOEXEC, 0600);
+	if (a->fd < 0 || fstat(a->fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_uid != getuid()) {
+		*why = "cannot open the audit log";
+		return -1;
+	}
+	if ((st.st_mode & 0077) != 0 && fchmod(a->fd, 0600) != 0) {
+		*why = "cannot make the audit log 0600";
+		return -1;
+	}
+	return 0;
+}
+
+void
+audit_close(struct audit *a)
+{
+	if (a->fd >= 0)
+		close(a->fd);
+	a->fd = -1;
+}
+
+int
+audit_write(struct audit *a, json_t *rec)
+{
+	char ts[32];
+	struct timespec now;
+	struct tm tm;
+	char *line;
+	size_t n;
+	int ret = -1;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	gmtime_r(&now.tv_sec, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	json_object_set_new(rec, "time", json_string(ts));
+	line = jsonx_dump_line(rec);
+	n = strlen(line);
+	line[n] = '\n';	/* replaces the NUL; written with its length */
+	if (a->fd >= 0 && write_full(a->fd, line, n + 1) == 0 &&
+	    fsync(a->fd) == 0)
+		ret = 0;
+	else
+		logit_errno("audit write failed");
+	free(line);
+	json_decref(rec);
+	return ret;
+}
+
+/* Print one record readably: key=value pairs, every value escaped. */
+static void
+print_record(const json_t *rec)
+{
+	const char *k;
+	json_t *v;
+	char safe[8192];
+
+	int first = 1;
+
+	json_object_foreach((json_t *)rec, k, v) {
+		char *txt = json_is_string(v) ? NULL :
+		    json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+		const char *s = json_is_string(v) ? json_string_value(v) : txt;
+		escape_text(s ? s : "", s ? strlen(s) : 0, safe, sizeof(safe));
+		printf("%s%s=%s", first ? "" : " ", k, safe);
+		first = 0;
+		free(txt);
+	}
+	printf("\n");
+}
+
+int
+cmd_audit(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "home", required_argument, NULL, 'H' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char home[4096], path[4200], line[1 << 16];
+	const char *homearg = NULL;
+	int c, json_out = 0;
+	FILE *f;
+	int fd;
+	struct stat st;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'H':
+			homearg = optarg;
+			break;
+		case 'j':
+			json_out = 1;
+			break;
+		case 'h':
+			printf("usage: lockfile audit [--home DIR] [--json]\n"
+			    "Prints the console's audit log (console account only).\n");
+			return 0;
+		default:
+			return 64;
+		}
+	}
+	if (home_resolve(homearg, home, sizeof(home)) != 0)
+		return 70;
+	snprintf(path, sizeof(path), "%s/.local/state/lockfile/audit.log", home);
+	fd = open(path, OPEN_RO_SAFE);
+	if (fd < 0) {
+		logit_errno("audit log");
+		return errno == ENOENT ? 0 : 70;
+	}
+	if (fstat(fd, &st) != 0 || st.st_uid != getuid()) {
+		logit("the audit log belongs to another account");
+		close(fd);
+		return 77;
+	}
+	f = fdopen(fd, "r");
+	if (f == NULL)
+		fatal_errno("fdopen");
+	while (fgets(line, sizeof(line), f) != NULL) {
+		size_t n = strlen(line);
+		json_t *rec;
+		if (n > 0 && line[n - 1] == '\n')
+			line[--n] = '\0';
+		if (json_out) {
+			char safe[sizeof(line) * 4];
+			/* JSON text is ASCII-escaped by jansson on write; escape
+			 * again in case the file was edited. */
+			escape_text(line, n, safe, sizeof(safe));
+			printf("%s\n", safe);
+			continue;
+		}
+		rec = jsonx_parse(line, n, sizeof(line), 8);
+		if (rec == NULL || !json_is_object(rec)) {
+			printf("(unreadable record)\n");
+			json_decref(rec);
+			continue;
+		}
+		print_record(rec);
+		json_decref(rec);
+	}
+	fclose(f);
+	return 0;
+}

@@ -1,0 +1,477 @@
+/* `lockfile console`: start-up, the serving loop, session timers, shutdown.
+ *
+ * One request at a time (one human, one screen): connections wait in the
+ * listen backlog while a plan waits for the human or its quantum. Start-up
+ * order matters: the parser worker is started from a fresh exec before the
+ * policy, credentials or files are loaded; inherited descriptors are closed;
+ * the process is non-dumpable with no core. */
+#include "config.h"
+#include "console/console.h"
+#include "console/home.h"
+#include "console/isolation.h"
+#include "protocol/response.h"
+#include "lib/fdutil.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define REQUEST_READ_MS 5000	/* a whole line within this, or refused */
+#define NEXT_REQUEST_MS 100	/* pipelined requests on one connection */
+
+static const char usage_text[] =
+"usage: lockfile console [--home DIR] [--socket PATH] [--allowed-uids UID,...]\n"
+"                        [--clients-group NAME]\n"
+"\n"
+"Serves agents on the socket and the human on this terminal. Runs as the\n"
+"console account (never root), from its approved policy only.\n"
+"  --home DIR            console home (default: the account's home)\n"
+"  --socket PATH         socket (default /run/lockfile/lockfile.sock)\n"
+"  --allowed-uids LIST   extra uids allowed to connect (comma-separated)\n"
+"  --clients-group NAME  group allowed to connect (default lockfile-clients)\n"
+"Exit status: 0 session ended (idle, session timeout, or a signal),\n"
+"64 usage, 70 start-up refused (the reason is printed).\n";
+
+struct conn {
+	int fd;
+	struct peer peer;
+	char buf[PROTO_MAX_LINE + 2];
+	size_t len;
+};
+
+static int
+parse_uid_list(struct listener *l, const char *s)
+{
+	char tmp[1024], *p, *save = NULL;
+	unsigned long long v;
+
+	if (strlen(s) >= sizeof(tmp))
+		return -1;
+	memcpy(tmp, s, strlen(s) + 1);
+	for (p = strtok_r(tmp, ",", &save); p; p = strtok_r(NULL, ",", &save))
+		if (parse_u64(p, 1, 0x7ffffffe, &v) != 0 ||
+		    listener_allow_uid(l, (uid_t)v) != 0)
+			return -1;
+	return 0;
+}
+
+static int
+send_line(int fd, const char *line)
+{
+	size_t len = strlen(line), off = 0;
+	long long deadline = now_ms() + REQUEST_READ_MS;
+
+	while (off < len) {
+		ssize_t n = send(fd, line + off, len - off,
+		    MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n > 0) {
+			off += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+			long long left = deadline - now_ms();
+			if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
+				return -1;
+			continue;
+		}
+		return -1;	/* the client went away (a busy probe, say) */
+	}
+	return 0;
+}
+
+/* Read one line (bounded, within a deadline). Returns its length without
+ * the newline, -1 when the peer is gone or too slow, -2 when over the cap. */
+static long
+read_line(struct conn *cn, long wait_ms)
+{
+	long long deadline = now_ms() + wait_ms;
+
+	for (;;) {
+		char *nl = memchr(cn->buf, '\n', cn->len);
+		struct pollfd pfd = { .fd = cn->fd, .events = POLLIN };
+		long long left;
+		ssize_t n;
+
+		if (nl != NULL)
+			return nl - cn->buf;
+		if (cn->len > PROTO_MAX_LINE)
+			return -2;
+		left = deadline - now_ms();
+		if (left <= 0)
+			return -1;
+		if (poll(&pfd, 1, (int)left) <= 0)
+			continue;
+		n = recv(cn->fd, cn->buf + cn->len, sizeof(cn->buf) - cn->len,
+		    MSG_DONTWAIT);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			return -1;
+		cn->len += (size_t)n;
+		/* wait_ms is for the first byte of a pipelined request; a line
+		 * once begun has the full read allowance */
+		if (wait_ms < REQUEST_READ_MS)
+			deadline = now_ms() + REQUEST_READ_MS, wait_ms = REQUEST_READ_MS;
+	}
+}
+
+static char *
+dispatch(struct console *c, const struct request *req, const struct peer *p)
+{
+	json_t *id;
+	char *line;
+
+	if (req->error == E_BAD_REQUEST || req->method == M__COUNT) {
+		id = request_id_json(req);
+		line = proto_error_line(req->method < M__COUNT ?
+		    (enum lf_method)req->method : M__COUNT, id, E_BAD_REQUEST);
+		json_decref(id);
+		return line;
+	}
+	switch ((enum lf_method)req->method) {
+	case M_STATUS:
+		return handle_status(c, req);
+	case M_SOURCES:
+		return handle_sources(c, req);
+	case M_FILE_PLUGINS:
+		return handle_plugins(c, req);
+	case M_FILE_PLAN:
+		return handle_plan(c, req, p);
+	case M_FILE_RELEASE:
+		return handle_release(c, req, p);
+	case M_CHANGE_REQUEST:
+		return handle_change(c, req, p);
+	case M_FILE_RUN:
+	default:
+		/* file.run is hub mode; a local console has no tickets. */
+		id = request_id_json(req);
+		line = proto_error_line((enum lf_method)req->method, id,
+		    E_BAD_REQUEST);
+		json_decref(id);
+		return line;
+	}
+}
+
+static void
+serve(struct console *c, int fd)
+{
+	static struct request req;
+	struct conn *cn = calloc(1, sizeof(*cn));
+	long wait = REQUEST_READ_MS;
+
+	if (cn == NULL)
+		fatal("out of memory");
+	cn->fd = fd;
+	if (!listener_peer_allowed(&c->lis, fd, &cn->peer)) {
+		/* Refused before a byte of its request is read. */
+		char *line = proto_error_line(M__COUNT, NULL, E_PEER_REFUSED);
+		json_t *rec = json_object();
+		(void)send_line(fd, line);
+		free(line);
+		json_object_set_new(rec, "method", json_null());
+		json_object_set_new(rec, "peer_uid", json_integer(cn->peer.uid));
+		json_object_set_new(rec, "outcome", json_string("E_PEER_REFUSED"));
+		if (audit_write(&c->audit, rec) != 0)
+			fatal("audit write failed: stopping");
+		console_window(c, "refused a connection from uid %u",
+		    (unsigned)cn->peer.uid);
+		goto out;
+	}
+	for (;;) {
+		long n = read_line(cn, wait);
+		char *line;
+
+		if (n == -1)
+			break;
+		c->last_request_ms = now_ms();
+		if (n == -2) {
+			line = proto_error_line(M__COUNT, NULL, E_BAD_REQUEST);
+			(void)send_line(fd, line);
+			free(line);
+			break;
+		}
+		parser_parse(&c->parser, cn->buf, (size_t)n, &req);
+		memmove(cn->buf, cn->buf + n + 1, cn->len - (size_t)n - 1);
+		cn->len -= (size_t)n + 1;
+		line = dispatch(c, &req, &cn->peer);
+		explicit_bzero(&req, sizeof(req));
+		if (send_line(fd, line) != 0) {
+			free(line);
+			break;
+		}
+		free(line);
+		c->last_request_ms = now_ms();
+		wait = NEXT_REQUEST_MS;
+	}
+out:
+	explicit_bzero(cn, sizeof(*cn));
+	free(cn);
+	close(fd);
+}
+
+static void
+collect_scrub_words(struct console *c)
+{
+	size_t i;
+
+	c->nscrub = 0;
+	c->scrub_words[c->nscrub++] = c->home;
+	c->scrub_words[c->nscrub++] = c->pol.work_dir;
+	for (i = 0; i < c->pol.nprofiles; i++) {
+		struct profile *pr = &c->pol.profiles[i];
+		if (pr->src == NULL || pr->kind->location_words == NULL)
+			continue;
+		c->nscrub += pr->kind->location_words(pr->src,
+		    c->scrub_words + c->nscrub,
+		    sizeof(c->scrub_words) / sizeof(c->scrub_words[0]) - c->nscrub);
+	}
+}
+
+static int
+load_policy(struct console *c)
+{
+	char edit[PATH_MAX + 64], approved[PATH_MAX + 64], why[256];
+	const char *rwhy;
+	char *text, *etext;
+	size_t len = 0, elen = 0;
+
+	policy_paths(c->home, edit, sizeof(edit), approved, sizeof(approved));
+	text = policy_read_file(approved, &len, &rwhy);
+	if (text == NULL) {
+		logit("no approved policy (%s): run `lockfile policy approve` "
+		    "first", rwhy);
+		return -1;
+	}
+	if (policy_parse(text, len, c->home, &c->pol, why, sizeof(why)) != 0) {
+		logit("the approved policy is invalid: %s", why);
+		free(text);
+		return -1;
+	}
+	etext = policy_read_file(edit, &elen, &rwhy);
+	if (etext != NULL && (elen != len || memcmp(etext, text, len) != 0))
+		term_printf(&c->term, "NOTE: %s has an unapproved edit; this "
+		    "console runs the approved copy (lockfile policy approve)\n",
+		    edit);
+	free(etext);
+	free(text);
+	return 0;
+}
+
+static int
+start(struct console *c, const char *homearg, const char *sockpath,
+    const char *group, const char *uids)
+{
+	const char *why = NULL;
+	char fp[SHA256_HEX_LEN + 1];
+	size_t i;
+
+	if (home_resolve(homearg, c->home, sizeof(c->home)) != 0)
+		return -1;
+	if (term_open(&c->term, &why) != 0) {
+		logit("%s", why);
+		return -1;
+	}
+	if (load_policy(c) != 0)
+		return -1;
+	if (listener_open(&c->lis, sockpath, group, &why) != 0) {
+		logit("socket %s: %s", sockpath, why);
+		return -1;
+	}
+	if (LOCKFILE_ALLOWED_UIDS[0] != '\0' &&
+	    parse_uid_list(&c->lis, LOCKFILE_ALLOWED_UIDS) != 0)
+		fatal("bad build-time ALLOWED_UIDS");
+	for (i = 0; i < c->pol.nallowed; i++)
+		(void)listener_allow_uid(&c->lis, c->pol.allowed_uids[i]);
+	if (uids != NULL && parse_uid_list(&c->lis, uids) != 0) {
+		logit("--allowed-uids: a comma-separated list of uids above 0");
+		return -1;
+	}
+	if (sandbox_open(&c->sb) != 0)
+		term_printf(&c->term, "WARNING: plugin sandbox unavailable (%s): "
+		    "plans will be refused\n", c->sb.why);
+	if (store_open(&c->store, c->home, &why) != 0) {
+		logit("plugin store: %s", why);
+		return -1;
+	}
+	if (ws_open(&c->ws, c->pol.work_dir, c->pol.max_workspace_bytes,
+	    &why) != 0) {
+		logit("workspace: %s", why);
+		return -1;
+	}
+	if (audit_open(&c->audit, c->home, &why) != 0) {
+		logit("audit: %s", why);
+		return -1;
+	}
+	values_init(&c->values);
+	for (i = 0; i < c->pol.nprofiles; i++) {
+		struct profile *pr = &c->pol.profiles[i];
+		if (pr->kind->open(pr->table, c->home, &pr->src, &why) != 0) {
+			term_printf(&c->term, "WARNING: profile %s cannot be "
+			    "opened: %s\n", pr->name, why);
+			pr->src = NULL;
+		}
+	}
+	collect_scrub_words(c);
+	hex_encode(c->pol.fingerprint, SHA256_LEN, fp);
+	term_printf(&c->term, "lockfile console %s: socket %s, policy %.16s, "
+	    "security level %d, quantum %us, %zu profile%s\n", LOCKFILE_VERSION,
+	    sockpath, fp, c->pol.security_level, c->pol.answer_quantum_s,
+	    c->pol.nprofiles, c->pol.nprofiles == 1 ? "" : "s");
+	if (isolation_proc_hidden(c, &why) != 0)
+		term_printf(&c->term, "WARNING: %s: plans will be refused "
+		    "(E_PROC_NOT_HIDDEN)\n", why);
+	c->start_ms = c->last_request_ms = now_ms();
+	c->session_end_ms = c->start_ms +
+	    (long long)c->pol.session_timeout_s * 1000;
+	return 0;
+}
+
+static void
+shutdown_console(struct console *c, const char *why)
+{
+	json_t *rec = json_object();
+
+	if (c->term.fd >= 0)
+		term_printf(&c->term, "lockfile console: %s; wiping values and "
+		    "deleting fetched files\n", why);
+	ws_close(&c->ws);
+	values_wipe(&c->values);
+	if (c->audit.fd >= 0) {
+		json_object_set_new(rec, "method", json_string("session.end"));
+		json_object_set_new(rec, "outcome", json_string(why));
+		(void)audit_write(&c->audit, rec);
+	} else {
+		json_decref(rec);
+	}
+	listener_close(&c->lis);
+	parser_stop(&c->parser);
+	sandbox_close(&c->sb);
+	policy_free(&c->pol);
+	audit_close(&c->audit);
+	term_close(&c->term);
+}
+
+int
+cmd_console(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "home", required_argument, NULL, 'H' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "allowed-uids", required_argument, NULL, 'u' },
+		{ "clients-group", required_argument, NULL, 'g' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct console con;
+	struct console *c = &con;
+	const char *home = NULL, *sockpath = "/run/lockfile/lockfile.sock";
+	const char *group = "lockfile-clients", *uids = NULL, *end = "signal";
+	sigset_t mask;
+	int ch;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'H': home = optarg; break;
+		case 's': sockpath = optarg; break;
+		case 'u': uids = optarg; break;
+		case 'g': group = optarg; break;
+		case 'h': fputs(usage_text, stdout); return 0;
+		default: fputs(usage_text, stderr); return 64;
+		}
+	}
+	if (optind != argc) {
+		fputs(usage_text, stderr);
+		return 64;
+	}
+	if (getuid() == 0 || geteuid() == 0) {
+		logit("the console never runs as root: start it as the console "
+		    "account");
+		return 70;
+	}
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+		fatal_errno("prctl");
+	close_fds_from(3);
+	memset(c, 0, sizeof(*c));
+	c->term.fd = c->audit.fd = c->lis.fd = c->sigfd = -1;
+	/* Before anything secret is loaded. */
+	if (parser_start(&c->parser) != 0)
+		fatal_errno("parser worker");
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) != 0)
+		fatal_errno("sigprocmask");
+	c->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (c->sigfd < 0)
+		fatal_errno("signalfd");
+	signal(SIGPIPE, SIG_IGN);
+
+	if (start(c, home, sockpath, group, uids) != 0) {
+		shutdown_console(c, "start-up refused");
+		return 70;
+	}
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = c->lis.fd, .events = POLLIN },
+			{ .fd = c->sigfd, .events = POLLIN },
+		};
+		long long now = now_ms();
+		long long idle_end = c->last_request_ms +
+		    (long long)c->pol.idle_timeout_s * 1000;
+		long long next = ws_expire(&c->ws, now);
+		long long wake = idle_end < c->session_end_ms ? idle_end
+		    : c->session_end_ms;
+		int fd;
+
+		if (now >= c->session_end_ms) {
+			end = "session timeout";
+			break;
+		}
+		if (now >= idle_end) {
+			end = "idle timeout";
+			break;
+		}
+		if (next != 0 && next < wake)
+			wake = next;
+		if (poll(pfd, 2, (int)(wake - now > 60000 ? 60000 : wake - now + 1)) < 0
+		    && errno != EINTR)
+			fatal_errno("poll");
+		if (pfd[1].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			if (read(c->sigfd, &si, sizeof(si)) == sizeof(si)) {
+				end = si.ssi_signo == SIGHUP ? "hang-up" : "signal";
+				break;
+			}
+		}
+		if (!(pfd[0].revents & POLLIN))
+			continue;
+		while ((fd = listener_accept(&c->lis)) >= 0) {
+			serve(c, fd);
+			/* a signal during a long plan ends the session next */
+			struct signalfd_siginfo si;
+			if (read(c->sigfd, &si, sizeof(si)) == sizeof(si)) {
+				end = "signal";
+				goto done;
+			}
+		}
+	}
+done:
+	shutdown_console(c, end);
+	return 0;
+}

@@ -1,0 +1,60 @@
+/* The console: state of one session and the request handlers. */
+#ifndef LOCKFILE_CONSOLE_H
+#define LOCKFILE_CONSOLE_H
+
+#include <limits.h>
+
+#include "console/audit.h"
+#include "console/listener.h"
+#include "console/parser_worker.h"
+#include "console/policy.h"
+#include "console/term.h"
+#include "console/values.h"
+#include "console/workspace.h"
+#include "protocol/request.h"
+#include "sandbox/sandbox.h"
+#include "store/store.h"
+
+struct console {
+	char home[PATH_MAX];
+	struct policy pol;
+	struct listener lis;
+	struct parser parser;
+	struct term term;
+	struct sandbox sb;
+	struct store store;
+	struct workspace ws;
+	struct audit audit;
+	struct values values;
+	const char *scrub_words[POLICY_MAX_PROFILES * 8];
+	size_t nscrub;
+	long long start_ms, last_request_ms, session_end_ms;
+	int sigfd;
+	int stopping;
+};
+
+/* Request handlers: each returns one response line (malloc'ed, with its
+ * newline) built from the closed table. */
+char *handle_status(struct console *c, const struct request *req);
+char *handle_sources(struct console *c, const struct request *req);
+char *handle_plugins(struct console *c, const struct request *req);
+char *handle_plan(struct console *c, const struct request *req,
+    const struct peer *peer);
+char *handle_release(struct console *c, const struct request *req,
+    const struct peer *peer);
+char *handle_change(struct console *c, const struct request *req,
+    const struct peer *peer);
+
+/* Sleep until the next multiple of the quantum after start_ms. */
+void console_hold_until_quantum(struct console *c, long long start_ms);
+/* A line for the console window (our text; agent text through term). */
+void console_window(struct console *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Scrub text for the window or the audit. */
+void console_scrub(const struct console *c, const char *in, char *out,
+    size_t outlen);
+
+/* `lockfile console` */
+int cmd_console(int argc, char **argv);
+
+#endif

@@ -1,0 +1,221 @@
+/* The parser worker and its client (see parser_worker.h). */
+#include "console/parser_worker.h"
+#include "sandbox/landlock.h"
+#include "lib/crypto.h"
+#include "lib/fdutil.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <seccomp.h>
+#include <sys/mman.h>
+
+#define PROT_EXEC_MASK PROT_EXEC
+
+#define WORKER_FD 3
+#define WORKER_TIMEOUT_MS 2000
+
+static int
+spawn(struct parser *p)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		char *const argv[] = { "lockfile", "__parse-worker", NULL };
+		char *const envp[] = { NULL };
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		/* Lift both fds above the targets first: either may sit on 0..3
+		 * (and dup2 onto itself would keep close-on-exec). */
+		int exe = fcntl(p->exefd, F_DUPFD_CLOEXEC, 10);
+		int sock = fcntl(sv[1], F_DUPFD_CLOEXEC, 10);
+
+		if (null < 0 || exe < 0 || sock < 0 || dup2(null, 0) < 0 ||
+		    dup2(null, 1) < 0 || dup2(null, 2) < 0 ||
+		    dup2(sock, WORKER_FD) != WORKER_FD)
+			_exit(127);
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		close_fds_except(WORKER_FD + 1, &exe, 1);
+		syscall(SYS_execveat, exe, "", argv, envp, AT_EMPTY_PATH);
+		_exit(127);
+	}
+	close(sv[1]);
+	p->sock = sv[0];
+	p->pid = pid;
+	return 0;
+}
+
+int
+parser_start(struct parser *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->sock = -1;
+	p->exefd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (p->exefd < 0)
+		return -1;
+	return spawn(p);
+}
+
+static void
+reap(struct parser *p)
+{
+	if (p->sock >= 0)
+		close(p->sock);
+	p->sock = -1;
+	if (p->pid > 0) {
+		(void)kill(p->pid, SIGKILL);
+		while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	p->pid = 0;
+}
+
+void
+parser_stop(struct parser *p)
+{
+	reap(p);
+	if (p->exefd >= 0)
+		close(p->exefd);
+	p->exefd = -1;
+}
+
+static void
+bad_request(struct request *req)
+{
+	memset(req, 0, sizeof(*req));
+	req->magic = REQUEST_MAGIC;
+	req->error = E_BAD_REQUEST;
+	req->method = M__COUNT;
+	req->id_kind = RID_NULL;
+}
+
+void
+parser_parse(struct parser *p, const char *line, size_t len,
+    struct request *req)
+{
+	struct pollfd pfd;
+	ssize_t n;
+
+	if (p->sock < 0 && spawn(p) != 0) {
+		logit_errno("parser worker cannot be started");
+		bad_request(req);
+		return;
+	}
+	if (send(p->sock, len ? line : "", len ? len : 1, MSG_NOSIGNAL) < 0)
+		goto broken;
+	pfd.fd = p->sock;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, WORKER_TIMEOUT_MS) != 1)
+		goto broken;
+	n = recv(p->sock, req, sizeof(*req), MSG_TRUNC);
+	if (n != (ssize_t)sizeof(*req))
+		goto broken;
+	if (request_validate(req) != 0) {
+		logit("parser worker answered an inconsistent request");
+		goto broken;
+	}
+	return;
+broken:
+	reap(p);
+	p->restarts++;
+	bad_request(req);
+}
+
+/* ---- the worker side ---- */
+
+static void
+confine_worker(void)
+{
+	struct landlock_caps caps;
+	const char *why;
+	struct rlimit rl;
+	scmp_filter_ctx ctx;
+	int rs;
+	static const int allowed[] = {
+		SCMP_SYS(read), SCMP_SYS(write), SCMP_SYS(recvfrom),
+		SCMP_SYS(sendto), SCMP_SYS(brk), SCMP_SYS(munmap),
+		SCMP_SYS(mremap), SCMP_SYS(madvise), SCMP_SYS(exit),
+		SCMP_SYS(exit_group), SCMP_SYS(rt_sigreturn), SCMP_SYS(futex),
+	};
+	size_t i;
+
+	rl.rlim_cur = rl.rlim_max = 256ULL << 20;
+	if (setrlimit(RLIMIT_AS, &rl) != 0)
+		fatal_errno("setrlimit");
+	rl.rlim_cur = rl.rlim_max = 0;
+	if (setrlimit(RLIMIT_CORE, &rl) != 0 || setrlimit(RLIMIT_FSIZE, &rl) != 0)
+		fatal_errno("setrlimit");
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+		fatal_errno("prctl");
+	/* An empty Landlock domain: no path at all, when the kernel has it
+	 * (seccomp below refuses open anyway). */
+	if (landlock_probe(&caps, &why) == 0) {
+		rs = landlock_ruleset_create(&caps);
+		if (rs < 0 || landlock_enforce(rs, &caps) != 0)
+			fatal_errno("landlock");
+	}
+	ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
+	if (ctx == NULL)
+		fatal("seccomp_init");
+	for (i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
+		if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, allowed[i], 0) != 0)
+			fatal("seccomp_rule_add");
+	/* malloc maps memory; nothing executable. */
+	if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,
+	    SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC_MASK, 0)) != 0 ||
+	    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1,
+	    SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC_MASK, 0)) != 0)
+		fatal("seccomp_rule_add");
+	if (seccomp_load(ctx) != 0)
+		fatal("seccomp_load");
+	seccomp_release(ctx);
+}
+
+int
+cmd_parse_worker(int argc, char **argv)
+{
+	static char line[PROTO_MAX_LINE + 1];
+	static struct request req;
+	uint32_t seed;
+
+	if (fcntl(WORKER_FD, F_GETFD) < 0)
+		fatal("__parse-worker is started by the console only");
+	close_fds_from(WORKER_FD + 1);
+	/* jansson would read /dev/urandom for its hash seed on first use: seed
+	 * it now, before the filter refuses open. */
+	random_bytes(&seed, sizeof(seed));
+	json_object_seed(seed ? seed : 1);
+	confine_worker();
+	for (;;) {
+		ssize_t n = recv(WORKER_FD, line, sizeof(line), MSG_TRUNC);
+		if (n <= 0)
+			_exit(0);
+		if ((size_t)n > PROTO_MAX_LINE)
+			n = PROTO_MAX_LINE + 1;	/* over the cap: parse refuses */
+		request_parse(line, (size_t)n, &req);
+		if (send(WORKER_FD, &req, sizeof(req), 0) != (ssize_t)sizeof(req))
+			_exit(1);
+		explicit_bzero(line, sizeof(line));
+	}
+}

@@ -1,0 +1,548 @@
+/* file.plan: the plan pipeline of SPEC section 6, in its order.
+ *
+ * 1. Checks before anything is read, each answered at once: a literal
+ *    input, unknown profile, key outside the prefix (or an unknown handle),
+ *    plugins not installed / yanked / tampered, bindings that do not match
+ *    the manifests, more answers than the handle allows, sandbox
+ *    unavailable, /proc not hidden.
+ * 2. The approval card; the human's decision; typed values (no echo).
+ * 3. Fetch into the workspace, run each plugin in the sandbox, answer at the
+ *    next multiple of the quantum counted from the approval, audit.
+ * The agent learns 1, 0 or plugin_error per plugin, or one E_* code. */
+#include "console/approval.h"
+#include "console/console.h"
+#include "console/isolation.h"
+#include "protocol/key.h"
+#include "protocol/response.h"
+#include "lib/fdutil.h"
+#include "lib/log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+struct plan {
+	struct console *c;
+	const struct request *req;
+	const struct peer *peer;
+	json_t *id;
+	json_t *rec;			/* the audit record */
+	const struct profile *pr;
+	struct ws_handle *h;		/* plan by handle, or after fetch */
+	char key[PROTO_MAX_KEY + 1];	/* cleaned */
+	struct opened_plugin op[PROTO_MAX_PLUGINS];
+	size_t nop;
+	struct card_plugin cp[PROTO_MAX_PLUGINS];
+	unsigned left_before;
+};
+
+static json_t *
+hex_json(const uint8_t *h)
+{
+	char hex[SHA256_HEX_LEN + 1];
+
+	hex_encode(h, SHA256_LEN, hex);
+	return json_string(hex);
+}
+
+static void
+close_plugins(struct plan *pl)
+{
+	size_t i;
+
+	for (i = 0; i < pl->nop; i++)
+		if (pl->op[i].binfd >= 0) {
+			close(pl->op[i].binfd);
+			pl->op[i].binfd = -1;
+		}
+}
+
+/* Refuse with e; the audit names the precise cause. */
+static char *
+refuse(struct plan *pl, enum lf_err e, const char *cause)
+{
+	char *line = proto_error_line(M_FILE_PLAN, pl->id, e);
+
+	json_object_set_new(pl->rec, "outcome",
+	    json_string(proto_error(e)->name));
+	if (cause != NULL)
+		json_object_set_new(pl->rec, "cause", json_string(cause));
+	console_window(pl->c, "  plan refused: %s", proto_error(e)->name);
+	return line;
+}
+
+static const struct req_input *
+binding(const struct req_plugin *rp, const char *input)
+{
+	size_t i;
+
+	for (i = 0; i < rp->ninputs; i++)
+		if (strcmp(rp->inputs[i].name, input) == 0)
+			return &rp->inputs[i];
+	return NULL;
+}
+
+/* Every manifest input bound exactly once to a placeholder, nothing else. */
+static int
+bindings_match(const struct req_plugin *rp, const struct manifest *m)
+{
+	size_t i;
+
+	if (rp->ninputs != m->ninputs)
+		return 0;
+	for (i = 0; i < m->ninputs; i++)
+		if (binding(rp, m->inputs[i].name) == NULL)
+			return 0;
+	return 1;
+}
+
+static enum lf_err
+store_err(enum store_status st)
+{
+	switch (st) {
+	case STORE_NOT_INSTALLED:
+		return E_PLUGIN_NOT_INSTALLED;
+	case STORE_YANKED:
+		return E_PLUGIN_YANKED;
+	default:
+		return E_PLUGIN_TAMPERED;
+	}
+}
+
+/* Open (and verify) every plugin of the plan. */
+static enum lf_err
+open_plugins(struct plan *pl, const char **why)
+{
+	const struct request *req = pl->req;
+	size_t i;
+
+	close_plugins(pl);
+	pl->nop = 0;
+	for (i = 0; i < req->nplugins; i++) {
+		enum store_status st = store_open_plugin(&pl->c->store,
+		    req->plugins[i].name, req->plugins[i].version, &pl->op[i],
+		    why);
+		if (st != STORE_OK) {
+			close_plugins(pl);
+			return store_err(st);
+		}
+		pl->nop = i + 1;
+	}
+	return E_NONE;
+}
+
+static void
+record_request(struct plan *pl)
+{
+	const struct request *req = pl->req;
+	json_t *names = json_array(), *phs = json_array();
+	size_t i, j;
+
+	json_object_set_new(pl->rec, "method", json_string("file.plan"));
+	json_object_set_new(pl->rec, "peer_uid", json_integer(pl->peer->uid));
+	for (i = 0; i < req->nplugins; i++) {
+		json_array_append_new(names, json_string(req->plugins[i].name));
+		for (j = 0; j < req->plugins[i].ninputs; j++)
+			json_array_append_new(phs, json_string(
+			    req->plugins[i].inputs[j].placeholder));
+	}
+	json_object_set_new(pl->rec, "plugins_requested", names);
+	json_object_set_new(pl->rec, "placeholders", phs);
+}
+
+/* Step 1: everything that can be refused before the file is read. */
+static char *
+precheck(struct plan *pl)
+{
+	struct console *c = pl->c;
+	const struct request *req = pl->req;
+	const char *why = NULL;
+	enum lf_err e;
+	size_t i;
+
+	if (req->error == E_LITERAL_INPUT)
+		return refuse(pl, E_LITERAL_INPUT, "literal input");
+	if (req->has_handle) {
+		ws_expire(&c->ws, now_ms());
+		pl->h = ws_find(&c->ws, req->handle);
+		if (pl->h == NULL)
+			return refuse(pl, E_HANDLE_EXPIRED, "unknown or expired");
+		pl->pr = pl->h->profile;
+		snprintf(pl->key, sizeof(pl->key), "%s", pl->h->key);
+		json_object_set_new(pl->rec, "handle", json_string(pl->h->id));
+		json_object_set_new(pl->rec, "profile", json_string(pl->pr->name));
+		json_object_set_new(pl->rec, "key", json_string(pl->key));
+	} else {
+		enum key_status ks;
+		pl->pr = policy_profile(&c->pol, req->profile);
+		if (pl->pr == NULL)
+			return refuse(pl, E_UNKNOWN_PROFILE, NULL);
+		json_object_set_new(pl->rec, "profile", json_string(pl->pr->name));
+		ks = key_clean_in_prefix(req->key, req->key_len, pl->pr->prefix,
+		    pl->key, sizeof(pl->key));
+		if (ks != KEY_OK) {
+			json_object_set_new(pl->rec, "typed_key",
+			    json_stringn(req->key, req->key_len));
+			return refuse(pl, E_KEY_OUTSIDE_PREFIX, key_status_name(ks));
+		}
+		json_object_set_new(pl->rec, "key", json_string(pl->key));
+	}
+	e = open_plugins(pl, &why);
+	if (e != E_NONE)
+		return refuse(pl, e, why);
+	for (i = 0; i < pl->nop; i++)
+		if (!bindings_match(&req->plugins[i], &pl->op[i].m))
+			return refuse(pl, E_BAD_REQUEST,
+			    "inputs do not match the manifest");
+	pl->left_before = c->pol.max_plugins_per_handle -
+	    (pl->h ? pl->h->answers_used : 0);
+	if (pl->h != NULL && pl->left_before == 0)
+		return refuse(pl, E_HANDLE_EXPIRED, "answers used up");
+	if (req->too_many_plugins || req->nplugins > pl->left_before)
+		return refuse(pl, E_TOO_MANY_PLUGINS, NULL);
+	if (!c->sb.ready)
+		return refuse(pl, E_SANDBOX_UNAVAILABLE, c->sb.why);
+	if (isolation_proc_hidden(c, &why) != 0)
+		return refuse(pl, E_PROC_NOT_HIDDEN, why);
+	return NULL;
+}
+
+/* Step 2b: the values of placeholders not yet held, typed without echo,
+ * and every value checked against the input it is bound to. */
+static char *
+collect_values(struct plan *pl)
+{
+	struct console *c = pl->c;
+	const struct request *req = pl->req;
+	size_t i, j;
+
+	for (i = 0; i < pl->nop; i++) {
+		const struct manifest *m = &pl->op[i].m;
+		for (j = 0; j < m->ninputs; j++) {
+			const struct manifest_input *in = &m->inputs[j];
+			const struct req_input *b = binding(&req->plugins[i],
+			    in->name);
+			struct held_value *hv = values_find(&c->values,
+			    b->placeholder);
+			long n;
+
+			if (hv == NULL) {
+				hv = values_new(&c->values, b->placeholder);
+				if (hv == NULL)
+					return refuse(pl, E_INPUT_INVALID,
+					    "too many held values");
+				term_printf(&c->term, "  value for ${%s} (%s, at most %u "
+				    "bytes; not shown): ", b->placeholder,
+				    input_kind_name(in->kind), in->max_bytes);
+				term_flush_input(&c->term);
+				n = term_read_line(&c->term, (char *)hv->bytes,
+				    VALUE_MAX_BYTES + 1, 0, now_ms() +
+				    (long long)c->pol.approval_timeout_s * 1000);
+				if (n < 0) {
+					values_discard(&c->values, hv);
+					term_printf(&c->term, "  no value for ${%s}\n",
+					    b->placeholder);
+					return refuse(pl, n == -1 ? E_APPROVAL_TIMEOUT
+					    : E_INPUT_INVALID, "value not typed");
+				}
+				hv->len = (size_t)n;
+			}
+			if (!input_value_fits(in, hv->bytes, hv->len)) {
+				/* The human is told which placeholder; the value is
+				 * never echoed. A fresh value is forgotten. */
+				term_printf(&c->term, "  the value for ${%s} does not fit "
+				    "input %s (%s, at most %u bytes)\n", b->placeholder,
+				    in->name, input_kind_name(in->kind), in->max_bytes);
+				if (hv->nfiles == 0)
+					values_discard(&c->values, hv);
+				return refuse(pl, E_INPUT_INVALID, "value does not fit");
+			}
+		}
+	}
+	return NULL;
+}
+
+static char *
+approve(struct plan *pl)
+{
+	struct console *c = pl->c;
+	const struct request *req = pl->req;
+	struct card card;
+	enum decision d;
+	size_t i, j;
+
+	memset(&card, 0, sizeof(card));
+	for (i = 0; i < pl->nop; i++) {
+		struct card_plugin *cp = &pl->cp[i];
+		const struct manifest *m = &pl->op[i].m;
+		cp->m = m;
+		cp->official = pl->op[i].entry.official;
+		cp->nbind = m->ninputs;
+		for (j = 0; j < m->ninputs; j++) {
+			const struct req_input *b = binding(&req->plugins[i],
+			    m->inputs[j].name);
+			struct held_value *hv = values_find(&c->values,
+			    b->placeholder);
+			cp->bind[j].input = m->inputs[j].name;
+			cp->bind[j].placeholder = b->placeholder;
+			cp->bind[j].held = hv != NULL;
+			cp->bind[j].replayed = hv ? hv->nfiles : 0;
+		}
+	}
+	card.uid = pl->peer->uid;
+	card.profile = pl->pr->name;
+	card.production = pl->pr->production;
+	card.key = pl->key;
+	card.typed = req->has_key ? req->key : pl->key;
+	card.typed_len = req->has_key ? req->key_len : strlen(pl->key);
+	card.handle = pl->h ? pl->h->id : NULL;
+	card.nplugins = pl->nop;
+	card.plugins = pl->cp;
+	card.reveals = (unsigned)req->nplugins;
+	card.left_before = pl->left_before;
+	d = approval_ask(&c->term, &card, now_ms() +
+	    (long long)c->pol.approval_timeout_s * 1000);
+	json_object_set_new(pl->rec, "decision", json_string(
+	    d == DECISION_APPROVED ? "approved" :
+	    d == DECISION_DENIED ? "denied" : "timeout"));
+	if (d == DECISION_DENIED)
+		return refuse(pl, E_APPROVAL_DENIED, NULL);
+	if (d == DECISION_TIMEOUT)
+		return refuse(pl, E_APPROVAL_TIMEOUT, NULL);
+	return collect_values(pl);
+}
+
+static char *
+fetch(struct plan *pl)
+{
+	struct console *c = pl->c;
+	struct fetch_result fr;
+	enum fetch_cause fc;
+	const char *why = NULL;
+	char scrubbed[256];
+	int fd = -1;
+
+	pl->h = ws_begin_fetch(&c->ws, &fd, &why);
+	if (pl->h == NULL) {
+		json_object_set_new(pl->rec, "fetch_cause",
+		    json_string("workspace-full"));
+		return refuse(pl, E_FETCH_FAILED, why);
+	}
+	memset(&fr, 0, sizeof(fr));
+	fc = pl->pr->kind->fetch(pl->pr->src, pl->key, fd, pl->h->reserved, &fr);
+	if (fc == FC_OK && fsync(fd) != 0)
+		fc = FC_IO;
+	if (close(fd) != 0 && fc == FC_OK)
+		fc = FC_IO;
+	json_object_set_new(pl->rec, "fetch_cause",
+	    json_string(fetch_cause_name(fc)));
+	if (fr.detail[0] != '\0') {
+		console_scrub(c, fr.detail, scrubbed, sizeof(scrubbed));
+		json_object_set_new(pl->rec, "fetch_detail", json_string(scrubbed));
+	}
+	if (fc != FC_OK) {
+		ws_drop(&c->ws, pl->h);
+		pl->h = NULL;
+		return refuse(pl, E_FETCH_FAILED, NULL);
+	}
+	ws_commit(&c->ws, pl->h, fr.size, fr.sha256,
+	    (long long)c->pol.handle_ttl_s * 1000);
+	pl->h->profile = pl->pr;
+	snprintf(pl->h->key, sizeof(pl->h->key), "%s", pl->key);
+	json_object_set_new(pl->rec, "handle", json_string(pl->h->id));
+	return NULL;
+}
+
+/* The bytes for fd 6: per manifest input, a 4-byte big-endian length and
+ * the value. Built in locked memory, wiped after the run. */
+static size_t
+values_blob(struct plan *pl, size_t i, uint8_t *out, size_t cap)
+{
+	const struct manifest *m = &pl->op[i].m;
+	size_t j, n = 0;
+
+	for (j = 0; j < m->ninputs; j++) {
+		const struct req_input *b = binding(&pl->req->plugins[i],
+		    m->inputs[j].name);
+		struct held_value *hv = values_find(&pl->c->values, b->placeholder);
+		ASSERT(hv != NULL && hv->len + 4 <= cap - n);
+		out[n] = (uint8_t)(hv->len >> 24);
+		out[n + 1] = (uint8_t)(hv->len >> 16);
+		out[n + 2] = (uint8_t)(hv->len >> 8);
+		out[n + 3] = (uint8_t)hv->len;
+		memcpy(out + n + 4, hv->bytes, hv->len);
+		n += 4 + hv->len;
+		values_note_file(hv, pl->h->sha256);
+	}
+	return n;
+}
+
+static char *
+run(struct plan *pl, json_t **answers_out)
+{
+	struct console *c = pl->c;
+	json_t *answers = json_array(), *outcomes = json_array();
+	const char *why = NULL;
+	uint8_t *blob;
+	enum lf_err e;
+	size_t i;
+
+	/* Again just before the run: the bytes checked are the bytes run. */
+	e = open_plugins(pl, &why);
+	if (e != E_NONE) {
+		json_decref(answers);
+		json_decref(outcomes);
+		return refuse(pl, e, why);
+	}
+	blob = sodium_malloc(SANDBOX_VALUES_MAX);
+	if (blob == NULL)
+		fatal("out of locked memory");
+	(void)sandbox_refresh_nproc(&c->sb);
+	for (i = 0; i < pl->nop; i++) {
+		struct plugin_run r;
+		struct plugin_result res;
+		json_t *a = json_object(), *o = json_object();
+		int bit;
+
+		if (isolation_proc_hidden(c, &why) != 0) {
+			json_decref(a);
+			json_decref(o);
+			json_decref(answers);
+			json_decref(outcomes);
+			sodium_free(blob);
+			return refuse(pl, E_PROC_NOT_HIDDEN, why);
+		}
+		memset(&r, 0, sizeof(r));
+		r.binfd = pl->op[i].binfd;
+		r.inputfd = ws_open_input(pl->h);
+		r.protocol = pl->op[i].m.protocol;
+		r.values = blob;
+		r.values_len = r.protocol == 2 ?
+		    values_blob(pl, i, blob, SANDBOX_VALUES_MAX) : 0;
+		r.limits.cpu_s = pl->op[i].m.cpu_s;
+		r.limits.memory_bytes = pl->op[i].m.memory_bytes;
+		r.limits.wall_ms = pl->op[i].m.wall_s * 1000;
+		r.argv0 = pl->op[i].m.name;
+		if (r.inputfd < 0) {
+			memset(&res, 0, sizeof(res));
+			res.outcome = OUT_EXEC_FAILED;
+		} else {
+			sandbox_run(&c->sb, &r, &res);
+			close(r.inputfd);
+		}
+		sodium_memzero(blob, SANDBOX_VALUES_MAX);
+		bit = outcome_bit(res.outcome);
+		json_object_set_new(a, "plugin", json_string(pl->op[i].m.name));
+		json_object_set_new(a, "version", json_string(pl->op[i].m.version));
+		json_object_set_new(a, "result", bit < 0 ? json_null()
+		    : json_integer(bit));
+		if (bit < 0)
+			json_object_set_new(a, "error", json_string("plugin_error"));
+		json_array_append_new(answers, a);
+		json_object_set_new(o, "plugin", json_string(pl->op[i].m.name));
+		json_object_set_new(o, "version", json_string(pl->op[i].m.version));
+		json_object_set_new(o, "outcome",
+		    json_string(outcome_name(res.outcome)));
+		json_object_set_new(o, "stderr_bytes",
+		    json_integer((json_int_t)res.stderr_bytes));
+		json_object_set_new(o, "wall_ms", json_integer(res.wall_ms));
+		json_array_append_new(outcomes, o);
+		/* Level 0 ("clear results") only: answers and the plugin's
+		 * detail on the console, for a human alone at the screen. */
+		if (c->pol.security_level == 0) {
+			term_printf(&c->term, "  [%zu] %s: %s", i + 1,
+			    pl->op[i].m.name, outcome_name(res.outcome));
+			if (res.detail_len > 0) {
+				term_printf(&c->term, "  detail: ");
+				term_untrusted(&c->term, res.detail, res.detail_len,
+				    SANDBOX_DETAIL_MAX);
+			}
+			term_printf(&c->term, "\n");
+		}
+	}
+	sodium_free(blob);
+	close_plugins(pl);
+	pl->h->answers_used += (unsigned)pl->nop;
+	json_object_set_new(pl->rec, "plugins", outcomes);
+	*answers_out = answers;
+	return NULL;
+}
+
+char *
+handle_plan(struct console *c, const struct request *req,
+    const struct peer *peer)
+{
+	struct plan *pl = calloc(1, sizeof(*pl));
+	json_t *answers = NULL, *held, *r;
+	long long t0 = 0;
+	char planid[40], *line;
+	size_t i, j;
+
+	if (pl == NULL)
+		fatal("out of memory");
+	for (i = 0; i < PROTO_MAX_PLUGINS; i++)
+		pl->op[i].binfd = -1;
+	pl->c = c;
+	pl->req = req;
+	pl->peer = peer;
+	pl->id = request_id_json(req);
+	pl->rec = json_object();
+	random_id(PROTO_PREFIX_PLAN, planid, sizeof(planid));
+	json_object_set_new(pl->rec, "plan", json_string(planid));
+	record_request(pl);
+
+	if ((line = precheck(pl)) != NULL)
+		goto out;
+	close_plugins(pl);	/* held open again just before the run */
+	if ((line = approve(pl)) != NULL)
+		goto out;
+	/* From the approval on, the answer (or a fetch failure) leaves only at
+	 * the next multiple of the quantum: neither the fetch nor the runs show
+	 * in the timing. */
+	t0 = now_ms();
+	if (pl->h == NULL && (line = fetch(pl)) != NULL)
+		goto hold;
+	json_object_set_new(pl->rec, "size", json_integer((json_int_t)pl->h->size));
+	json_object_set_new(pl->rec, "sha256", hex_json(pl->h->sha256));
+	if ((line = run(pl, &answers)) != NULL)
+		goto hold;
+
+	held = json_array();
+	for (i = 0; i < req->nplugins; i++)
+		for (j = 0; j < req->plugins[i].ninputs; j++) {
+			const char *ph = req->plugins[i].inputs[j].placeholder;
+			size_t k;
+			int dup = 0;
+			json_t *v;
+			json_array_foreach(held, k, v)
+				if (strcmp(json_string_value(v), ph) == 0)
+					dup = 1;
+			if (!dup && values_find(&c->values, ph) != NULL)
+				json_array_append_new(held, json_string(ph));
+		}
+	r = json_object();
+	json_object_set_new(r, "plan", json_string(planid));
+	json_object_set_new(r, "handle", json_string(pl->h->id));
+	json_object_set_new(r, "answers", answers);
+	json_object_set_new(r, "held_inputs", held);
+	line = proto_result_line(M_FILE_PLAN, pl->id, r);
+	json_object_set_new(pl->rec, "outcome", json_string("answered"));
+	/* A handle whose answers are used up is of no further use. */
+	if (pl->h->answers_used >= c->pol.max_plugins_per_handle)
+		ws_drop(&c->ws, pl->h);
+hold:
+	console_hold_until_quantum(c, t0);
+	console_window(c, "  plan %s: %s", planid, json_string_value(
+	    json_object_get(pl->rec, "outcome")));
+out:
+	close_plugins(pl);
+	if (audit_write(&c->audit, pl->rec) != 0)
+		fatal("audit write failed: stopping");
+	json_decref(pl->id);
+	explicit_bzero(pl, sizeof(*pl));
+	free(pl);
+	return line;
+}

@@ -1,0 +1,288 @@
+/* Policy parsing and validation (see policy.h). Strict: unknown keys are
+ * refused, every number has a range, paths are absolute after "~". */
+#include "console/policy.h"
+#include "lib/fdutil.h"
+#include "lib/log.h"
+#include "lib/toml.h"
+#include "protocol/shape.h"
+#include "protocol/table.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void
+policy_paths(const char *home, char *edit, size_t editlen, char *approved,
+    size_t approvedlen)
+{
+	snprintf(edit, editlen, "%s/.config/lockfile/policy.toml", home);
+	snprintf(approved, approvedlen,
+	    "%s/.local/state/lockfile/policy.approved.toml", home);
+}
+
+char *
+policy_read_file(const char *path, size_t *len, const char **why)
+{
+	struct stat st;
+	char *buf = NULL;
+	int fd = open(path, OPEN_RO_SAFE);
+
+	*why = "policy file cannot be opened";
+	if (fd < 0)
+		return NULL;
+	*why = "policy file must be a regular file of the console account, "
+	    "not writable by others";
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_uid != getuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+		goto out;
+	*why = "policy file is too large";
+	if (st.st_size < 0 || st.st_size > POLICY_MAX_BYTES)
+		goto out;
+	buf = malloc((size_t)st.st_size + 1);
+	if (buf == NULL)
+		fatal("out of memory");
+	if (read_full(fd, buf, (size_t)st.st_size) != st.st_size) {
+		*why = "policy file cannot be read";
+		free(buf);
+		buf = NULL;
+		goto out;
+	}
+	buf[st.st_size] = '\0';
+	*len = (size_t)st.st_size;
+	*why = NULL;
+out:
+	close(fd);
+	return buf;
+}
+
+static int
+get_uint(const json_t *doc, const char *key, unsigned long long min,
+    unsigned long long max, unsigned long long def, unsigned long long *out,
+    char *why, size_t wl)
+{
+	const json_t *v = json_object_get(doc, key);
+
+	if (v == NULL) {
+		*out = def;
+		return 0;
+	}
+	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+	    (unsigned long long)json_integer_value(v) < min ||
+	    (unsigned long long)json_integer_value(v) > max) {
+		snprintf(why, wl, "%s must be an integer in %llu..%llu", key, min,
+		    max);
+		return -1;
+	}
+	*out = (unsigned long long)json_integer_value(v);
+	return 0;
+}
+
+static int
+expand_path(const char *in, size_t inlen, const char *home, char *out,
+    size_t outlen)
+{
+	if (strlen(in) != inlen || inlen == 0)
+		return -1;
+	if (in[0] == '~' && (in[1] == '/' || in[1] == '\0')) {
+		if (snprintf(out, outlen, "%s%s", home, in + 1) >= (int)outlen)
+			return -1;
+	} else if (in[0] == '/') {
+		if (snprintf(out, outlen, "%s", in) >= (int)outlen)
+			return -1;
+	} else {
+		return -1;
+	}
+	/* no "." or ".." components, no "//" */
+	return strstr(out, "/./") || strstr(out, "/../") || strstr(out, "//") ||
+	    (strlen(out) >= 3 && strcmp(out + strlen(out) - 3, "/..") == 0) ||
+	    (strlen(out) >= 2 && strcmp(out + strlen(out) - 2, "/.") == 0)
+	    ? -1 : 0;
+}
+
+static int
+parse_profile(const char *name, const json_t *t, struct profile *pr,
+    char *why, size_t wl)
+{
+	const json_t *prod, *src, *prefix;
+	const char *k, *swhy = NULL;
+	json_t *v;
+
+	if (!name_is_profile(name)) {
+		snprintf(why, wl, "profile names are [a-z0-9][a-z0-9_-]{0,63}");
+		return -1;
+	}
+	if (!json_is_object(t)) {
+		snprintf(why, wl, "profiles.%s must be a table", name);
+		return -1;
+	}
+	snprintf(pr->name, sizeof(pr->name), "%s", name);
+	prod = json_object_get(t, "production");
+	if (prod != NULL && !json_is_boolean(prod)) {
+		snprintf(why, wl, "profiles.%s.production must be a boolean", name);
+		return -1;
+	}
+	pr->production = json_is_true(prod);
+	prefix = json_object_get(t, "prefix");
+	if (prefix != NULL) {
+		const char *s = json_string_value(prefix);
+		size_t n = json_string_length(prefix);
+		if (!json_is_string(prefix) || strlen(s) != n ||
+		    n >= sizeof(pr->prefix) || (n > 0 && (s[n - 1] != '/' ||
+		    s[0] == '/' || strstr(s, "//") || strstr(s, "./")))) {
+			snprintf(why, wl, "profiles.%s.prefix must be empty or a "
+			    "clean relative path ending in /", name);
+			return -1;
+		}
+		memcpy(pr->prefix, s, n + 1);
+	}
+	src = json_object_get(t, "source");
+	if (!json_is_string(src) ||
+	    (pr->kind = source_kind_find(json_string_value(src))) == NULL) {
+		snprintf(why, wl, "profiles.%s.source must be a known source kind",
+		    name);
+		return -1;
+	}
+	pr->table = json_object();
+	json_object_foreach((json_t *)t, k, v) {
+		if (strcmp(k, "production") != 0 && strcmp(k, "prefix") != 0 &&
+		    strcmp(k, "source") != 0)
+			json_object_set(pr->table, k, v);
+	}
+	if (pr->kind->validate(pr->table, &swhy) != 0) {
+		snprintf(why, wl, "profiles.%s: %s", name, swhy);
+		return -1;
+	}
+	return 0;
+}
+
+int
+policy_parse(const char *text, size_t len, const char *home,
+    struct policy *p, char *why, size_t wl)
+{
+	static const char *const known[] = { "security_level",
+	    "answer_quantum_s", "approval_timeout_s", "idle_timeout_s",
+	    "session_timeout_s", "max_plugins_per_handle", "handle_ttl_s",
+	    "max_workspace_bytes", "work_dir", "allowed_uids", "profiles", NULL };
+	struct toml_error terr;
+	json_t *doc, *v;
+	unsigned long long x;
+	const char *k;
+	size_t i;
+	int ret = -1;
+
+	memset(p, 0, sizeof(*p));
+	doc = toml_parse(text, len, &terr);
+	if (doc == NULL) {
+		snprintf(why, wl, "line %d: %s%s", terr.line, terr.msg,
+		    terr.unsupported ? " (unsupported TOML feature)" : "");
+		return -1;
+	}
+	json_object_foreach(doc, k, v) {
+		for (i = 0; known[i] != NULL; i++)
+			if (strcmp(k, known[i]) == 0)
+				break;
+		if (known[i] == NULL) {
+			char safe[80];
+			snprintf(safe, sizeof(safe), "%.40s", k);
+			for (i = 0; safe[i]; i++)
+				if (safe[i] < 0x20 || safe[i] >= 0x7f)
+					safe[i] = '?';
+			snprintf(why, wl, "unknown policy key \"%s\"", safe);
+			goto out;
+		}
+	}
+#define UINT(key, field, min, max, def) \
+	if (get_uint(doc, key, min, max, def, &x, why, wl) != 0) goto out; \
+	p->field = (typeof(p->field))x;
+	UINT("security_level", security_level, 0, 1, 1);
+	UINT("answer_quantum_s", answer_quantum_s, 1, 3600, 5);
+	UINT("approval_timeout_s", approval_timeout_s, 5, 86400, 300);
+	UINT("idle_timeout_s", idle_timeout_s, 10, 30 * 86400, 3600);
+	UINT("session_timeout_s", session_timeout_s, 10, 30 * 86400, 28800);
+	UINT("max_plugins_per_handle", max_plugins_per_handle, 1,
+	    PROTO_MAX_PLUGINS, 8);
+	UINT("handle_ttl_s", handle_ttl_s, 10, 86400, 600);
+	UINT("max_workspace_bytes", max_workspace_bytes, 1ULL << 20,
+	    1ULL << 40, 1ULL << 30);
+#undef UINT
+	v = json_object_get(doc, "work_dir");
+	if (expand_path(v ? json_string_value(v) : "~/.local/state/lockfile/work",
+	    v ? json_string_length(v) : strlen("~/.local/state/lockfile/work"),
+	    home, p->work_dir, sizeof(p->work_dir)) != 0 ||
+	    (v != NULL && !json_is_string(v))) {
+		snprintf(why, wl, "work_dir must be an absolute path or start "
+		    "with ~/");
+		goto out;
+	}
+	v = json_object_get(doc, "allowed_uids");
+	if (v != NULL) {
+		json_t *u;
+		if (!json_is_array(v) || json_array_size(v) > POLICY_MAX_UIDS) {
+			snprintf(why, wl, "allowed_uids must be an array of at most "
+			    "%d uids", POLICY_MAX_UIDS);
+			goto out;
+		}
+		json_array_foreach(v, i, u) {
+			if (!json_is_integer(u) || json_integer_value(u) <= 0 ||
+			    json_integer_value(u) >= 0x7fffffff) {
+				snprintf(why, wl, "allowed_uids: uids are integers "
+				    "above 0 (root is never allowed)");
+				goto out;
+			}
+			p->allowed_uids[p->nallowed++] = (uid_t)json_integer_value(u);
+		}
+	}
+	v = json_object_get(doc, "profiles");
+	if (v != NULL) {
+		json_t *t;
+		if (!json_is_object(v) ||
+		    json_object_size(v) > POLICY_MAX_PROFILES) {
+			snprintf(why, wl, "profiles must be a table of at most %d "
+			    "profiles", POLICY_MAX_PROFILES);
+			goto out;
+		}
+		json_object_foreach(v, k, t) {
+			if (parse_profile(k, t, &p->profiles[p->nprofiles], why,
+			    wl) != 0) {
+				p->nprofiles++;
+				goto out;
+			}
+			p->nprofiles++;
+		}
+	}
+	sha256_mem(text, len, p->fingerprint);
+	ret = 0;
+out:
+	if (ret != 0)
+		policy_free(p);
+	json_decref(doc);
+	return ret;
+}
+
+void
+policy_free(struct policy *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nprofiles; i++) {
+		if (p->profiles[i].src != NULL)
+			p->profiles[i].kind->close(p->profiles[i].src);
+		json_decref(p->profiles[i].table);
+	}
+	memset(p, 0, sizeof(*p));
+}
+
+const struct profile *
+policy_profile(const struct policy *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->nprofiles; i++)
+		if (strcmp(p->profiles[i].name, name) == 0)
+			return &p->profiles[i];
+	return NULL;
+}

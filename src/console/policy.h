@@ -1,0 +1,64 @@
+/* The human's policy: a TOML file that takes effect only once approved on
+ * the console terminal (`lockfile policy approve`). The console runs the
+ * approved copy only; its fingerprint is the SHA-256 of the approved bytes.
+ * docs/policy.md documents every key. */
+#ifndef LOCKFILE_POLICY_H
+#define LOCKFILE_POLICY_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <jansson.h>
+
+#include "lib/crypto.h"
+#include "sources/source.h"
+
+#define POLICY_MAX_PROFILES 64
+#define POLICY_MAX_UIDS 64
+#define POLICY_MAX_BYTES (256 * 1024)
+
+struct profile {
+	char name[65];
+	int production;
+	char prefix[512];		/* "" or ending in "/" */
+	const struct source_kind *kind;
+	json_t *table;			/* the source's own keys */
+	struct source *src;		/* opened by the console */
+};
+
+struct policy {
+	int security_level;		/* 0 clear results, 1 desktop */
+	unsigned answer_quantum_s;
+	unsigned approval_timeout_s;
+	unsigned idle_timeout_s;
+	unsigned session_timeout_s;
+	unsigned max_plugins_per_handle;
+	unsigned handle_ttl_s;
+	unsigned long long max_workspace_bytes;
+	char work_dir[PATH_MAX];
+	size_t nallowed;
+	uid_t allowed_uids[POLICY_MAX_UIDS];
+	size_t nprofiles;
+	struct profile profiles[POLICY_MAX_PROFILES];
+	uint8_t fingerprint[SHA256_LEN];
+};
+
+/* Paths of the editable policy and of the approved copy under home. */
+void policy_paths(const char *home, char *edit, size_t editlen,
+    char *approved, size_t approvedlen);
+
+/* Parse and validate policy text; home expands "~". 0, or -1 with a
+ * message in why (static, or naming the line of a TOML error). */
+int policy_parse(const char *text, size_t len, const char *home,
+    struct policy *p, char *why, size_t whylen);
+void policy_free(struct policy *p);
+
+/* Read a policy file (owned by the caller's uid, not writable by others,
+ * at most POLICY_MAX_BYTES). Returns malloc'ed bytes or NULL. */
+char *policy_read_file(const char *path, size_t *len, const char **why);
+
+const struct profile *policy_profile(const struct policy *p,
+    const char *name);
+
+#endif

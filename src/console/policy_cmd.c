@@ -1,0 +1,254 @@
+/* `lockfile policy show|approve`: the human reviews an edit of the policy
+ * on the console terminal and types to accept it; only then does the
+ * console use it. Nothing through the socket can do this. */
+#include "console/home.h"
+#include "console/policy.h"
+#include "console/policy_cmd.h"
+#include "console/term.h"
+#include "lib/escape.h"
+#include "lib/fdutil.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DIFF_MAX_LINES 2000
+
+struct lines {
+	size_t n;
+	const char *s[DIFF_MAX_LINES];
+	size_t len[DIFF_MAX_LINES];
+};
+
+static int
+split(const char *text, size_t len, struct lines *l)
+{
+	size_t i = 0;
+
+	l->n = 0;
+	while (i < len) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t e = nl ? (size_t)(nl - text) : len;
+		if (l->n >= DIFF_MAX_LINES)
+			return -1;
+		l->s[l->n] = text + i;
+		l->len[l->n++] = e - i;
+		i = e + 1;
+	}
+	return 0;
+}
+
+static void
+show_line(struct term *t, char mark, const char *s, size_t len)
+{
+	term_printf(t, "%c ", mark);
+	term_untrusted(t, s, len, 1024);
+	term_printf(t, "\n");
+}
+
+static int
+same(const struct lines *a, size_t i, const struct lines *b, size_t j)
+{
+	return a->len[i] == b->len[j] && memcmp(a->s[i], b->s[j], a->len[i]) == 0;
+}
+
+/* A line diff (LCS) of the approved and the edited policy. */
+static void
+show_diff(struct term *t, const char *old, size_t oldlen, const char *new,
+    size_t newlen)
+{
+	static struct lines a, b;
+	unsigned short *tab;
+	size_t i, j, w;
+
+	if (old == NULL || split(old, oldlen, &a) != 0 ||
+	    split(new, newlen, &b) != 0) {
+		if (split(new, newlen, &b) == 0)
+			for (i = 0; i < b.n; i++)
+				show_line(t, '+', b.s[i], b.len[i]);
+		return;
+	}
+	w = b.n + 1;
+	tab = calloc((a.n + 1) * w, sizeof(*tab));
+	if (tab == NULL)
+		fatal("out of memory");
+	for (i = a.n; i-- > 0;)
+		for (j = b.n; j-- > 0;)
+			tab[i * w + j] = same(&a, i, &b, j) ?
+			    (unsigned short)(tab[(i + 1) * w + j + 1] + 1) :
+			    (tab[(i + 1) * w + j] > tab[i * w + j + 1] ?
+			    tab[(i + 1) * w + j] : tab[i * w + j + 1]);
+	for (i = 0, j = 0; i < a.n || j < b.n;) {
+		if (i < a.n && j < b.n && same(&a, i, &b, j)) {
+			show_line(t, ' ', a.s[i], a.len[i]);
+			i++, j++;
+		} else if (j < b.n && (i == a.n ||
+		    tab[i * w + j + 1] >= tab[(i + 1) * w + j])) {
+			show_line(t, '+', b.s[j], b.len[j]);
+			j++;
+		} else {
+			show_line(t, '-', a.s[i], a.len[i]);
+			i++;
+		}
+	}
+	free(tab);
+}
+
+static int
+write_atomic(const char *path, const char *text, size_t len)
+{
+	char tmp[PATH_MAX + 80], dir[PATH_MAX + 64];
+	char *slash;
+	int fd, dfd;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash == NULL)
+		return -1;
+	*slash = '\0';
+	if (mkdir_p(dir, 0700) != 0)
+		return -1;
+	(void)unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	if (write_full(fd, text, len) != 0 || fsync(fd) != 0) {
+		close(fd);
+		(void)unlink(tmp);
+		return -1;
+	}
+	if (close(fd) != 0 || rename(tmp, path) != 0) {
+		(void)unlink(tmp);
+		return -1;
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || fsync(dfd) != 0) {
+		if (dfd >= 0)
+			close(dfd);
+		return -1;
+	}
+	close(dfd);
+	return 0;
+}
+
+int
+cmd_policy(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "home", required_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char home[PATH_MAX], edit[PATH_MAX + 64], approved[PATH_MAX + 64];
+	char why[256], fp[SHA256_HEX_LEN + 1], answer[64];
+	const char *homearg = NULL, *verb, *rwhy;
+	char *text = NULL, *old = NULL;
+	size_t len = 0, oldlen = 0;
+	struct policy pol;
+	struct term t;
+	int c, rc = 70;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'H': homearg = optarg; break;
+		case 'h':
+			printf("usage: lockfile policy show|approve [--home DIR]\n"
+			    "  show     print the approved policy and whether the edit "
+			    "differs\n"
+			    "  approve  review the edited policy on this terminal and "
+			    "type to accept it\n");
+			return 0;
+		default: return 64;
+		}
+	}
+	if (optind + 1 != argc)
+		return 64;
+	verb = argv[optind];
+	if (getuid() == 0) {
+		logit("run this as the console account, not root");
+		return 70;
+	}
+	if (home_resolve(homearg, home, sizeof(home)) != 0)
+		return 70;
+	policy_paths(home, edit, sizeof(edit), approved, sizeof(approved));
+	old = policy_read_file(approved, &oldlen, &rwhy);
+
+	if (strcmp(verb, "show") == 0) {
+		char safe[POLICY_MAX_BYTES * 4 + 8];
+		if (old == NULL) {
+			printf("no approved policy\n");
+			rc = 1;
+			goto out;
+		}
+		escape_text(old, oldlen, safe, sizeof(safe));
+		/* keep newlines readable: the escaper turns them into \x0a */
+		for (char *p = safe; (p = strstr(p, "\\x0a")) != NULL;)
+			memcpy(p, "\n   ", 4);
+		sha256_mem(old, oldlen, pol.fingerprint);
+		hex_encode(pol.fingerprint, SHA256_LEN, fp);
+		printf("approved policy (fingerprint %s):\n   %s\n", fp, safe);
+		text = policy_read_file(edit, &len, &rwhy);
+		if (text != NULL && (len != oldlen || memcmp(text, old, len) != 0))
+			printf("the edited policy %s differs: review it with "
+			    "`lockfile policy approve`\n", edit);
+		rc = 0;
+		goto out;
+	}
+	if (strcmp(verb, "approve") != 0)
+		return 64;
+
+	text = policy_read_file(edit, &len, &rwhy);
+	if (text == NULL) {
+		logit("%s: %s", edit, rwhy);
+		goto out;
+	}
+	if (policy_parse(text, len, home, &pol, why, sizeof(why)) != 0) {
+		logit("the policy is refused: %s", why);
+		rc = 65;
+		goto out;
+	}
+	policy_free(&pol);
+	if (old != NULL && oldlen == len && memcmp(old, text, len) == 0) {
+		printf("the policy is already approved\n");
+		rc = 0;
+		goto out;
+	}
+	if (term_open(&t, &rwhy) != 0 || !isatty(t.fd)) {
+		logit("approval needs the console terminal: %s", rwhy);
+		goto out;
+	}
+	term_printf(&t, "=== policy change (%s) ===\n", old ? "diff against the "
+	    "approved policy" : "no policy approved yet");
+	show_diff(&t, old, oldlen, text, len);
+	term_flush_input(&t);
+	term_printf(&t, "Type 'approve' to make this the console's policy: ");
+	if (term_read_line(&t, answer, sizeof(answer), 1,
+	    now_ms() + 600 * 1000) < 0 || strcmp(answer, "approve") != 0) {
+		term_printf(&t, "not approved\n");
+		term_close(&t);
+		rc = 1;
+		goto out;
+	}
+	if (write_atomic(approved, text, len) != 0) {
+		logit_errno("cannot write the approved policy");
+		term_close(&t);
+		goto out;
+	}
+	sha256_mem(text, len, pol.fingerprint);
+	hex_encode(pol.fingerprint, SHA256_LEN, fp);
+	term_printf(&t, "approved (fingerprint %s); restart the console to use "
+	    "it\n", fp);
+	term_close(&t);
+	rc = 0;
+out:
+	free(text);
+	free(old);
+	return rc;
+}

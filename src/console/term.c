@@ -1,0 +1,136 @@
+/* The console terminal (see term.h). */
+#include "console/term.h"
+#include "lib/escape.h"
+#include "lib/fdutil.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+int
+term_open(struct term *t, const char **why)
+{
+	memset(t, 0, sizeof(*t));
+	t->fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (t->fd < 0) {
+		*why = "no controlling terminal (the console needs its human)";
+		return -1;
+	}
+	if (tcgetattr(t->fd, &t->saved) == 0)
+		t->have_saved = 1;
+	return 0;
+}
+
+void
+term_close(struct term *t)
+{
+	if (t->fd < 0)
+		return;
+	if (t->have_saved)
+		(void)tcsetattr(t->fd, TCSANOW, &t->saved);
+	close(t->fd);
+	t->fd = -1;
+}
+
+void
+term_printf(struct term *t, const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	(void)write_full(t->fd, buf, (size_t)n);
+}
+
+void
+term_untrusted(struct term *t, const char *s, size_t len, size_t max)
+{
+	char out[4 * 1024 + 8];
+	size_t cap = max * 4 + 8 < sizeof(out) ? max * 4 + 8 : sizeof(out);
+
+	escape_text(s, len, out, cap);
+	(void)write_full(t->fd, out, strlen(out));
+}
+
+void
+term_flush_input(struct term *t)
+{
+	(void)tcflush(t->fd, TCIFLUSH);
+}
+
+long
+term_read_line(struct term *t, char *buf, size_t cap, int echo,
+    long long deadline_ms)
+{
+	struct termios tio;
+	size_t len = 0;
+	int too_long = 0, restore = 0;
+	long ret = -2;
+
+	if (!echo && t->have_saved) {
+		tio = t->saved;
+		tio.c_lflag &= (tcflag_t)~(ECHO | ECHONL);
+		tio.c_lflag |= ICANON;
+		if (tcsetattr(t->fd, TCSAFLUSH, &tio) == 0)
+			restore = 1;
+	}
+	for (;;) {
+		struct pollfd pfd = { .fd = t->fd, .events = POLLIN };
+		long long left = deadline_ms - now_ms();
+		char c;
+		ssize_t n;
+
+		if (left <= 0) {
+			ret = -1;
+			break;
+		}
+		n = poll(&pfd, 1, left > 1000 ? 1000 : (int)left);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -2;
+			break;
+		}
+		if (n == 0)
+			continue;
+		/* One byte at a time: nothing of a secret lands in a stdio
+		 * buffer, only in buf. */
+		n = read(t->fd, &c, 1);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0) {
+			ret = -2;
+			break;
+		}
+		if (c == '\n' || c == '\r') {
+			ret = too_long ? -3 : (long)len;
+			break;
+		}
+		if (len + 1 < cap)
+			buf[len++] = c;
+		else
+			too_long = 1;
+		explicit_bzero(&c, 1);
+	}
+	if (cap > 0)
+		buf[len < cap ? len : cap - 1] = '\0';
+	if (restore) {
+		(void)tcsetattr(t->fd, TCSAFLUSH, &t->saved);
+		term_printf(t, "\n");
+	}
+	return ret;
+}

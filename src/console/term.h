@@ -1,0 +1,38 @@
+/* The console's terminal: the human's, never the agent's. Everything an
+ * agent wrote reaches it only through term_untrusted() (escaped: no control
+ * character, escape sequence or bidirectional override gets through raw).
+ * Input is flushed before each question so type-ahead cannot answer it;
+ * secret values are read with echo off, straight into the caller's locked
+ * buffer. */
+#ifndef LOCKFILE_TERM_H
+#define LOCKFILE_TERM_H
+
+#include <stddef.h>
+#include <termios.h>
+
+struct term {
+	int fd;
+	struct termios saved;
+	int have_saved;
+};
+
+/* Open the controlling terminal. 0, or -1 with a static reason. */
+int term_open(struct term *t, const char **why);
+void term_close(struct term *t);
+
+/* Console text (never agent text). */
+void term_printf(struct term *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Agent-supplied bytes, escaped, truncated to max shown bytes. */
+void term_untrusted(struct term *t, const char *s, size_t len, size_t max);
+
+void term_flush_input(struct term *t);
+
+/* Read one line (without its newline) before deadline_ms (monotonic).
+ * Returns its length, -1 on timeout, -2 on end of input or error, -3 when
+ * the line was longer than cap (the rest is discarded). With echo 0 the
+ * terminal does not echo and buf is the only copy. */
+long term_read_line(struct term *t, char *buf, size_t cap, int echo,
+    long long deadline_ms);
+
+#endif

@@ -1,0 +1,189 @@
+/* The local-directory source. Boundary: a key never leaves the profile's
+ * directory: it is opened with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS
+ * | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV) from the directory opened at
+ * start, on top of the key cleaning done before. */
+#include "sources/source.h"
+#include "lib/fdutil.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+struct source {
+	int dirfd;
+	char path[4096];
+};
+
+static int
+local_validate(const json_t *t, const char **why)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)t, k, v) {
+		if (strcmp(k, "path") != 0) {
+			*why = "local profile: unknown key (only path)";
+			return -1;
+		}
+	}
+	v = json_object_get(t, "path");
+	if (!json_is_string(v) || json_string_value(v)[0] != '/' ||
+	    json_string_length(v) >= 4096 ||
+	    strlen(json_string_value(v)) != json_string_length(v)) {
+		*why = "local profile: path must be an absolute path";
+		return -1;
+	}
+	return 0;
+}
+
+static int
+local_open(const json_t *t, const char *home, struct source **out,
+    const char **why)
+{
+	struct source *s = calloc(1, sizeof(*s));
+	struct stat st;
+
+	if (s == NULL)
+		fatal("out of memory");
+	snprintf(s->path, sizeof(s->path), "%s",
+	    json_string_value(json_object_get(t, "path")));
+	s->dirfd = open(s->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->dirfd < 0 || fstat(s->dirfd, &st) != 0) {
+		*why = "local profile: directory cannot be opened";
+		if (s->dirfd >= 0)
+			close(s->dirfd);
+		free(s);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
+static enum fetch_cause
+errno_cause(int e)
+{
+	switch (e) {
+	case ENOENT:
+	case ENOTDIR:
+		return FC_MISSING;
+	case EACCES:
+	case EPERM:
+		return FC_DENIED;
+	case ELOOP:
+	case EXDEV:
+		return FC_NOT_REGULAR;
+	default:
+		return FC_IO;
+	}
+}
+
+static enum fetch_cause
+local_fetch(struct source *s, const char *key, int outfd,
+    unsigned long long cap, struct fetch_result *res)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+		    RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+	};
+	static __thread uint8_t chunk[1 << 20];
+	EVP_MD_CTX *ctx = NULL;
+	enum fetch_cause c = FC_IO;
+	struct stat st;
+	int fd;
+
+	memset(res, 0, sizeof(*res));
+	fd = (int)syscall(SYS_openat2, s->dirfd, key, &how, sizeof(how));
+	if (fd < 0) {
+		c = errno_cause(errno);
+		snprintf(res->detail, sizeof(res->detail), "open: %s",
+		    strerror(errno));
+		return c;
+	}
+	/* O_NONBLOCK only so a FIFO cannot stall the open; reads are normal. */
+	if (set_nonblock(fd, 0) != 0 || fstat(fd, &st) != 0) {
+		c = FC_IO;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		c = FC_NOT_REGULAR;
+		goto out;
+	}
+	if ((unsigned long long)st.st_size > cap) {
+		c = FC_TOO_BIG;
+		goto out;
+	}
+	ctx = EVP_MD_CTX_new();
+	if (ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1)
+		fatal("sha256 init failed");
+	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(res->detail, sizeof(res->detail), "read: %s",
+			    strerror(errno));
+			c = FC_IO;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		/* The file may grow while read: the cap holds regardless. */
+		if (res->size + (unsigned long long)n > cap) {
+			c = FC_TOO_BIG;
+			goto out;
+		}
+		if (EVP_DigestUpdate(ctx, chunk, (size_t)n) != 1)
+			fatal("sha256 update failed");
+		if (write_full(outfd, chunk, (size_t)n) != 0) {
+			snprintf(res->detail, sizeof(res->detail), "spool: %s",
+			    strerror(errno));
+			c = FC_IO;
+			goto out;
+		}
+		res->size += (unsigned long long)n;
+	}
+	if (EVP_DigestFinal_ex(ctx, res->sha256, NULL) != 1)
+		fatal("sha256 final failed");
+	c = FC_OK;
+out:
+	EVP_MD_CTX_free(ctx);
+	close(fd);
+	return c;
+}
+
+static size_t
+local_words(const struct source *s, const char **words, size_t max)
+{
+	if (max < 1)
+		return 0;
+	words[0] = s->path;
+	return 1;
+}
+
+static void
+local_close(struct source *s)
+{
+	if (s == NULL)
+		return;
+	close(s->dirfd);
+	free(s);
+}
+
+const struct source_kind source_local = {
+	.name = "local",
+	.validate = local_validate,
+	.open = local_open,
+	.fetch = local_fetch,
+	.location_words = local_words,
+	.close = local_close,
+};
