@@ -1,0 +1,78 @@
+/* libFuzzer target for src/lib/toml.c. Beyond "no crash, no leak, no
+ * overread" (ASan/UBSan), it checks what the API promises on every input:
+ * a result is an object within the depth and key limits with no error
+ * filled; a refusal has a message and a line inside the document. */
+#include "lib/toml.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+/* abort(), not fatal(): libFuzzer then saves the input that broke it. */
+#define CHECK(cond) do { if (!(cond)) { \
+	fprintf(stderr, "fuzz_toml: check failed: %s\n", #cond); \
+	abort(); } } while (0)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Deepest container below v (v at depth d), and members counted in *keys. */
+static int
+max_depth(json_t *v, int d, size_t *keys)
+{
+	const char *k;
+	json_t *e;
+	size_t i;
+	int m = d, x;
+
+	if (json_is_object(v)) {
+		*keys += json_object_size(v);
+		json_object_foreach(v, k, e) {
+			if ((json_is_object(e) || json_is_array(e)) &&
+			    (x = max_depth(e, d + 1, keys)) > m)
+				m = x;
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, e) {
+			if ((json_is_object(e) || json_is_array(e)) &&
+			    (x = max_depth(e, d + 1, keys)) > m)
+				m = x;
+		}
+	}
+	return m;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct toml_error err;
+	json_t *v;
+	size_t i, keys = 0;
+	int lines = 1;
+
+	/* An exact-size copy, so any read past the end is caught. */
+	char *copy = malloc(size == 0 ? 1 : size);
+
+	if (copy == NULL)
+		abort();
+	memcpy(copy, data, size);
+	v = toml_parse(copy, size, &err);
+	for (i = 0; i < size; i++)
+		lines += data[i] == '\n';
+	if (v != NULL) {
+		CHECK(json_is_object(v));
+		CHECK(err.msg == NULL && err.line == 0 && err.unsupported == 0);
+		CHECK(max_depth(v, 0, &keys) <= TOML_MAX_DEPTH);
+		CHECK(keys <= TOML_MAX_KEYS);
+		json_decref(v);
+	} else {
+		CHECK(err.msg != NULL);
+		CHECK(err.line >= 1 && err.line <= lines);
+		CHECK(err.unsupported == 0 || err.unsupported == 1);
+	}
+	free(copy);
+	return 0;
+}
