@@ -1,0 +1,407 @@
+"""lfenv: run a real lockfile console for end-to-end tests.
+
+The console runs as the `lockfile` account, in a real terminal (a tmux
+server of its own, also as `lockfile`, so the terminal belongs to the
+console account), inside a private mount namespace whose /proc is mounted
+hidepid=invisible (the host-mode isolation precondition). Agents talk to it
+as real accounts (`agent`, `lf-outsider`, ...) over the real socket. The
+tests run as root (CI does) and create everything under a fresh directory.
+
+    env = ConsoleEnv()
+    env.add_local_profile("invoices", files={"2024/a.pdf": b"%PDF-..."},
+                          prefix="2024/")
+    env.install_plugin("is-pdf")            # from $BUILD/plugins
+    env.write_policy(answer_quantum_s=1)
+    env.start()
+    line = env.rpc({"method": "status"})   # as `agent`
+    env.wait_screen("Approve?") ; env.type("y")
+    check_reply(request, line)             # the closed list
+    env.stop()
+"""
+import grp
+import hashlib
+import json
+import os
+import pwd
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
+CONSOLE_USER = "lockfile"
+CLIENTS_GROUP = "lockfile-clients"
+
+
+def lockfile_binary(build=None):
+    return os.path.join(build or BUILD, "lockfile")
+
+
+def uid_of(user):
+    return pwd.getpwnam(user).pw_uid
+
+
+def gid_of(group):
+    return grp.getgrnam(group).gr_gid
+
+
+def sha256_file(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def chown_tree(path, user, group=None):
+    uid = uid_of(user)
+    gid = gid_of(group or user)
+    for dirpath, dirnames, filenames in os.walk(path):
+        os.chown(dirpath, uid, gid)
+        for f in filenames:
+            os.chown(os.path.join(dirpath, f), uid, gid, follow_symlinks=False)
+
+
+def as_user(user, argv, input=None, timeout=60, env=None, check=False):
+    """Run argv as user (primary and supplementary groups from the system)."""
+    pw = pwd.getpwnam(user)
+    groups = [g.gr_gid for g in grp.getgrall() if user in g.gr_mem]
+    return subprocess.run(argv, input=input, timeout=timeout, check=check,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          user=pw.pw_uid, group=pw.pw_gid,
+                          extra_groups=groups, cwd="/",
+                          env=env if env is not None else
+                          {"PATH": "/usr/bin:/bin", "HOME": pw.pw_dir})
+
+
+RPC_CLIENT = r"""
+import socket, sys, time
+path, timeout = sys.argv[1], float(sys.argv[2])
+data = sys.stdin.buffer.read()
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.settimeout(timeout)
+t0 = time.monotonic()
+s.connect(path)
+if data:
+    s.sendall(data)
+out = b""
+try:
+    while True:
+        b = s.recv(65536)
+        if not b:
+            break
+        out += b
+        if sys.argv[3] == "1" and out.endswith(b"\n"):
+            break
+except socket.timeout:
+    pass
+sys.stderr.write("%.3f\n" % (time.monotonic() - t0))
+sys.stdout.buffer.write(out)
+"""
+
+
+class ConsoleEnv:
+    def __init__(self, build=None, name=None):
+        self.build = build or BUILD
+        self.binary = lockfile_binary(self.build)
+        self.base = tempfile.mkdtemp(prefix="lfe-", dir="/tmp")
+        os.chmod(self.base, 0o755)
+        self.name = name or os.path.basename(self.base)
+        self.home = os.path.join(self.base, "home")
+        self.rundir = os.path.join(self.base, "run")
+        self.socket = os.path.join(self.rundir, "lockfile.sock")
+        self.srcdir = os.path.join(self.base, "src")
+        self.tmuxdir = os.path.join(self.base, "tmux")
+        for d in (self.home, self.srcdir, self.tmuxdir):
+            os.mkdir(d)
+        os.mkdir(self.rundir)
+        os.chown(self.rundir, uid_of(CONSOLE_USER), gid_of(CLIENTS_GROUP))
+        os.chmod(self.rundir, 0o2750)
+        self.store = os.path.join(self.home, ".local/share/lockfile")
+        os.makedirs(os.path.join(self.store, "plugins"))
+        os.makedirs(os.path.join(self.home, ".config/lockfile"))
+        os.makedirs(os.path.join(self.home, ".local/state/lockfile"))
+        chown_tree(self.home, CONSOLE_USER)
+        chown_tree(self.tmuxdir, CONSOLE_USER)
+        os.chmod(self.home, 0o700)
+        os.chmod(self.tmuxdir, 0o700)
+        self.profiles = {}
+        self.lock = {"schema": 1, "plugins": [], "indexes": []}
+        self.started = False
+        self.console_pid = None
+
+    # ---- layout ----------------------------------------------------
+    def add_local_profile(self, name, files=None, prefix="", production=False):
+        d = os.path.join(self.srcdir, name)
+        os.makedirs(d, exist_ok=True)
+        for rel, data in (files or {}).items():
+            p = os.path.join(d, rel)
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            with open(p, "wb") as f:
+                f.write(data)
+        chown_tree(d, CONSOLE_USER)
+        os.chmod(d, 0o700)
+        self.profiles[name] = {"production": production, "source": "local",
+                               "path": d, "prefix": prefix}
+        return d
+
+    def add_profile(self, name, table):
+        """A profile of any source kind: table holds its keys."""
+        self.profiles[name] = dict(table)
+
+    def policy_text(self, **settings):
+        lines = []
+        for k, v in settings.items():
+            lines.append("%s = %s" % (k, toml_value(v)))
+        for name, t in self.profiles.items():
+            lines.append("")
+            lines.append("[profiles.%s]" % name)
+            for k, v in t.items():
+                lines.append("%s = %s" % (k, toml_value(v)))
+        return "\n".join(lines) + "\n"
+
+    def write_policy(self, approved=True, text=None, **settings):
+        settings.setdefault("answer_quantum_s", 1)
+        settings.setdefault("approval_timeout_s", 60)
+        settings.setdefault("security_level", 1)
+        text = text if text is not None else self.policy_text(**settings)
+        self._write_home(".config/lockfile/policy.toml", text.encode(), 0o600)
+        if approved:
+            self._write_home(".local/state/lockfile/policy.approved.toml",
+                             text.encode(), 0o600)
+        return text
+
+    def _write_home(self, rel, data, mode):
+        p = os.path.join(self.home, rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "wb") as f:
+            f.write(data)
+        os.chmod(p, mode)
+        chown_tree(self.home, CONSOLE_USER)
+        return p
+
+    def install_plugin(self, name, binary=None, manifest=None, official=True,
+                       yanked=False, marketplace="official", manifest_edit=None):
+        """Lay a plugin out in the store as `plugin install` would, with its
+        plugins.lock record (the tests of the signed install are elsewhere)."""
+        binary = binary or os.path.join(self.build, "plugins", name, name)
+        manifest = manifest or os.path.join(self.build, "plugins", name,
+                                            "manifest.json")
+        with open(manifest, "rb") as f:
+            m = json.loads(f.read())
+        m["binary_sha256"] = sha256_file(binary)
+        if manifest_edit:
+            manifest_edit(m)
+        mbytes = json.dumps(m, sort_keys=True).encode()
+        d = os.path.join(self.store, "plugins", m["name"], m["version"])
+        os.makedirs(d, exist_ok=True)
+        shutil.copyfile(binary, os.path.join(d, "plugin"))
+        os.chmod(os.path.join(d, "plugin"), 0o755)
+        with open(os.path.join(d, "manifest.json"), "wb") as f:
+            f.write(mbytes)
+        os.chmod(os.path.join(d, "manifest.json"), 0o644)
+        self.lock["plugins"] = [p for p in self.lock["plugins"]
+                                if p["name"] != m["name"]]
+        self.lock["plugins"].append({
+            "name": m["name"], "version": m["version"],
+            "manifest_sha256": hashlib.sha256(mbytes).hexdigest(),
+            "binary_sha256": m["binary_sha256"],
+            "marketplace": marketplace, "official": official,
+            "yanked": yanked})
+        self.write_lock()
+        return d
+
+    def write_lock(self):
+        self._write_home(".local/share/lockfile/plugins.lock",
+                         json.dumps(self.lock, indent=1).encode(), 0o600)
+
+    # ---- the console -------------------------------------------------
+    def tmux(self, *args, check=True):
+        return as_user(CONSOLE_USER, ["tmux", "-L", self.name, "-f", "/dev/null"]
+                       + list(args), env={"PATH": "/usr/bin:/bin",
+                                          "TMUX_TMPDIR": self.tmuxdir,
+                                          "HOME": self.home, "TERM": "xterm"},
+                       check=check)
+
+    def start(self, args=(), hidepid=True, wait=True, build=None):
+        binary = lockfile_binary(build) if build else self.binary
+        cmd = [binary, "console", "--home", self.home, "--socket", self.socket]
+        cmd += list(args)
+        inner = " ".join(shlex_quote(c) for c in cmd)
+        tmux_cmd = ("tmux -L %s -f /dev/null new-session -d -s lf -x 220 -y 80 %s "
+                    "\\; set-option -g remain-on-exit on \\; "
+                    "set-option -g history-limit 20000"
+                    % (shlex_quote(self.name), shlex_quote("exec " + inner)))
+        priv = ("setpriv --reuid=%s --regid=%s --init-groups env -i "
+                "PATH=/usr/bin:/bin TMUX_TMPDIR=%s HOME=%s TERM=xterm sh -c %s"
+                % (CONSOLE_USER, CONSOLE_USER, self.tmuxdir, self.home,
+                   shlex_quote(tmux_cmd)))
+        if hidepid:
+            outer = ["unshare", "--mount", "--propagation", "private", "sh",
+                     "-c", "mount -t proc -o hidepid=invisible proc /proc && "
+                     + priv]
+        else:
+            outer = ["sh", "-c", priv]
+        subprocess.run(outer, check=True, timeout=30)
+        self.started = True
+        pids = self.tmux("list-panes", "-F", "#{pane_pid}").stdout.split()
+        self.console_pid = int(pids[0]) if pids else None
+        if wait:
+            self.wait_for_socket()
+
+    def wait_for_socket(self, timeout=15):
+        t0 = time.time()
+        while time.time() - t0 < timeout:
+            if os.path.exists(self.socket):
+                return
+            if not self.console_alive():
+                raise RuntimeError("console exited:\n" + self.screen())
+            time.sleep(0.05)
+        raise RuntimeError("console socket did not appear:\n" + self.screen())
+
+    def console_alive(self):
+        r = self.tmux("list-panes", "-F", "#{pane_dead}", check=False)
+        return r.returncode == 0 and r.stdout.strip() == b"0"
+
+    def screen(self):
+        r = self.tmux("capture-pane", "-p", "-J", "-S", "-20000", check=False)
+        return r.stdout.decode("utf-8", "replace")
+
+    def screen_raw(self):
+        """The pane with its escape sequences (-e): to prove none came from
+        an agent."""
+        r = self.tmux("capture-pane", "-p", "-e", "-S", "-20000", check=False)
+        return r.stdout
+
+    def type(self, text, enter=True):
+        args = ["send-keys", "-t", "lf", "-l", text]
+        self.tmux(*args)
+        if enter:
+            self.tmux("send-keys", "-t", "lf", "Enter")
+
+    def wait_screen(self, pattern, timeout=20, count=1):
+        t0 = time.time()
+        rx = re.compile(pattern)
+        while time.time() - t0 < timeout:
+            s = self.screen()
+            if len(rx.findall(s)) >= count:
+                return s
+            time.sleep(0.05)
+        raise AssertionError("screen never showed %r:\n%s" % (pattern, self.screen()))
+
+    def signal(self, sig):
+        os.kill(self.console_pid, sig)
+
+    def wait_exit(self, timeout=15):
+        t0 = time.time()
+        while time.time() - t0 < timeout:
+            if not self.console_alive():
+                return
+            time.sleep(0.05)
+        raise AssertionError("console did not exit")
+
+    def stop(self):
+        if self.started:
+            if self.console_alive():
+                try:
+                    self.signal(signal.SIGTERM)
+                    self.wait_exit()
+                except (ProcessLookupError, AssertionError):
+                    pass
+            self.tmux("kill-server", check=False)
+            self.started = False
+
+    def cleanup(self):
+        self.stop()
+        shutil.rmtree(self.base, ignore_errors=True)
+
+    # ---- agents ------------------------------------------------------
+    def rpc_raw(self, data, user="agent", timeout=30, one_line=True):
+        """Send raw bytes as user; returns (response bytes, seconds)."""
+        r = as_user(user, ["/usr/bin/python3", "-c", RPC_CLIENT, self.socket,
+                           str(timeout), "1" if one_line else "0"],
+                    input=data, timeout=timeout + 10)
+        if r.returncode != 0:
+            raise RuntimeError("rpc client failed: " + r.stderr.decode())
+        secs = float(r.stderr.decode().strip().splitlines()[-1])
+        return r.stdout, secs
+
+    def request(self, method, params=None, rid=1):
+        req = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if params is not None:
+            req["params"] = params
+        return req
+
+    def rpc(self, method, params=None, rid=1, user="agent", timeout=30):
+        """One request; returns (request, response line as str, seconds)."""
+        req = self.request(method, params, rid)
+        out, secs = self.rpc_raw((json.dumps(req) + "\n").encode(), user,
+                                 timeout)
+        return req, out.decode("utf-8", "replace"), secs
+
+    # ---- what the console kept -----------------------------------------
+    def audit(self):
+        p = os.path.join(self.home, ".local/state/lockfile/audit.log")
+        if not os.path.exists(p):
+            return []
+        with open(p) as f:
+            return [json.loads(l) for l in f if l.strip()]
+
+    def work_dir(self):
+        return os.path.join(self.home, ".local/state/lockfile/work")
+
+    def work_entries(self):
+        d = self.work_dir()
+        return sorted(os.listdir(d)) if os.path.isdir(d) else []
+
+
+def shlex_quote(s):
+    import shlex
+    return shlex.quote(s)
+
+
+def toml_value(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join("%s = %s" % (k, toml_value(x))
+                                for k, x in v.items()) + " }"
+    return json.dumps(str(v))
+
+
+def check_reply(request, line, build=None):
+    """Gate every response on the closed list: returns "result" or
+    "error E_..." and raises AssertionError on anything else."""
+    exe = os.path.join(build or BUILD, "tests", "harness", "check-reply")
+    if isinstance(line, str):
+        line = line.encode()
+    r = subprocess.run([exe, json.dumps(request)], input=line,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    verdict = r.stdout.decode().strip()
+    if r.returncode != 0:
+        raise AssertionError("response outside the closed list (%s): %r"
+                             % (verdict, line[:500]))
+    return verdict
+
+
+FORBIDDEN_WORDS = ("/", "size", "sha256", "bytes", "errno", "No such file",
+                   "Permission denied")
+
+
+def assert_no_leak(line, extra=()):
+    """No size, hash, path or OS error text in a response: check the values
+    (ids and hints are static and allowed)."""
+    doc = json.loads(line)
+    text = json.dumps(doc.get("result", doc.get("error", {})))
+    for w in list(extra):
+        assert str(w) not in text, "response leaks %r: %s" % (w, text)
+    assert not re.search(r"[0-9a-f]{64}", text), "a sha256 in " + text
+    assert "/srv" not in text and "/tmp" not in text and "/home" not in text, text

@@ -1,0 +1,120 @@
+"""A full plan through the real socket, approved in the console's real
+terminal; answers checked for the official plugins on real files; every
+response gated on the closed list."""
+import json
+import os
+import threading
+
+from lfenv import assert_no_leak, check_reply
+
+
+def plan_async(env, params, user="agent", timeout=60):
+    box = {}
+
+    def go():
+        box["req"], box["line"], box["secs"] = env.rpc("file.plan", params,
+                                                       user=user,
+                                                       timeout=timeout)
+    t = threading.Thread(target=go)
+    t.start()
+    return t, box
+
+
+def approve(env, answer="y", count=1):
+    env.wait_screen(r"Approve\?", count=count)
+    env.type(answer)
+
+
+def test_status_sources_plugins(basic):
+    req, line, _ = basic.rpc("status")
+    assert check_reply(req, line) == "result"
+    res = json.loads(line)["result"]
+    assert res["console"] == "up" and res["sandbox"] == "ok"
+    assert res["answer_quantum_s"] == 1 and res["security_level"] == 0
+    req, line, _ = basic.rpc("sources")
+    assert check_reply(req, line) == "result"
+    assert json.loads(line)["result"]["sources"] == [
+        {"profile": "invoices", "production": False}]
+    req, line, _ = basic.rpc("file.plugins")
+    assert check_reply(req, line) == "result"
+    names = sorted(p["name"] for p in json.loads(line)["result"]["plugins"])
+    assert names == ["contains", "is-json", "is-pdf", "is-utf8"]
+
+
+def test_plan_answers_official_plugins(basic):
+    params = {"profile": "invoices", "key": "2024/a.pdf",
+              "plugins": [{"name": "is-pdf"}, {"name": "is-utf8"},
+                          {"name": "is-json"}]}
+    t, box = plan_async(basic, params)
+    screen = approve(basic) or basic.screen()
+    t.join()
+    assert check_reply(box["req"], box["line"]) == "result"
+    assert_no_leak(box["line"], extra=["a.pdf"])
+    res = json.loads(box["line"])["result"]
+    got = {a["plugin"]: a["result"] for a in res["answers"]}
+    assert got == {"is-pdf": 1, "is-utf8": 1, "is-json": 0}
+    assert "2024/a.pdf" in screen
+
+    # The same handle, more plugins: a JSON question on the same bytes.
+    t, box = plan_async(basic, {"handle": res["handle"],
+                                "plugins": [{"name": "is-json"}]})
+    approve(basic, count=2)
+    t.join()
+    assert check_reply(box["req"], box["line"]) == "result"
+    assert json.loads(box["line"])["result"]["answers"][0]["result"] == 0
+
+    params = {"profile": "invoices", "key": "2024/b.json",
+              "plugins": [{"name": "is-json"}, {"name": "is-pdf"}]}
+    t, box = plan_async(basic, params)
+    approve(basic, count=3)
+    t.join()
+    res = json.loads(box["line"])["result"]
+    assert [a["result"] for a in res["answers"]] == [1, 0]
+
+    rec = [r for r in basic.audit() if r.get("method") == "file.plan"]
+    assert len(rec) == 3
+    assert rec[0]["decision"] == "approved" and rec[0]["key"] == "2024/a.pdf"
+    assert rec[0]["size"] == os.path.getsize(
+        os.path.join(basic.srcdir, "invoices/2024/a.pdf"))
+    assert {p["outcome"] for p in rec[0]["plugins"]} == {"answer-1",
+                                                          "answer-0"}
+
+
+def test_contains_with_typed_value(basic):
+    params = {"profile": "invoices", "key": "2024/c.txt",
+              "plugins": [{"name": "contains",
+                           "inputs": {"needle": "${email}"}}]}
+    t, box = plan_async(basic, params)
+    approve(basic)
+    basic.wait_screen(r"value for \$\{email\}")
+    basic.type("alice@example.org")
+    t.join()
+    assert check_reply(box["req"], box["line"]) == "result"
+    res = json.loads(box["line"])["result"]
+    assert res["answers"][0]["result"] == 1
+    assert res["held_inputs"] == ["email"]
+    # The value never reaches the audit, the screen or the response.
+    assert "alice@example.org" not in box["line"]
+    assert "alice@example.org" not in json.dumps(basic.audit())
+    assert "alice@example.org" not in basic.screen()
+
+    # Replayed on another file without typing it again; the card says so.
+    params["key"] = "2024/b.json"
+    t, box = plan_async(basic, params)
+    s = basic.wait_screen(r"Approve\?", count=2)
+    assert "replayed on 1 file" in s
+    basic.type("y")
+    t.join()
+    assert json.loads(box["line"])["result"]["answers"][0]["result"] == 0
+
+
+def test_denied_and_reason_not_forwarded(basic):
+    params = {"profile": "invoices", "key": "2024/a.pdf",
+              "plugins": [{"name": "is-pdf"}]}
+    t, box = plan_async(basic, params)
+    approve(basic, "n the reason is private")
+    t.join()
+    assert check_reply(box["req"], box["line"]) == "error E_APPROVAL_DENIED"
+    assert "private" not in box["line"]
+    assert "private" not in json.dumps(basic.audit())
+    assert basic.work_entries() == []
