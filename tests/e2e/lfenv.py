@@ -320,14 +320,26 @@ class ConsoleEnv:
         shutil.rmtree(self.base, ignore_errors=True)
 
     # ---- agents ------------------------------------------------------
-    def rpc_raw(self, data, user="agent", timeout=30, one_line=True):
-        """Send raw bytes as user; returns (response bytes, seconds)."""
+    def rpc_raw(self, data, user="agent", timeout=30, one_line=True,
+                gate=True):
+        """Send raw bytes as user; returns (response bytes, seconds). Every
+        response line is gated on the closed list (against the request when
+        the bytes are one, else as an answer to an unreadable request)."""
         r = as_user(user, ["/usr/bin/python3", "-c", RPC_CLIENT, self.socket,
                            str(timeout), "1" if one_line else "0"],
                     input=data, timeout=timeout + 10)
         if r.returncode != 0:
             raise RuntimeError("rpc client failed: " + r.stderr.decode())
         secs = float(r.stderr.decode().strip().splitlines()[-1])
+        if gate:
+            try:
+                req = json.loads(data.split(b"\n")[0])
+                if not isinstance(req, dict) or "method" not in req:
+                    raise ValueError
+            except ValueError:
+                req = {"jsonrpc": "2.0", "id": None, "method": "?"}
+            for l in r.stdout.splitlines(keepends=True):
+                check_reply(req, l, self.build)
         return r.stdout, secs
 
     def request(self, method, params=None, rid=1):

@@ -1,0 +1,125 @@
+/* The system configuration directory (see sysconf.h). */
+#include "config.h"
+#include "lib/sysconf.h"
+#include "lib/fdutil.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int
+root_owned_chain(const char *path)
+{
+	char p[PATH_MAX];
+	size_t n = strlen(path);
+	struct stat st;
+
+	if (n == 0 || n >= sizeof(p) || path[0] != '/')
+		return -1;
+	memcpy(p, path, n + 1);
+	for (;;) {
+		char *slash;
+		if (lstat(p, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0)
+			return -1;
+		/* /tmp-like sticky directories are fine above our directory
+		 * (no one can replace root's entry in them), not as it. */
+		if ((st.st_mode & (S_IWGRP | S_IWOTH)) &&
+		    !(strcmp(p, path) != 0 && (st.st_mode & S_ISVTX)))
+			return -1;
+		if (strcmp(p, "/") == 0)
+			return 0;
+		slash = strrchr(p, '/');
+		if (slash == p)
+			p[1] = '\0';
+		else
+			*slash = '\0';
+	}
+}
+
+const char *
+sysconf_dir(const char **why)
+{
+	static char dir[PATH_MAX];
+	const char *env = getenv("LOCKFILE_SYSCONFDIR");
+	const char *d = env != NULL && env[0] != '\0' ? env : LOCKFILE_SYSCONFDIR;
+
+	if (strlen(d) >= sizeof(dir)) {
+		*why = "system configuration path too long";
+		return NULL;
+	}
+	if (root_owned_chain(d) != 0) {
+		*why = "system configuration directory is not root-owned and "
+		    "closed to writes by others (all the way up)";
+		return NULL;
+	}
+	snprintf(dir, sizeof(dir), "%s", d);
+	return dir;
+}
+
+int
+sysconf_open(const char *name, const char **why)
+{
+	char path[PATH_MAX];
+	const char *dir = sysconf_dir(why);
+	struct stat st;
+	int fd;
+
+	if (dir == NULL) {
+		errno = EPERM;
+		return -1;
+	}
+	if (strchr(name, '/') != NULL ||
+	    snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path)) {
+		*why = "bad system configuration file name";
+		errno = EINVAL;
+		return -1;
+	}
+	fd = open(path, OPEN_RO_SAFE);
+	if (fd < 0) {
+		*why = errno == ENOENT ? "missing" : "cannot be opened";
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		*why = "not a root-owned file closed to writes by others";
+		close(fd);
+		errno = EPERM;
+		return -1;
+	}
+	return fd;
+}
+
+char *
+sysconf_read(const char *name, size_t max, size_t *len, const char **why)
+{
+	struct stat st;
+	char *buf;
+	int fd = sysconf_open(name, why);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || st.st_size < 0 || (size_t)st.st_size > max) {
+		*why = "too large";
+		close(fd);
+		return NULL;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (buf == NULL)
+		fatal("out of memory");
+	if (read_full(fd, buf, (size_t)st.st_size) != st.st_size) {
+		*why = "cannot be read";
+		free(buf);
+		close(fd);
+		return NULL;
+	}
+	buf[st.st_size] = '\0';
+	*len = (size_t)st.st_size;
+	close(fd);
+	return buf;
+}
