@@ -523,8 +523,8 @@ test_raw_bytes(void **state)
 	check_invalid("a = \"\xff\"", 1);
 	check_invalid("a = 1\n# \xe2\x82", 2);	/* truncated at the end */
 	check_invalid("\xe2\x82\xac = 1", 1);	/* not a bare key */
-	check_decodes("\xef\xbb\xbf" "a = \"\xe2\x82\xac \xf0\x9f\x98\x80\"",
-	    "{\"a\": \"\\u20ac \\ud83d\\ude00\"}");
+	check_decodes("\xef\xbb\xbf" "a = \"\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"",
+	    "{\"a\": \"\\u00e9 \\u20ac \\ud83d\\ude00\"}");
 	check_invalid("a = 1\n\xef\xbb\xbf" "b = 2", 2);
 }
 
@@ -676,6 +676,55 @@ test_prefixes_and_mutations(void **state)
 	free(m);
 }
 
+/* ---- allocation failures: every jansson allocation fails in turn ---- */
+
+static long alloc_count, alloc_fail_at;
+
+static void *
+failing_malloc(size_t n)
+{
+	if (alloc_fail_at > 0 && ++alloc_count == alloc_fail_at)
+		return NULL;
+	return malloc(n);
+}
+
+static void
+test_allocation_failures(void **state)
+{
+	static const char doc[] =
+	    "a = 1\nb.c = 'x'\n\"q\\u00e9\" = \"\"\"\nline\"\"\"\n"
+	    "d = [1, [2, {e = 0x1f}], '''lit''']\n"
+	    "f = {g.h = -1, i = false}\n[t.u]\nv = 'w'\n"
+	    "[[aot]]\nx = 0b101\n[[aot]]\n[aot.y]\nz = \"\\U0001F600\"\n";
+	struct toml_error e;
+	json_t *v;
+	long n;
+
+	(void)state;
+	json_set_alloc_funcs(failing_malloc, free);
+	for (n = 1; n < 100000; n++) {
+		alloc_count = 0;
+		alloc_fail_at = n;
+		v = toml_parse(doc, sizeof(doc) - 1, &e);
+		if (alloc_count < n) {
+			/* Every allocation succeeded: the document is whole. */
+			alloc_fail_at = 0;
+			assert_non_null(v);
+			json_decref(v);
+			break;
+		}
+		alloc_fail_at = 0;
+		if (v != NULL) {
+			json_decref(v);
+			json_set_alloc_funcs(malloc, free);
+			fail_msg("allocation %ld failed, yet a result came back", n);
+		}
+		assert_non_null(e.msg);
+	}
+	json_set_alloc_funcs(malloc, free);
+	assert_true(n > 20);	/* the loop did exercise failures */
+}
+
 /* Big but legal documents finish (no quadratic blow-up worth a hang). */
 static void
 test_large_documents(void **state)
@@ -719,6 +768,7 @@ main(void)
 		cmocka_unit_test(test_unsupported),
 		cmocka_unit_test(test_redefinition),
 		cmocka_unit_test(test_prefixes_and_mutations),
+		cmocka_unit_test(test_allocation_failures),
 		cmocka_unit_test(test_large_documents),
 	};
 
