@@ -1,4 +1,5 @@
 /* The parser worker and its client (see parser_worker.h). */
+#include "config.h"
 #include "console/parser_worker.h"
 #include "sandbox/landlock.h"
 #include "lib/crypto.h"
@@ -159,8 +160,10 @@ confine_worker(void)
 	};
 	size_t i;
 
+	/* A sanitizer runtime has already reserved terabytes of shadow memory:
+	 * an address-space cap is meaningful only without it. */
 	rl.rlim_cur = rl.rlim_max = 256ULL << 20;
-	if (setrlimit(RLIMIT_AS, &rl) != 0)
+	if (!LOCKFILE_SANITIZED && setrlimit(RLIMIT_AS, &rl) != 0)
 		fatal_errno("setrlimit");
 	rl.rlim_cur = rl.rlim_max = 0;
 	if (setrlimit(RLIMIT_CORE, &rl) != 0 || setrlimit(RLIMIT_FSIZE, &rl) != 0)

@@ -63,7 +63,8 @@ close_fds_except(int lowfd, const int *keep, size_t nkeep)
 	int sorted[16];
 
 	ASSERT(nkeep <= 16);
-	memcpy(sorted, keep, nkeep * sizeof(int));
+	if (nkeep > 0)
+		memcpy(sorted, keep, nkeep * sizeof(int));
 	/* insertion sort: tiny list */
 	for (i = 1; i < nkeep; i++) {
 		int v = sorted[i];

@@ -108,6 +108,11 @@ class ConsoleEnv:
     def __init__(self, build=None, name=None):
         self.build = build or BUILD
         self.binary = lockfile_binary(self.build)
+        # Plugins are static and built only in the plain build: a sanitized
+        # console runs the plain build's plugins.
+        self.plugin_build = os.environ.get("PLUGIN_BUILD") or (
+            self.build if os.path.isdir(os.path.join(self.build, "plugins"))
+            else os.path.join(ROOT, "build"))
         self.base = tempfile.mkdtemp(prefix="lfe-", dir="/tmp")
         os.chmod(self.base, 0o755)
         self.name = name or os.path.basename(self.base)
@@ -188,8 +193,9 @@ class ConsoleEnv:
                        yanked=False, marketplace="official", manifest_edit=None):
         """Lay a plugin out in the store as `plugin install` would, with its
         plugins.lock record (the tests of the signed install are elsewhere)."""
-        binary = binary or os.path.join(self.build, "plugins", name, name)
-        manifest = manifest or os.path.join(self.build, "plugins", name,
+        binary = binary or os.path.join(self.plugin_build, "plugins", name,
+                                        name)
+        manifest = manifest or os.path.join(self.plugin_build, "plugins", name,
                                             "manifest.json")
         with open(manifest, "rb") as f:
             m = json.loads(f.read())
