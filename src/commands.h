@@ -5,6 +5,7 @@
 
 #include "console/cmd.h"
 #include "sandbox/cmd.h"
+#include "sigstore/cmd.h"
 
 #define COMMAND_TABLE \
 	{ "console", cmd_console, "console", \
@@ -14,6 +15,8 @@
 	{ "audit", cmd_audit, "console", "print the audit log" }, \
 	{ "sandbox-run", cmd_sandbox_run, "console", \
 	    "run one plugin in the sandbox (diagnostic)" }, \
+	{ "verify-bundle", cmd_verify_bundle, "any", \
+	    "verify a Sigstore bundle offline (diagnostic)" }, \
 	{ "__parse-worker", cmd_parse_worker, "internal", "" },
 
 #endif
