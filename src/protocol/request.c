@@ -283,6 +283,9 @@ request_validate(const struct request *req)
 		return 0;	/* nothing else is used */
 	if (req->method >= M__COUNT)
 		return -1;
+	/* The parser sets a literal-input refusal on file.plan only. */
+	if (req->error == E_LITERAL_INPUT && req->method != M_FILE_PLAN)
+		return -1;
 	if (!terminated(req->profile, sizeof(req->profile)) ||
 	    !terminated(req->key, sizeof(req->key)) ||
 	    !terminated(req->handle, sizeof(req->handle)) ||
