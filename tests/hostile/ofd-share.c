@@ -1,0 +1,103 @@
+/* ofd-share: a plugin must not be able to change the console's view of the
+ * input, nor the next plugin's. sandbox_run() hands the plugin the caller's
+ * input descriptor; if it is the same open file description, the plugin's
+ * lseek and F_SETFL land in the console and in every later plugin run on it.
+ *
+ *   ofd-share POISON CHECK     (as the console account; prints TAP)
+ *
+ * POISON (c-input-poison) seeks its fd 3 to the end and sets O_NONBLOCK,
+ * O_DIRECT and O_APPEND on it; CHECK (c-input-check) answers 1 only when its
+ * fd 3 is clean and at offset 0. Both run on one input descriptor, as a plan
+ * with two plugins would. */
+#include "sandbox/sandbox.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int ntest;
+
+static void
+tap(int ok, const char *what, const char *why)
+{
+	printf("%sok %d - %s", ok ? "" : "not ", ++ntest, what);
+	if (!ok && why != NULL)
+		printf(" # %s", why);
+	printf("\n");
+	fflush(stdout);
+}
+
+static enum outcome
+run(struct sandbox *sb, const char *plugin, int input)
+{
+	struct plugin_run r;
+	struct plugin_result res;
+
+	memset(&r, 0, sizeof(r));
+	r.binfd = open(plugin, O_RDONLY | O_CLOEXEC);
+	if (r.binfd < 0)
+		fatal_errno("open %s", plugin);
+	r.inputfd = input;
+	r.protocol = 1;
+	r.limits.cpu_s = 5;
+	r.limits.memory_bytes = 256ULL << 20;
+	r.limits.wall_ms = 10000;
+	r.argv0 = "plugin";
+	sandbox_run(sb, &r, &res);
+	close(r.binfd);
+	return res.outcome;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const char content[] = "LOCKFILE input for ofd-share\n";
+	char path[] = "/tmp/lf-ofd-share-XXXXXX", why[128];
+	struct sandbox sb;
+	enum outcome o;
+	int fd, in, fl;
+	off_t pos;
+
+	log_init("ofd-share");
+	if (argc != 3) {
+		fputs("usage: ofd-share POISON CHECK\n", stderr);
+		return 64;
+	}
+	printf("1..5\n");
+	if (sandbox_open(&sb) != 0) {
+		tap(0, "sandbox opens", sb.why);
+		return 1;
+	}
+	tap(1, "sandbox opens", NULL);
+	if ((fd = mkstemp(path)) < 0 ||
+	    write(fd, content, sizeof(content) - 1) != (ssize_t)sizeof(content) - 1)
+		fatal_errno("temporary input");
+	close(fd);
+	in = open(path, O_RDONLY | O_CLOEXEC);
+	if (in < 0 || unlink(path) != 0)
+		fatal_errno("reopen %s", path);
+	fl = fcntl(in, F_GETFL);
+
+	o = run(&sb, argv[1], in);
+	snprintf(why, sizeof(why), "outcome %s", outcome_name(o));
+	tap(o == OUT_ANSWER_1, "input-poison ran and changed its fd 3", why);
+
+	pos = lseek(in, 0, SEEK_CUR);
+	snprintf(why, sizeof(why), "offset now %lld", (long long)pos);
+	tap(pos == 0, "the console's input offset is unchanged by the plugin", why);
+	snprintf(why, sizeof(why), "flags 0%o, were 0%o", fcntl(in, F_GETFL), fl);
+	tap(fcntl(in, F_GETFL) == fl,
+	    "the console's input status flags are unchanged by the plugin", why);
+
+	o = run(&sb, argv[2], in);
+	snprintf(why, sizeof(why), "outcome %s", outcome_name(o));
+	tap(o == OUT_ANSWER_1,
+	    "the next plugin gets a clean fd 3 at offset 0", why);
+	close(in);
+	sandbox_close(&sb);
+	return 0;
+}

@@ -1,0 +1,381 @@
+#!/usr/bin/python3
+"""The hostile-plugin suite: every escape attempt (attempts/*.c) run bare,
+where it must succeed, and in the sandbox, where it must not. TAP, one line
+per (attempt, mode).
+
+  run-hostile.py [--lockfile PATH] [NAME...]
+
+Bare: bare-run gives the plugin the sandbox's descriptor layout without any
+confinement (plus the secret on fd 9 and LF_HOSTILE_ENV, which the inherit
+attempts look for); it must exit 0 and print 1, else the attempt proves
+nothing. Sandbox: `lockfile sandbox-run --report`, under the same secret fd
+and environment; it must print 0 with the expected errno as stderr bytes
+(hostile.h), or, for a foreign-architecture call, end as signaled by SIGSYS.
+It must never print 1. Where only an outsider can judge success (a
+connection, a datagram, a lock in /proc/locks, the machine's task count), the harness
+observes as well, the lock and counter observers as the agent account.
+"""
+import errno
+import os
+import pty
+import select
+import socket
+import subprocess
+import sys
+import termios
+import fcntl
+import secrets
+import json
+import signal
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness as H  # noqa: E402
+
+SIGSYS = "SIGSYS"
+ANY = None      # no fix is obvious; anything but 1 passes in the sandbox
+
+
+class A:
+    def __init__(self, name, expect, why, fixtures=(), observe=None,
+                 sandbox_args=(), pty=False):
+        self.name = name
+        self.expect = expect        # errno, SIGSYS or ANY
+        self.why = why              # the layer that must refuse it
+        self.fixtures = fixtures    # listeners to start: tcp tcp6 udp abstract unix
+        self.observe = observe      # name of a check in OBSERVERS
+        self.sandbox_args = list(sandbox_args)
+        self.pty = pty
+
+
+EPERM, EACCES, EBADF, ENOENT, ENOSYS = (errno.EPERM, errno.EACCES,
+                                        errno.EBADF, errno.ENOENT,
+                                        errno.ENOSYS)
+
+ATTEMPTS = [
+    # Files: Landlock (only the plugin's own binary is readable).
+    A("read-file", EACCES, "Landlock"),
+    A("list-dir", EACCES, "Landlock"),
+    A("reopen-input-rw", EACCES, "Landlock"),
+    A("create-file", EACCES, "Landlock", observe="newfile"),
+    A("write-file", EACCES, "Landlock", observe="wfile"),
+    A("exec-other", EACCES, "Landlock"),
+    A("proc-parent-cmdline", EACCES, "Landlock"),
+    A("proc-parent-environ", EACCES, "Landlock"),
+    A("proc-parent-status", EACCES, "Landlock"),
+    A("proc-parent-fd", EACCES, "Landlock"),
+    A("open-errno-oracle", EACCES, "a constant answer to every open"),
+    A("exec-errno-oracle", EACCES, "a constant answer to every execve"),
+    # What Landlock does not cover: seccomp.
+    A("stat-probe", EPERM, "seccomp (path-based stat)"),
+    A("fstatat-empty-path-probe", EPERM, "seccomp (newfstatat)"),
+    A("statx-probe", EPERM, "seccomp (statx)"),
+    A("access-probe", EPERM, "seccomp (faccessat)"),
+    A("opath-probe", EPERM, "seccomp (O_PATH)"),
+    A("readlink-input", EPERM, "seccomp (readlink)"),
+    A("inotify", EPERM, "seccomp"),
+    A("fchmod-input", EPERM, "seccomp (fchmod)", observe="input_mode"),
+    A("setxattr-input", EPERM, "seccomp (fsetxattr)"),
+    A("flock-input", EPERM, "seccomp (flock)"),
+    A("posix-lock-exfil", EPERM, "seccomp (fcntl F_SETLK)", observe="lock"),
+    A("ofd-lock-exfil", EPERM, "seccomp (fcntl F_OFD_SETLK)", observe="lock"),
+    # Descriptors, environment, terminal: the spawn.
+    A("inherited-fd", EBADF, "descriptors closed before exec"),
+    A("environment", ENOENT, "empty environment"),
+    A("tiocsti", EACCES, "no tty descriptor, setsid, Landlock on /dev/tty",
+      pty=True),
+    # Other processes.
+    A("kill-parent", EPERM, "seccomp (kill target), Landlock signal scope"),
+    A("kill-all", EPERM, "seccomp (kill target)"),
+    A("setown-parent", EPERM, "seccomp (fcntl F_SETOWN)"),
+    A("setown-ex-parent", EPERM, "seccomp (fcntl F_SETOWN_EX)"),
+    A("setown-hibits-parent", EPERM, "seccomp (fcntl command, all 64 bits)"),
+    A("ptrace-child", EPERM, "seccomp (ptrace)"),
+    A("ptrace-parent", EPERM, "seccomp (ptrace), Landlock ptrace scope"),
+    A("process-vm-readv", EPERM, "seccomp (process_vm_readv)"),
+    A("pidfd-open", EPERM, "seccomp (pidfd_open)"),
+    A("prlimit-parent", EPERM, "seccomp (prlimit64 pid)"),
+    A("renice-parent", EPERM, "seccomp (getpriority/setpriority)"),
+    A("setsid-escape", EPERM, "seccomp (setsid)"),
+    A("setpgid-escape", EPERM, "seccomp (setpgid)"),
+    A("task-count-exfil", ANY, "no sandbox layer covers it",
+      observe="tasks"),
+    # Memory and IPC.
+    A("shared-anon-mmap", EPERM, "seccomp (mmap flags)"),
+    A("sysv-shm", EPERM, "seccomp"),
+    A("sysv-msg", EPERM, "seccomp"),
+    A("sysv-sem", EPERM, "seccomp"),
+    A("posix-mq", EPERM, "seccomp"),
+    A("memfd-create", EPERM, "seccomp"),
+    A("growsdown-rlimit", ANY, "RLIMIT_DATA (or seccomp on MAP_GROWSDOWN)",
+      sandbox_args=["--memory", str(32 << 20)]),
+    # Kernel interfaces.
+    A("io-uring", EPERM, "seccomp"),
+    A("userfaultfd", EPERM, "seccomp"),
+    A("perf-event", EPERM, "seccomp"),
+    A("add-key", EPERM, "seccomp"),
+    A("unshare-userns", EPERM, "seccomp"),
+    A("clone-userns", EPERM, "seccomp (clone flags)"),
+    A("clone3-userns", ENOSYS, "seccomp (clone3 answers ENOSYS)"),
+    A("personality", EPERM, "seccomp"),
+    A("raise-rlimit", EPERM, "the kernel (soft = hard, unprivileged)"),
+    A("core-dump", ENOENT, "RLIMIT_CORE 0"),
+    # Network.
+    A("tcp-connect", EPERM, "seccomp (socket), Landlock TCP",
+      fixtures=("tcp",), observe="tcp"),
+    A("tcp6-connect", EPERM, "seccomp (socket), Landlock TCP",
+      fixtures=("tcp6",), observe="tcp6"),
+    A("udp-send", EPERM, "seccomp (socket)", fixtures=("udp",),
+      observe="udp"),
+    A("abstract-unix", EPERM, "seccomp (socket), Landlock scope",
+      fixtures=("abstract",), observe="abstract"),
+    A("pathname-unix", EPERM, "seccomp (socket)", fixtures=("unix",),
+      observe="unix"),
+    A("netlink", EPERM, "seccomp (socket)"),
+    A("socketpair", EPERM, "seccomp (socketpair)"),
+]
+
+
+class Fixtures:
+    """Listeners for the network attempts, run by the harness (root)."""
+
+    def __init__(self, rd, kinds):
+        self.socks = {}
+        self.params = {}
+        self.rd = rd
+        for k in kinds:
+            getattr(self, "_" + k)()
+
+    def _listen(self, kind, family, addr, typ=socket.SOCK_STREAM):
+        s = socket.socket(family, typ)
+        s.bind(addr)
+        if typ == socket.SOCK_STREAM:
+            s.listen(8)
+        s.setblocking(False)
+        self.socks[kind] = s
+        return s
+
+    def _tcp(self):
+        s = self._listen("tcp", socket.AF_INET, ("127.0.0.1", 0))
+        self.params["tcp_port"] = s.getsockname()[1]
+
+    def _tcp6(self):
+        s = self._listen("tcp6", socket.AF_INET6, ("::1", 0))
+        self.params["tcp6_port"] = s.getsockname()[1]
+
+    def _udp(self):
+        s = self._listen("udp", socket.AF_INET, ("127.0.0.1", 0),
+                         socket.SOCK_DGRAM)
+        self.params["udp_port"] = s.getsockname()[1]
+
+    def _abstract(self):
+        name = "lockfile-hostile-" + secrets.token_hex(8)
+        self._listen("abstract", socket.AF_UNIX, "\0" + name)
+        self.params["abstract_name"] = name
+
+    def _unix(self):
+        path = os.path.join(self.rd.path, "sock")
+        self._listen("unix", socket.AF_UNIX, path)
+        os.chmod(path, 0o777)
+        self.params["unix_path"] = path
+
+    def connected(self, kind):
+        s = self.socks[kind]
+        if not select.select([s], [], [], 0.2)[0]:
+            return False
+        if kind == "udp":
+            data = s.recv(4096)
+            return self.rd.secret_text.encode() in data
+        c, _ = s.accept()
+        c.close()
+        return True
+
+    def close(self):
+        for s in self.socks.values():
+            s.close()
+
+
+def start_observer(a, rd, params):
+    """The agent-side observer for attempts judged from outside."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          "observe.py")
+    if a.observe == "lock":
+        args = ["locks", str(os.stat(rd.input).st_ino), str(params["lock_offset"])]
+    elif a.observe == "tasks":
+        args = ["tasks"]
+    else:
+        return None
+    p = subprocess.Popen(H.as_user(H.AGENT_USER) + ["/usr/bin/python3", script]
+                         + args, stdout=subprocess.PIPE, cwd="/")
+    time.sleep(0.3)     # let it take a baseline first
+    return p
+
+
+def stop_observer(p):
+    if p is None:
+        return None
+    time.sleep(0.1)
+    p.send_signal(signal.SIGTERM)
+    out, _ = p.communicate(timeout=30)
+    try:
+        return json.loads(out.decode() or "null")
+    except ValueError:
+        return None
+
+
+def observed(a, rd, fx, obs, params, mode_input_mode):
+    """(escape seen from outside?, description) or (None, '') when the
+    attempt has no outside observer."""
+    o = a.observe
+    if o is None:
+        return None, ""
+    if o in ("tcp", "tcp6", "udp", "abstract", "unix"):
+        seen = fx.connected(o)
+        return seen, "listener %s: %s" % (o, "reached" if seen else "not reached")
+    if o == "newfile":
+        seen = os.path.exists(rd.newfile)
+        return seen, "new file %s" % ("created" if seen else "absent")
+    if o == "wfile":
+        size = os.stat(rd.wfile).st_size
+        return size > 0, "writable file now %d bytes" % size
+    if o == "input_mode":
+        mode = os.stat(rd.input).st_mode & 0o7777
+        return mode != mode_input_mode, "input mode now %o" % mode
+    if o == "lock":
+        seen = bool(obs and obs.get("seen"))
+        return seen, "agent %s the lock in /proc/locks" % (
+            "saw" if seen else "did not see")
+    if o == "tasks":
+        d = obs.get("level", -1) if obs else -1
+        n = params["tasks"]
+        # Coarse on purpose (a few bits per plateau): the machine's own
+        # activity moves the level too; an attacker would repeat and code.
+        seen = abs(d - n) <= n // 5
+        return seen, "agent decoded %d tasks from /proc/loadavg (sent %d)" % (
+            d, n)
+    raise ValueError(o)
+
+
+def run_one(a, mode, lockfile, top):
+    rd = H.RunDir(top)
+    fx = Fixtures(rd, a.fixtures)
+    params = dict(fx.params)
+    params["lock_offset"] = 0x1000000000 + secrets.randbelow(1 << 36)
+    params["tasks"] = 300 + secrets.randbelow(180)
+    params["growsdown_bytes"] = 256 << 20
+    inp = rd.write_input(params)
+    input_mode = os.stat(inp).st_mode & 0o7777
+    plugin = os.path.join(H.HOSTILE, "h-" + a.name)
+    if mode == "bare":
+        cmd = H.bare_cmd(plugin, inp)
+    else:
+        cmd = H.sandbox_cmd(lockfile, plugin, inp, a.sandbox_args)
+    extra = os.open(rd.secret, os.O_RDONLY)
+    obs_p = start_observer(a, rd, params)
+    master = None
+    try:
+        if a.pty:
+            master, slave = pty.openpty()
+
+            def ctty():
+                fcntl.ioctl(2, termios.TIOCSCTTY, 0)
+            p = H.start(cmd, rd, extra_fd=extra, stdin=slave, stderr=slave,
+                        start_new_session=True, preexec_fn=ctty)
+            os.close(slave)
+            res = finish_pty(p, master)
+        else:
+            res = H.finish(H.start(cmd, rd, extra_fd=extra))
+    finally:
+        os.close(extra)
+        obs = stop_observer(obs_p)
+    seen, seen_desc = observed(a, rd, fx, obs, params, input_mode)
+    fx.close()
+    rd.remove()
+    return res, seen, seen_desc
+
+
+def finish_pty(p, master):
+    """Wait for p, draining the pty so it never blocks."""
+    out = tty = b""
+    deadline = time.monotonic() + H.RUN_TIMEOUT
+    while p.poll() is None and time.monotonic() < deadline:
+        r = select.select([master, p.stdout], [], [], 0.1)[0]
+        for fd in r:
+            try:
+                data = os.read(fd if fd == master else fd.fileno(), 4096)
+            except OSError:
+                data = b""
+            if fd is master:
+                tty += data
+            else:
+                out += data
+    if p.poll() is None:
+        p.kill()
+    rest = p.stdout.read()
+    p.wait()
+    try:
+        while select.select([master], [], [], 0)[0]:
+            d = os.read(master, 4096)
+            if not d:
+                break
+            tty += d
+    except OSError:
+        pass
+    os.close(master)
+    # The tty carried stderr: the report line and the errno tally are there.
+    return H.Result(p.returncode, out + rest, tty, H.parse_report(tty))
+
+
+ERRNAME = errno.errorcode
+
+
+def judge_bare(a, res, seen, seen_desc):
+    ok = res.rc == 0 and res.line == "1" and seen in (None, True)
+    return ok, "%s %s" % (res.diag(), seen_desc)
+
+
+def judge_sandbox(a, res, seen, seen_desc):
+    r = res.report or {}
+    if res.line == "1" or seen:
+        return False, "ESCAPED: %s %s" % (res.diag(), seen_desc)
+    if a.expect is ANY:
+        ok = res.line == "0" or res.line.startswith("error: ")
+    elif a.expect == SIGSYS:
+        ok = res.line == "error: signaled" and r.get("signal") == signal.SIGSYS
+    else:
+        ok = res.line == "0" and r.get("stderr_bytes") == a.expect
+    return ok, "%s %s" % (res.diag(), seen_desc)
+
+
+def expect_text(a):
+    if a.expect is ANY:
+        return "not 1"
+    if a.expect == SIGSYS:
+        return "killed by SIGSYS"
+    return "0, %s" % ERRNAME.get(a.expect, a.expect)
+
+
+def main():
+    args = sys.argv[1:]
+    lockfile = os.path.join(H.BUILD, "lockfile")
+    if args[:1] == ["--lockfile"]:
+        lockfile, args = args[1], args[2:]
+    todo = [a for a in ATTEMPTS if not args or a.name in args]
+    tap = H.Tap(2 * len(todo))
+    top = H.top_dir("hostile")
+    try:
+        for a in todo:
+            res, seen, desc = run_one(a, "bare", lockfile, top)
+            ok, diag = judge_bare(a, res, seen, desc)
+            tap.result(ok, "bare: %s succeeds unconfined" % a.name, diag)
+            res, seen, desc = run_one(a, "sandbox", lockfile, top)
+            ok, diag = judge_sandbox(a, res, seen, desc)
+            tap.result(ok, "sandbox: %s is blocked (%s; by %s)" % (
+                a.name, expect_text(a), a.why), diag)
+    finally:
+        H.shutil.rmtree(top, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
