@@ -297,7 +297,11 @@ san_equals(X509 *leaf, const char *want)
 		goto out;
 	g = sk_GENERAL_NAME_value(gens, 0);
 	s = GENERAL_NAME_get0_value(g, &type);
-	if ((type != GEN_URI && type != GEN_EMAIL) || s == NULL)
+	/* A URI identity is matched only by a URI SAN, an e-mail identity
+	 * only by an e-mail SAN: the same text under another type is not
+	 * the same identity. */
+	if (s == NULL || type != (strstr(want, "://") != NULL ? GEN_URI :
+	    GEN_EMAIL))
 		goto out;
 	eq = (size_t)ASN1_STRING_length(s) == strlen(want) &&
 	    memcmp(ASN1_STRING_get0_data(s), want, strlen(want)) == 0;

@@ -1,0 +1,389 @@
+/* Unit tests of the Sigstore verifier's parts: strict base64, RFC 3339,
+ * proto3 int64, Merkle proofs (against an independent RFC 6962 tree
+ * builder, testsign's), checkpoints, the DSSE PAE, the SET payload, the
+ * release policy and the error table. Prints TAP. */
+#include "sigstore/internal.h"
+#include "testsign.h"
+#include "lib/crypto.h"
+#include "lib/jsonx.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int ntest, nfail;
+
+static void
+ok(int cond, const char *desc)
+{
+	ntest++;
+	if (!cond)
+		nfail++;
+	printf("%s %d - %s\n", cond ? "ok" : "not ok", ntest, desc);
+}
+
+static int
+b64ok(const char *s, const char *want, size_t wantlen)
+{
+	uint8_t *out;
+	size_t n;
+	int r;
+
+	if (sig_b64_decode(s, strlen(s), 64, &out, &n) != SIGSTORE_OK)
+		return 0;
+	r = n == wantlen && memcmp(out, want, n) == 0;
+	free(out);
+	return r;
+}
+
+static int
+b64bad(const char *s, size_t len)
+{
+	uint8_t *out = NULL;
+	size_t n;
+
+	return sig_b64_decode(s, len, 64, &out, &n) != SIGSTORE_OK &&
+	    out == NULL;
+}
+
+static void
+test_base64(void)
+{
+	ok(b64ok("aGVsbG8=", "hello", 5), "base64: padded text decodes");
+	ok(b64ok("QQ==", "A", 1), "base64: one byte with two pads");
+	ok(b64bad("aGVsbG8", 7), "base64: missing padding refused");
+	ok(b64bad("QR==", 4), "base64: non-zero trailing bits refused");
+	ok(b64bad("aGVs\nbG8=", 9), "base64: embedded newline refused");
+	ok(b64bad("aGVs bG8=", 9), "base64: embedded space refused");
+	ok(b64bad("a-_s", 4), "base64: URL-safe alphabet refused");
+	ok(b64bad("aGVsbG8=AAAA", 12), "base64: data after padding refused");
+	ok(b64bad("aGVs\0G8=", 8), "base64: NUL refused");
+	ok(b64bad("", 0), "base64: empty refused");
+	ok(b64bad("A===", 4), "base64: three pads refused");
+	{
+		uint8_t *out;
+		size_t n;
+		ok(sig_b64_decode("aGVsbG8=", 8, 4, &out, &n) ==
+		    SIGSTORE_E_TOO_BIG, "base64: over the limit refused");
+	}
+}
+
+static int
+t3339(const char *s, sig_time want)
+{
+	sig_time t;
+
+	return sig_parse_rfc3339(s, &t) == SIGSTORE_OK && t == want;
+}
+
+static int
+t3339bad(const char *s)
+{
+	sig_time t;
+
+	return sig_parse_rfc3339(s, &t) != SIGSTORE_OK;
+}
+
+static void
+test_rfc3339(void)
+{
+	ok(t3339("1970-01-01T00:00:00Z", 0), "rfc3339: epoch");
+	ok(t3339("2023-07-12T15:56:36Z", 1689177396LL * SIG_NS),
+	    "rfc3339: a Rekor integrated time");
+	ok(t3339("2022-10-31T23:59:59.999Z", 1667260799LL * SIG_NS +
+	    999000000), "rfc3339: milliseconds");
+	ok(t3339("2022-10-31T23:59:59.999000Z", 1667260799LL * SIG_NS +
+	    999000000), "rfc3339: microseconds");
+	ok(t3339("2024-02-29T00:00:00.000000001Z", 1709164800LL * SIG_NS + 1),
+	    "rfc3339: leap day, nanoseconds");
+	ok(t3339bad("2023-02-29T00:00:00Z"), "rfc3339: Feb 29 of 2023 refused");
+	ok(t3339bad("2023-07-12T15:56:36"), "rfc3339: no zone refused");
+	ok(t3339bad("2023-07-12T15:56:36+00:00"), "rfc3339: offset refused");
+	ok(t3339bad("2023-07-12 15:56:36Z"), "rfc3339: space refused");
+	ok(t3339bad("2023-07-12T15:56:36.Z"), "rfc3339: empty fraction refused");
+	ok(t3339bad("2023-07-12T15:56:36.1234567891Z"),
+	    "rfc3339: ten fraction digits refused");
+	ok(t3339bad("2023-07-12T24:00:00Z"), "rfc3339: hour 24 refused");
+	ok(t3339bad("1969-12-31T23:59:59Z"), "rfc3339: before 1970 refused");
+	ok(t3339bad("2023-7-12T15:56:36Z"), "rfc3339: short month refused");
+	ok(t3339bad("2023-07-12T15:56:36Zjunk"), "rfc3339: trailing refused");
+}
+
+static void
+test_window(void)
+{
+	struct sig_window w = { 10, 20 };
+
+	ok(sig_window_has(&w, 10) && sig_window_has(&w, 20) &&
+	    !sig_window_has(&w, 9) && !sig_window_has(&w, 21),
+	    "validity windows are closed ranges");
+}
+
+static int
+i64(const char *json, int64_t *v)
+{
+	json_t *o = jsonx_parse(json, strlen(json), 1024, 4);
+	int r = o != NULL ? jf_i64(o, "n", 0, INT64_MAX, v) : -1;
+
+	json_decref(o);
+	return r;
+}
+
+static void
+test_int64(void)
+{
+	int64_t v = -1;
+
+	ok(i64("{\"n\":\"0\"}", &v) == 0 && v == 0, "int64: \"0\"");
+	ok(i64("{\"n\":\"9223372036854775807\"}", &v) == 0 && v == INT64_MAX,
+	    "int64: INT64_MAX");
+	ok(i64("{\"n\":\"9223372036854775808\"}", &v) != 0,
+	    "int64: INT64_MAX+1 refused");
+	ok(i64("{\"n\":\"-1\"}", &v) != 0, "int64: negative refused");
+	ok(i64("{\"n\":\"01\"}", &v) != 0, "int64: leading zero refused");
+	ok(i64("{\"n\":\"+1\"}", &v) != 0, "int64: plus sign refused");
+	ok(i64("{\"n\":\" 1\"}", &v) != 0, "int64: space refused");
+	ok(i64("{\"n\":1}", &v) != 0, "int64: a JSON number refused");
+	ok(i64("{\"n\":\"1e3\"}", &v) != 0, "int64: exponent refused");
+}
+
+static void
+test_merkle(void)
+{
+	uint8_t leaves[40][32], path[8][32], root[32], lh[32];
+	size_t n, m, plen, i;
+	int all = 1, tampered = 1, wrong = 1;
+
+	for (i = 0; i < 40; i++) {
+		uint8_t b = (uint8_t)i;
+		sig_merkle_leaf(&b, 1, leaves[i]);
+	}
+	for (n = 1; n <= 40; n++) {
+		ts_merkle_root((const uint8_t (*)[32])leaves, n, root);
+		for (m = 0; m < n; m++) {
+			plen = ts_merkle_path((const uint8_t (*)[32])leaves, n, m,
+			    path);
+			memcpy(lh, leaves[m], 32);
+			if (sig_merkle_verify(lh, m, n,
+			    (const uint8_t (*)[32])path, plen, root) != 0)
+				all = 0;
+			if (plen > 0) {
+				path[plen - 1][5] ^= 0x80;
+				if (sig_merkle_verify(lh, m, n,
+				    (const uint8_t (*)[32])path, plen, root) == 0)
+					tampered = 0;
+				path[plen - 1][5] ^= 0x80;
+				if (sig_merkle_verify(lh, m, n,
+				    (const uint8_t (*)[32])path, plen - 1,
+				    root) == 0)
+					wrong = 0;
+			}
+			if (m + 1 < n && sig_merkle_verify(lh, m + 1, n,
+			    (const uint8_t (*)[32])path, plen, root) == 0)
+				wrong = 0;
+		}
+	}
+	ok(all, "merkle: every leaf of trees of 1..40 verifies");
+	ok(tampered, "merkle: a flipped proof bit fails");
+	ok(wrong, "merkle: a wrong index or a short proof fails");
+	ok(sig_merkle_verify(leaves[0], 0, 0, NULL, 0, root) != 0 &&
+	    sig_merkle_verify(leaves[0], 5, 5, NULL, 0, root) != 0,
+	    "merkle: empty tree and index past the end fail");
+}
+
+/* A checkpoint signed with k by name, plus extra signature lines. */
+static char *
+make_note(EVP_PKEY *k, const char *name, const char *origin,
+    const char *before, const char *after, int corrupt)
+{
+	struct sig_key sk;
+	uint8_t root[32] = { 1, 2, 3 }, hint[4], *sig, *line;
+	size_t siglen;
+	char text[256], *b64, *r, *out;
+
+	r = sig_b64_encode(root, 32);
+	snprintf(text, sizeof(text), "%s\n7\n%s\n", origin, r);
+	free(r);
+	ts_sign(k, (uint8_t *)text, strlen(text), &sig, &siglen);
+	if (corrupt)
+		sig[siglen - 1] ^= 1;
+	if (sig_key_from_pkey(k, &sk) != 0 ||
+	    sig_note_key_hint(&sk, name, hint) != 0)
+		abort();
+	sig_key_free(&sk);
+	line = sig_malloc(siglen + 4);
+	memcpy(line, hint, 4);
+	memcpy(line + 4, sig, siglen);
+	b64 = sig_b64_encode(line, siglen + 4);
+	out = sig_malloc(2048);
+	snprintf(out, 2048, "%s\n%s\xe2\x80\x94 %s %s\n%s", text, before, name,
+	    b64, after);
+	free(b64);
+	free(line);
+	free(sig);
+	return out;
+}
+
+static int
+cp_check(const char *env, const struct sig_log *log)
+{
+	struct sig_checkpoint cp;
+	int r = sig_checkpoint_parse(env, strlen(env), &cp);
+
+	return r != 0 ? r : sig_checkpoint_verify(env, strlen(env), &cp, log);
+}
+
+static int
+cp_parses(const char *env)
+{
+	struct sig_checkpoint cp;
+
+	return sig_checkpoint_parse(env, strlen(env), &cp) == 0;
+}
+
+static void
+test_checkpoint(void)
+{
+	static const char witness[] =
+	    "\xe2\x80\x94 witness.example AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n";
+	EVP_PKEY *k = ts_genkey(), *other = ts_genkey();
+	struct sig_log log;
+	char *n;
+
+	memset(&log, 0, sizeof(log));
+	strcpy(log.name, "log.example");
+	if (sig_key_from_pkey(k, &log.key) != 0)
+		abort();
+	n = make_note(k, "log.example", "log.example - 12", "", "", 0);
+	ok(cp_check(n, &log) == 0, "checkpoint: v1 origin, log signature");
+	free(n);
+	n = make_note(k, "log.example", "log.example", witness, witness, 0);
+	ok(cp_check(n, &log) == 0, "checkpoint: witness lines ignored");
+	free(n);
+	n = make_note(k, "log.example", "log.example", "", "", 1);
+	ok(cp_check(n, &log) == SIGSTORE_E_CHECKPOINT_SIG,
+	    "checkpoint: a bad signature by the log's key fails");
+	free(n);
+	n = make_note(other, "log.example", "log.example", "", "", 0);
+	ok(cp_check(n, &log) == SIGSTORE_E_CHECKPOINT_SIG,
+	    "checkpoint: only another key's signature fails");
+	free(n);
+	n = make_note(k, "log.example", "other.example", "", "", 0);
+	ok(cp_check(n, &log) == SIGSTORE_E_CHECKPOINT_SIG,
+	    "checkpoint: another origin fails");
+	free(n);
+	n = make_note(k, "log.example", "log.example - 12x", "", "", 0);
+	ok(cp_check(n, &log) == SIGSTORE_E_CHECKPOINT_SIG,
+	    "checkpoint: a v1 origin with junk after the tree id fails");
+	free(n);
+	n = make_note(k, "log.examplex", "log.example", "", "", 0);
+	ok(cp_check(n, &log) == SIGSTORE_E_CHECKPOINT_SIG,
+	    "checkpoint: a signature under another name does not count");
+	free(n);
+	ok(!cp_parses("o\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n\n"),
+	    "checkpoint: no signature line refused");
+	ok(!cp_parses("o\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n"
+	    "\xe2\x80\x94 o AAAA\n"), "checkpoint: no blank line refused");
+	ok(!cp_parses("o\n01\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n\n"
+	    "\xe2\x80\x94 o AAAA\n"), "checkpoint: size with leading zero");
+	ok(!cp_parses("o\n1\nAAAA\n\n\xe2\x80\x94 o AAAA\n"),
+	    "checkpoint: root hash not 32 bytes refused");
+	ok(!cp_parses("o\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n\n"
+	    "- o AAAA\n"), "checkpoint: ASCII dash instead of em dash refused");
+	ok(!cp_parses("o\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n\n"
+	    "\xe2\x80\x94 o  AAAA\n"), "checkpoint: double space refused");
+	ok(!cp_parses("o\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n\n"
+	    "\xe2\x80\x94 o AAAA"), "checkpoint: unterminated line refused");
+	ok(!cp_parses("o\r\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n\n"
+	    "\xe2\x80\x94 o AAAA\n"), "checkpoint: carriage return refused");
+	ok(cp_parses("o\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n"
+	    "Timestamp: 1\n\n\xe2\x80\x94 o AAAA\n"),
+	    "checkpoint: extension line accepted");
+	sig_key_free(&log.key);
+	EVP_PKEY_free(k);
+	EVP_PKEY_free(other);
+}
+
+static void
+test_formats(void)
+{
+	static const char pae_want[] =
+	    "DSSEv1 29 http://example.com/HelloWorld 11 hello world";
+	uint8_t *pae, id[2] = { 0xab, 0xcd };
+	size_t len;
+	char *set;
+
+	sig_dsse_pae("http://example.com/HelloWorld",
+	    (const uint8_t *)"hello world", 11, &pae, &len);
+	ok(len == strlen(pae_want) && memcmp(pae, pae_want, len) == 0,
+	    "DSSE PAE matches the specification's example");
+	free(pae);
+	set = sig_set_payload("Ym9keQ==", 1689177396, id, 2, 27246492);
+	ok(set != NULL && strcmp(set, "{\"body\":\"Ym9keQ==\",\"integratedTime\":"
+	    "1689177396,\"logID\":\"abcd\",\"logIndex\":27246492}") == 0,
+	    "SET payload is canonical JSON with sorted keys");
+	free(set);
+}
+
+static void
+test_policy(void)
+{
+	struct sigstore_policy p;
+	struct sigstore_policy_buf b;
+
+	ok(sigstore_policy_github_release(&p, &b, "o/r", "v1.2.3") == 0 &&
+	    strcmp(p.san, "https://github.com/o/r/.github/workflows/"
+	    "release.yml@refs/tags/v1.2.3") == 0 &&
+	    strcmp(p.issuer, SIGSTORE_GITHUB_ISSUER) == 0 &&
+	    strcmp(p.source_repo, "https://github.com/o/r") == 0 &&
+	    strcmp(p.source_ref, "refs/tags/v1.2.3") == 0,
+	    "release policy: SAN, issuer, repository and ref");
+	ok(sigstore_policy_github_release(&p, &b, "o/r", "is-pdf/v1.0.0") == 0,
+	    "release policy: a marketplace plugin tag NAME/vX.Y.Z");
+	ok(sigstore_policy_github_release(&p, &b, "o", "v1") != 0 &&
+	    sigstore_policy_github_release(&p, &b, "o/r/x", "v1") != 0 &&
+	    sigstore_policy_github_release(&p, &b, "o/..", "v1") != 0 &&
+	    sigstore_policy_github_release(&p, &b, "o/r", "") != 0 &&
+	    sigstore_policy_github_release(&p, &b, "o/r", "v1@x") != 0 &&
+	    sigstore_policy_github_release(&p, &b, "o/r", "v1 x") != 0 &&
+	    sigstore_policy_github_release(&p, &b, "o/r", "/v1") != 0 &&
+	    sigstore_policy_github_release(&p, &b, "o/r", "-v1") != 0 &&
+	    sigstore_policy_github_release(&p, &b, "o/r", "v1\n") != 0 &&
+	    sigstore_policy_github_release(&p, &b, NULL, "v1") != 0,
+	    "release policy: names that are not plain refused");
+}
+
+static void
+test_errors(void)
+{
+	int i, j, good = 1;
+
+	for (i = 0; i < SIGSTORE_E__COUNT; i++) {
+		if (strcmp(sigstore_strerror(i), "unknown error") == 0 ||
+		    strncmp(sigstore_errname(i), i ? "E_" : "OK", 2) != 0)
+			good = 0;
+		for (j = 0; j < i; j++)
+			if (strcmp(sigstore_errname(i), sigstore_errname(j)) == 0)
+				good = 0;
+	}
+	ok(good, "every error code has a distinct name and a text");
+	ok(strcmp(sigstore_errname(-1), "E_UNKNOWN") == 0 &&
+	    strcmp(sigstore_errname(SIGSTORE_E__COUNT), "E_UNKNOWN") == 0,
+	    "out-of-range codes are named E_UNKNOWN");
+}
+
+int
+main(void)
+{
+	test_base64();
+	test_rfc3339();
+	test_window();
+	test_int64();
+	test_merkle();
+	test_checkpoint();
+	test_formats();
+	test_policy();
+	test_errors();
+	printf("1..%d\n", ntest);
+	return nfail == 0 ? 0 : 1;
+}
