@@ -478,6 +478,7 @@ handle_plan(struct console *c, const struct request *req,
 	struct plan *pl = calloc(1, sizeof(*pl));
 	json_t *answers = NULL, *held, *r;
 	long long t0 = 0;
+	int fetched;
 	char planid[40], *line;
 	size_t i, j;
 
@@ -503,12 +504,20 @@ handle_plan(struct console *c, const struct request *req,
 	 * the next multiple of the quantum: neither the fetch nor the runs show
 	 * in the timing. */
 	t0 = now_ms();
-	if (pl->h == NULL && (line = fetch(pl)) != NULL)
+	fetched = pl->h == NULL;
+	if (fetched && (line = fetch(pl)) != NULL)
 		goto hold;
 	json_object_set_new(pl->rec, "size", json_integer((json_int_t)pl->h->size));
 	json_object_set_new(pl->rec, "sha256", hex_json(pl->h->sha256));
-	if ((line = run(pl, &answers)) != NULL)
+	if ((line = run(pl, &answers)) != NULL) {
+		/* Refused before an answer (a plugin tampered with after the
+		 * approval, /proc exposed): the agent never learns this handle,
+		 * so the file this plan fetched must not wait for its TTL. */
+		if (fetched)
+			ws_drop(&c->ws, pl->h);
+		pl->h = NULL;
 		goto hold;
+	}
 
 	held = json_array();
 	for (i = 0; i < req->nplugins; i++)
