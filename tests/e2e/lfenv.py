@@ -233,9 +233,12 @@ class ConsoleEnv:
                                           "HOME": self.home, "TERM": "xterm"},
                        check=check)
 
-    def start(self, args=(), hidepid=True, wait=True, build=None):
+    def start(self, args=(), hidepid=True, wait=True, build=None, wrapper=()):
+        """wrapper: argv the console command is appended to (it must exec
+        it), e.g. a seccomp shim that takes Landlock away."""
         binary = lockfile_binary(build) if build else self.binary
-        cmd = [binary, "console", "--home", self.home, "--socket", self.socket]
+        cmd = list(wrapper) + [binary, "console", "--home", self.home,
+                               "--socket", self.socket]
         cmd += list(args)
         inner = " ".join(shlex_quote(c) for c in cmd)
         tmux_cmd = ("tmux -L %s -f /dev/null new-session -d -s lf -x 220 -y 80 %s "
@@ -282,6 +285,20 @@ class ConsoleEnv:
         an agent."""
         r = self.tmux("capture-pane", "-p", "-e", "-S", "-20000", check=False)
         return r.stdout
+
+    def pane_log_start(self):
+        """Record every byte written to the console's terminal (tmux
+        pipe-pane), from now on: to prove no raw escape reached it."""
+        self.tmux("pipe-pane", "-t", "lf", "-o",
+                  "cat >> %s" % shlex_quote(os.path.join(self.tmuxdir,
+                                                         "pane.log")))
+
+    def pane_log(self):
+        p = os.path.join(self.tmuxdir, "pane.log")
+        if not os.path.exists(p):
+            return b""
+        with open(p, "rb") as f:
+            return f.read()
 
     def type(self, text, enter=True):
         args = ["send-keys", "-t", "lf", "-l", text]
@@ -334,6 +351,38 @@ class ConsoleEnv:
         r = as_user(user, ["/usr/bin/python3", "-c", RPC_CLIENT, self.socket,
                            str(timeout), "1" if one_line else "0"],
                     input=data, timeout=timeout + 10)
+        if r.returncode != 0:
+            raise RuntimeError("rpc client failed: " + r.stderr.decode())
+        secs = float(r.stderr.decode().strip().splitlines()[-1])
+        if gate:
+            try:
+                req = json.loads(data.split(b"\n")[0])
+                if not isinstance(req, dict) or "method" not in req:
+                    raise ValueError
+            except ValueError:
+                req = {"jsonrpc": "2.0", "id": None, "method": "?"}
+            for l in r.stdout.splitlines(keepends=True):
+                check_reply(req, l, self.build)
+        return r.stdout, secs
+
+    def rpc_as_peer(self, data, user, dac_override=True, timeout=30,
+                    gate=True):
+        """Send raw bytes as user with only its own groups (none of the
+        clients group) and, with dac_override, CAP_DAC_OVERRIDE: it reaches
+        the 0660 socket in its 2750 directory as root in a Docker agent
+        container would, so only the console's own peer check stands in its
+        way. Returns (response bytes, seconds)."""
+        pw = pwd.getpwnam(user)
+        argv = ["setpriv", "--reuid=%d" % pw.pw_uid, "--regid=%d" % pw.pw_gid,
+                "--clear-groups"]
+        if dac_override:
+            argv += ["--inh-caps=+dac_override",
+                     "--ambient-caps=+dac_override"]
+        argv += ["env", "-i", "PATH=/usr/bin:/bin", "/usr/bin/python3", "-c",
+                 RPC_CLIENT, self.socket, str(timeout), "1"]
+        r = subprocess.run(argv, input=data, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=timeout + 10,
+                           cwd="/")
         if r.returncode != 0:
             raise RuntimeError("rpc client failed: " + r.stderr.decode())
         secs = float(r.stderr.decode().strip().splitlines()[-1])

@@ -1,0 +1,146 @@
+"""Who may talk to the console (SPEC section 4): a peer that is neither the
+console account, nor in the clients group, nor an allowed uid is refused
+before a byte of its request is read; root is refused always; allowed uids
+come from --allowed-uids or the policy's allowed_uids.
+
+The refused peers connect with CAP_DAC_OVERRIDE (as root in a Docker agent
+container does), so the socket's file modes do not stop them: only the
+console's own SO_PEERCRED / SO_PEERGROUPS check does."""
+import json
+import os
+
+import pytest
+
+from conftest import make_pdf
+from lfenv import check_reply, uid_of
+
+MARK = "PEERMARK7f3a9c"
+
+
+def change_request(text, rid=5):
+    return (json.dumps({"jsonrpc": "2.0", "id": rid,
+                        "method": "change.request",
+                        "params": {"text": text}}) + "\n").encode()
+
+
+def status_request(rid=1):
+    return (json.dumps({"jsonrpc": "2.0", "id": rid,
+                        "method": "status"}) + "\n").encode()
+
+
+def refused(line):
+    doc = json.loads(line)
+    assert doc["id"] is None, doc
+    assert doc["error"]["message"] == "E_PEER_REFUSED", doc
+    return True
+
+
+@pytest.fixture
+def small(env):
+    env.add_local_profile("docs", files={"a.pdf": make_pdf()})
+    env.install_plugin("is-pdf")
+    return env
+
+
+def test_outsider_refused_before_its_request_is_read(small):
+    env = small
+    env.write_policy()
+    env.start()
+    # The control: the same request from the agent does reach the screen
+    # and the audit, so the checks below can fail.
+    out, _ = env.rpc_raw(change_request(MARK + "-agent"))
+    assert check_reply({"jsonrpc": "2.0", "id": 5, "method": "change.request",
+                        "params": {"text": "x"}}, out) == "result"
+    env.wait_screen(MARK + "-agent")
+    assert any(MARK + "-agent" in json.dumps(r) for r in env.audit())
+
+    out, _ = env.rpc_as_peer(change_request(MARK + "-outsider"),
+                             "lf-outsider")
+    assert refused(out)
+    env.wait_screen("refused a connection from uid %d" % uid_of("lf-outsider"))
+    assert MARK + "-outsider" not in env.screen()
+    assert MARK + "-outsider" not in json.dumps(env.audit())
+    rec = [r for r in env.audit() if r.get("outcome") == "E_PEER_REFUSED"]
+    assert rec and rec[-1]["peer_uid"] == uid_of("lf-outsider")
+    assert rec[-1]["method"] is None
+
+    # A plan from the outsider would show a card: none appears, nothing is
+    # fetched.
+    plan = (json.dumps({"jsonrpc": "2.0", "id": 9, "method": "file.plan",
+                        "params": {"profile": "docs", "key": "a.pdf",
+                                   "plugins": [{"name": "is-pdf"}]}})
+            + "\n").encode()
+    out, secs = env.rpc_as_peer(plan, "lf-outsider")
+    assert refused(out)
+    assert secs < 1.0
+    assert "Approve?" not in env.screen()
+    assert env.work_entries() == []
+    # Without CAP_DAC_OVERRIDE the outsider does not even reach the socket.
+    with pytest.raises(RuntimeError):
+        env.rpc_as_peer(status_request(), "lf-outsider", dac_override=False)
+    # The console still serves the agent afterwards.
+    req, line, _ = env.rpc("status")
+    assert check_reply(req, line) == "result"
+
+
+def test_root_refused(small):
+    env = small
+    env.write_policy(allowed_uids=[uid_of("lf-allowed")])
+    env.start()
+    out, _ = env.rpc_as_peer(change_request(MARK + "-root"), "root")
+    assert refused(out)
+    env.wait_screen("refused a connection from uid 0")
+    assert MARK + "-root" not in env.screen()
+    assert MARK + "-root" not in json.dumps(env.audit())
+
+
+def test_allowed_uid_by_option(small):
+    env = small
+    env.write_policy()
+    env.start()
+    out, _ = env.rpc_as_peer(status_request(), "lf-allowed")
+    assert refused(out)
+    env.stop()
+    env.start(args=["--allowed-uids", "%d" % uid_of("lf-allowed")])
+    out, _ = env.rpc_as_peer(status_request(), "lf-allowed")
+    assert json.loads(out)["result"]["console"] == "up"
+    # still nobody else
+    out, _ = env.rpc_as_peer(status_request(), "lf-outsider")
+    assert refused(out)
+
+
+def test_allowed_uid_by_policy(small):
+    env = small
+    env.write_policy(allowed_uids=[uid_of("lf-allowed")])
+    env.start()
+    out, _ = env.rpc_as_peer(status_request(), "lf-allowed")
+    assert json.loads(out)["result"]["console"] == "up"
+    out, _ = env.rpc_as_peer(status_request(), "lf-outsider")
+    assert refused(out)
+
+
+def test_root_cannot_be_allowed(small):
+    env = small
+    env.write_policy()
+    env.start(args=["--allowed-uids", "0"], wait=False)
+    env.wait_exit()
+    assert "--allowed-uids" in env.screen()
+    assert not os.path.exists(env.socket)
+    env.stop()
+    env.write_policy(allowed_uids=[0])
+    env.start(wait=False)
+    env.wait_exit()
+    assert "root is never allowed" in env.screen()
+    assert not os.path.exists(env.socket)
+
+
+def test_group_member_and_console_account(small):
+    env = small
+    env.write_policy()
+    env.start()
+    # agent is in the clients group (supplementary): served
+    req, line, _ = env.rpc("status", user="agent")
+    assert check_reply(req, line) == "result"
+    # the console account itself: served
+    req, line, _ = env.rpc("status", user="lockfile")
+    assert check_reply(req, line) == "result"
