@@ -159,6 +159,35 @@ parse_profile(const char *name, const json_t *t, struct profile *pr,
 	return 0;
 }
 
+/* TOML allows "\u0000" inside keys; jansson keeps it, and a C comparison
+ * would see "work_dir\0x" as "work_dir". Refuse any such key anywhere. */
+static int
+keys_have_nul(const json_t *v, int depth)
+{
+	const char *k;
+	json_t *x;
+	size_t i;
+
+	if (depth > 64)
+		return 1;
+	if (json_is_object(v)) {
+		void *it;
+		for (it = json_object_iter((json_t *)v); it != NULL;
+		    it = json_object_iter_next((json_t *)v, it)) {
+			k = json_object_iter_key(it);
+			if (strlen(k) != json_object_iter_key_len(it))
+				return 1;
+			if (keys_have_nul(json_object_iter_value(it), depth + 1))
+				return 1;
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, x)
+			if (keys_have_nul(x, depth + 1))
+				return 1;
+	}
+	return 0;
+}
+
 int
 policy_parse(const char *text, size_t len, const char *home,
     struct policy *p, char *why, size_t wl)
@@ -180,6 +209,10 @@ policy_parse(const char *text, size_t len, const char *home,
 		snprintf(why, wl, "line %d: %s%s", terr.line, terr.msg,
 		    terr.unsupported ? " (unsupported TOML feature)" : "");
 		return -1;
+	}
+	if (keys_have_nul(doc, 0)) {
+		snprintf(why, wl, "a key contains a NUL character");
+		goto out;
 	}
 	json_object_foreach(doc, k, v) {
 		for (i = 0; known[i] != NULL; i++)
