@@ -27,9 +27,9 @@ VERSION_RE = re.compile(r"(0|[1-9][0-9]{0,5})\.(0|[1-9][0-9]{0,5})\."
                         r"(0|[1-9][0-9]{0,5})")
 TEXT_MAX = 200
 MAX_INPUTS = 8          # what `lockfile sandbox-run` passes at most
-CPU_RANGE = (1, 3600)
+CPU_RANGE = (1, 600)          # the store's bounds (src/store/manifest.c)
 WALL_RANGE = (1, 3600)
-MEMORY_RANGE = (1 << 20, 64 << 30)
+MEMORY_RANGE = (1 << 20, 16 << 30)
 
 
 class ManifestError(Exception):

@@ -176,14 +176,27 @@ xref_entry(struct check *ck, uint64_t *off, unsigned *gen, int *type)
 	return *type == 'f' || (*gen <= 65535 && absolute(ck, *off, &abs));
 }
 
-/* Plain whitespace between subsections (no comments inside a table). */
+/* Plain whitespace between subsections (no comments inside a table), at
+ * most PDF_GAP_MAX bytes of it. */
 static void
 skip_plain_ws(struct cur *c)
 {
+	uint64_t end = cur_limit(c, PDF_GAP_MAX);
 	int b;
 
 	while ((b = cur_peek(c)) >= 0 && pdf_is_ws(b))
 		c->pos++;
+	cur_unlimit(c, end);
+}
+
+/* Whitespace and comments between two tokens, at most PDF_GAP_MAX bytes. */
+static void
+skip_gap(struct cur *c)
+{
+	uint64_t end = cur_limit(c, PDF_GAP_MAX);
+
+	skip_ws(c);
+	cur_unlimit(c, end);
 }
 
 /* A subsection header "start count" on its own line. */
@@ -196,8 +209,7 @@ xref_subsection(struct cur *c, uint64_t *start, uint64_t *count)
 		return 0;
 	if ((b = cur_peek(c)) != ' ' && b != '\t')
 		return 0;
-	while ((b = cur_peek(c)) == ' ' || b == '\t')
-		c->pos++;
+	skip_blanks(c);
 	if (!read_uint(c, count) || !skip_eol(c))
 		return 0;
 	return *start <= UINT64_MAX - *count;
@@ -242,7 +254,7 @@ stream_body(struct check *ck, const struct trailer *t)
 	uint64_t data;
 	int b;
 
-	skip_ws(c);
+	skip_gap(c);
 	if (!cur_lit(c, "stream"))
 		return 0;
 	b = cur_get(c);
@@ -259,7 +271,7 @@ stream_body(struct check *ck, const struct trailer *t)
 		(void)skip_eol(c);
 	if (!cur_lit(c, "endstream"))
 		return 0;
-	skip_ws(c);
+	skip_gap(c);
 	return read_keyword(c, "endobj");
 }
 
@@ -272,10 +284,10 @@ xref_stream(struct check *ck, struct trailer *t)
 
 	if (!object_start(ck, c->pos) || !read_uint(c, &num) || num == 0)
 		return 0;
-	skip_ws(c);
+	skip_gap(c);
 	if (!read_uint(c, &gen) || gen > 65535)
 		return 0;
-	skip_ws(c);
+	skip_gap(c);
 	if (!read_keyword(c, "obj") || parse_dict(c, trailer_key, t) != 0)
 		return 0;
 	if (!t->type_xref || !(t->seen & K_SIZE) || !(t->seen & K_W) ||
@@ -420,13 +432,13 @@ catalog(struct check *ck)
 		if (!object_start(ck, abs) || !read_uint(c, &num) ||
 		    num != ck->root_num)
 			return 0;
-		skip_ws(c);
+		skip_gap(c);
 		if (!read_uint(c, &gen) || gen != ck->root_gen)
 			return 0;
-		skip_ws(c);
+		skip_gap(c);
 		if (!read_keyword(c, "obj"))
 			return 0;
-		skip_ws(c);
+		skip_gap(c);
 		return cur_lit(c, "<<");
 	}
 	return any_stream;

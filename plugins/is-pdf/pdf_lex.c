@@ -20,6 +20,22 @@ cur_init(struct cur *c, const struct pdf_src *src)
 	c->ioerr = 0;
 }
 
+uint64_t
+cur_limit(struct cur *c, uint64_t n)
+{
+	uint64_t end = c->end;
+
+	if (c->pos < end && end - c->pos > n)
+		c->end = c->pos + n;
+	return end;
+}
+
+void
+cur_unlimit(struct cur *c, uint64_t end)
+{
+	c->end = end;
+}
+
 void
 cur_seek(struct cur *c, uint64_t pos)
 {
@@ -128,13 +144,24 @@ skip_ws(struct cur *c)
 	}
 }
 
+void
+skip_blanks(struct cur *c)
+{
+	uint64_t end = cur_limit(c, PDF_GAP_MAX);
+	int b;
+
+	while ((b = cur_peek(c)) == ' ' || b == '\t')
+		c->pos++;
+	cur_unlimit(c, end);
+}
+
 int
 skip_eol(struct cur *c)
 {
 	int b;
 
-	while ((b = cur_peek(c)) == ' ' || b == '\t')
-		c->pos++;
+	skip_blanks(c);
+	b = cur_peek(c);
 	if (b == '\r') {
 		c->pos++;
 		if (cur_peek(c) == '\n')
@@ -410,15 +437,13 @@ dict_body(struct cur *c, dict_cb cb, void *arg, int depth)
 int
 parse_dict(struct cur *c, dict_cb cb, void *arg)
 {
-	uint64_t end = c->end;
+	uint64_t end = cur_limit(c, PDF_GAP_MAX);
 	int r;
 
 	skip_ws(c);
-	if (c->pos >= end)
-		return -1;
-	if (end - c->pos > PDF_DICT_MAX)
-		c->end = c->pos + PDF_DICT_MAX;
+	cur_unlimit(c, end);
+	end = cur_limit(c, PDF_DICT_MAX);
 	r = dict_body(c, cb, arg, 0);
-	c->end = end;
+	cur_unlimit(c, end);
 	return r != 0 || c->ioerr ? -1 : 0;
 }

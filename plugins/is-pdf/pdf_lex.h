@@ -48,7 +48,15 @@ struct val {
 	uint64_t pair_total;
 };
 
+#define PDF_GAP_MAX 1024	/* whitespace and comments between tokens
+				 * outside a dictionary */
+
 void cur_init(struct cur *c, const struct pdf_src *src);
+/* Lower the cursor's end to at most n bytes ahead, so that no run of
+ * whitespace, comment or junk costs more than n bytes of reading. Returns
+ * the previous end, to give back to cur_unlimit(). */
+uint64_t cur_limit(struct cur *c, uint64_t n);
+void cur_unlimit(struct cur *c, uint64_t end);
 void cur_seek(struct cur *c, uint64_t pos);
 /* Next byte without consuming it, or -1 at c->end (or on an I/O error). */
 int cur_peek(struct cur *c);
@@ -60,7 +68,9 @@ int pdf_is_ws(int b);
 int pdf_is_delim(int b);
 /* Skip whitespace and comments. */
 void skip_ws(struct cur *c);
-/* Skip spaces and tabs, then one end of line (CR, LF or CR LF). 1 or 0. */
+/* Skip spaces and tabs (at most PDF_GAP_MAX bytes of them). */
+void skip_blanks(struct cur *c);
+/* Skip blanks, then one end of line (CR, LF or CR LF). 1 or 0. */
 int skip_eol(struct cur *c);
 /* An unsigned decimal integer of 1..20 digits, not followed by a regular
  * character. 1 or 0. */
