@@ -183,7 +183,9 @@ do_recv(struct rpc *r)
 				continue;
 			if (n < 0 && errno == EAGAIN)
 				return;
-			if (n == 0) {
+			/* A console that refuses a peer closes without reading
+			 * its request: Linux reports that as a reset. */
+			if (n == 0 || (n < 0 && errno == ECONNRESET)) {
 				check_line(r);
 				return;
 			}
