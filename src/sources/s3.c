@@ -1,0 +1,515 @@
+/* The S3-compatible source, through libcurl's SigV4 signing.
+ *
+ * Boundary: what a bucket sends is untrusted. The body counts against the
+ * reserved cap as it arrives (Content-Length only lets curl refuse early),
+ * is hashed while it streams and is written only on a 200; an error body
+ * is kept to its first 4 KiB and only its <Code> survives, in the audit
+ * detail. No redirect is followed, only http and https are spoken, no
+ * proxy, netrc or cookie is read from the environment. The secret access
+ * key is read per fetch into locked memory; libcurl's own copies (the
+ * password option, the signing state) are wiped on free by the allocator
+ * installed below. */
+#include "sources/source.h"
+#include "sources/cred.h"
+#include "sources/ptable.h"
+#include "sources/s3url.h"
+#include "sources/sink.h"
+#include "lib/fdutil.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#include "config.h"
+
+/* SHA-256 of the empty body: curl 7.88 signs the header but does not add
+ * it, and S3 servers refuse a request without it. */
+#define EMPTY_SHA256 \
+	"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+struct source {
+	struct s3_endpoint ep;
+	char endpoint[300];
+	char region[40];
+	char bucket[64];
+	int virtual_style;
+	char url_host[S3_HOST_MAX + 70];
+	char address[64];
+	char ca_file[4096];
+	char access_key_id[129];
+	unsigned connect_timeout_s, stall_timeout_s, timeout_s;
+	struct cred *cred;
+};
+
+/* ---- a wiping allocator for libcurl ------------------------------------ */
+
+static void
+wipe_free(void *p)
+{
+	if (p == NULL)
+		return;
+	explicit_bzero(p, malloc_usable_size(p));
+	free(p);
+}
+
+static void *
+wipe_realloc(void *p, size_t n)
+{
+	size_t old;
+	void *q;
+
+	if (p == NULL)
+		return malloc(n);
+	old = malloc_usable_size(p);
+	if (n <= old && n > 0)
+		return p;
+	q = malloc(n ? n : 1);
+	if (q == NULL)
+		return NULL;
+	memcpy(q, p, old < n ? old : n);
+	wipe_free(p);
+	return q;
+}
+
+static char *
+wipe_strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = malloc(n);
+
+	if (p != NULL)
+		memcpy(p, s, n);
+	return p;
+}
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+
+static void
+curl_init(void)
+{
+	/* First initialiser wins in libcurl: the console initialises it
+	 * here, before any other user (hub mode) does. */
+	if (curl_global_init_mem(CURL_GLOBAL_DEFAULT, malloc, wipe_free,
+	    wipe_realloc, wipe_strdup, calloc) != CURLE_OK)
+		fatal("libcurl cannot be initialised");
+}
+
+/* ---- the profile -------------------------------------------------------- */
+
+static const char *const s3_keys[] = { "endpoint", "region", "bucket",
+	"url_style", "address", "ca_file", "access_key_id", "credentials",
+	"connect_timeout_s", "stall_timeout_s", "timeout_s", NULL };
+
+static int
+key_id_ok(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (n < 1 || n > 128)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (s[i] <= 0x20 || s[i] >= 0x7f)
+			return 0;
+	return 1;
+}
+
+/* Parse t into s (which may be a scratch copy for validate). */
+static int
+s3_parse(const json_t *t, struct source *s, const char **why)
+{
+	char style[16] = "virtual";
+	unsigned long long x;
+
+	memset(s, 0, sizeof(*s));
+	*why = "s3 profile: unknown key (see docs/sources.md)";
+	if (pt_only_keys(t, s3_keys) != 0)
+		return -1;
+	*why = "s3 profile: endpoint must be http(s)://host[:port] (lowercase "
+	    "host, no path)";
+	if (pt_str(t, "endpoint", s->endpoint, sizeof(s->endpoint)) != 1 ||
+	    s3_parse_endpoint(s->endpoint, &s->ep) != 0)
+		return -1;
+	*why = "s3 profile: region must be 1..32 of [a-z0-9-]";
+	if (pt_str(t, "region", s->region, sizeof(s->region)) != 1 ||
+	    !s3_region_ok(s->region))
+		return -1;
+	*why = "s3 profile: bucket must be an S3 bucket name (3..63 of "
+	    "[a-z0-9.-])";
+	if (pt_str(t, "bucket", s->bucket, sizeof(s->bucket)) != 1 ||
+	    !s3_bucket_ok(s->bucket))
+		return -1;
+	*why = "s3 profile: url_style must be \"path\" or \"virtual\"";
+	if (pt_str(t, "url_style", style, sizeof(style)) < 0 ||
+	    (strcmp(style, "path") != 0 && strcmp(style, "virtual") != 0))
+		return -1;
+	s->virtual_style = strcmp(style, "virtual") == 0;
+	*why = "s3 profile: virtual-hosted style needs a DNS endpoint, not an "
+	    "IP address";
+	if (s->virtual_style && s->ep.ip_literal)
+		return -1;
+	*why = "s3 profile: address must be an IPv4 or IPv6 address";
+	if (pt_str(t, "address", s->address, sizeof(s->address)) < 0 ||
+	    (s->address[0] != '\0' && !s3_address_ok(s->address)))
+		return -1;
+	*why = "s3 profile: ca_file must be a clean absolute path";
+	if (pt_str(t, "ca_file", s->ca_file, sizeof(s->ca_file)) < 0 ||
+	    (s->ca_file[0] != '\0' && pt_abs_path_ok(s->ca_file, 0) != 0))
+		return -1;
+	*why = "s3 profile: ca_file is for an https endpoint";
+	if (s->ca_file[0] != '\0' && !s->ep.https)
+		return -1;
+	*why = "s3 profile: access_key_id must be 1..128 printable characters "
+	    "without spaces";
+	if (pt_str(t, "access_key_id", s->access_key_id,
+	    sizeof(s->access_key_id)) < 0 || (s->access_key_id[0] != '\0' &&
+	    !key_id_ok(s->access_key_id)))
+		return -1;
+	*why = "s3 profile: connect_timeout_s must be an integer in 1..300";
+	if (pt_uint(t, "connect_timeout_s", 1, 300, 10, &x) < 0)
+		return -1;
+	s->connect_timeout_s = (unsigned)x;
+	*why = "s3 profile: stall_timeout_s must be an integer in 1..3600";
+	if (pt_uint(t, "stall_timeout_s", 1, 3600, 30, &x) < 0)
+		return -1;
+	s->stall_timeout_s = (unsigned)x;
+	*why = "s3 profile: timeout_s must be an integer in 1..86400";
+	if (pt_uint(t, "timeout_s", 1, 86400, 3600, &x) < 0)
+		return -1;
+	s->timeout_s = (unsigned)x;
+	*why = "s3 profile: credentials is required";
+	if (json_object_get(t, "credentials") == NULL)
+		return -1;
+	if (cred_validate(json_object_get(t, "credentials"), why) != 0)
+		return -1;
+	if (s3_url_host(&s->ep, s->bucket, s->virtual_style, s->url_host,
+	    sizeof(s->url_host)) != 0) {
+		*why = "s3 profile: bucket and endpoint host make too long a name";
+		return -1;
+	}
+	return 0;
+}
+
+static int
+s3_validate(const json_t *t, const char **why)
+{
+	struct source *s = malloc(sizeof(*s));
+	int r;
+
+	if (s == NULL)
+		fatal("out of memory");
+	r = s3_parse(t, s, why);
+	free(s);
+	return r;
+}
+
+static int
+s3_open(const json_t *t, const char *home, struct source **out,
+    const char **why)
+{
+	struct source *s = malloc(sizeof(*s));
+	struct stat st;
+
+	if (s == NULL)
+		fatal("out of memory");
+	if (s3_parse(t, s, why) != 0)
+		goto fail;
+	/* The CA file decides whom TLS trusts: no one else may write it. */
+	if (s->ca_file[0] != '\0' && (stat(s->ca_file, &st) != 0 ||
+	    !S_ISREG(st.st_mode) || (st.st_uid != 0 && st.st_uid != getuid()) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH)))) {
+		*why = "s3 profile: ca_file must be a regular file owned by root "
+		    "or the console account, not writable by others";
+		goto fail;
+	}
+	if (cred_open(json_object_get(t, "credentials"), home, &s->cred,
+	    why) != 0)
+		goto fail;
+	(void)pthread_once(&curl_once, curl_init);
+	*out = s;
+	return 0;
+fail:
+	free(s);
+	return -1;
+}
+
+static void
+s3_close(struct source *s)
+{
+	if (s == NULL)
+		return;
+	cred_close(s->cred);
+	explicit_bzero(s, sizeof(*s));
+	free(s);
+}
+
+static size_t
+s3_words(const struct source *s, const char **words, size_t max)
+{
+	const char *w[] = { s->endpoint, s->url_host, s->ep.host, s->bucket,
+	    s->address, s->access_key_id };
+	size_t i, n = 0;
+
+	for (i = 0; i < sizeof(w) / sizeof(w[0]) && n < max; i++)
+		if (w[i][0] != '\0')
+			words[n++] = w[i];
+	return n;
+}
+
+/* ---- a fetch ------------------------------------------------------------ */
+
+struct xfer {
+	CURL *h;
+	struct sink sink;
+	long status;			/* 0 until the body starts */
+	enum fetch_cause body_fc;	/* why the body callback stopped */
+	char errbody[S3_ERRBODY_MAX + 1];
+	size_t errlen;
+};
+
+static size_t
+on_body(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct xfer *x = arg;
+	size_t len = size * nmemb, room;
+
+	if (x->status == 0 && (curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE,
+	    &x->status) != CURLE_OK || x->status == 0))
+		x->status = -1;
+	if (x->status == 200) {
+		x->body_fc = sink_put(&x->sink, data, len);
+		return x->body_fc == FC_OK ? len : 0;
+	}
+	/* An error body: its head only; stop the transfer once it is full. */
+	room = S3_ERRBODY_MAX - x->errlen;
+	if (len > room) {
+		memcpy(x->errbody + x->errlen, data, room);
+		x->errlen += room;
+		return 0;
+	}
+	memcpy(x->errbody + x->errlen, data, len);
+	x->errlen += len;
+	return len;
+}
+
+static enum fetch_cause
+curl_cause(CURLcode rc)
+{
+	switch (rc) {
+	case CURLE_OPERATION_TIMEDOUT:
+		return FC_TIMEOUT;
+	case CURLE_FILESIZE_EXCEEDED:
+		return FC_TOO_BIG;
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_GOT_NOTHING:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_HTTP2:
+	case CURLE_HTTP2_STREAM:
+		return FC_NETWORK;
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CIPHER:
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_ISSUER_ERROR:
+	case CURLE_SSL_CRL_BADFILE:
+	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+	case CURLE_SSL_INVALIDCERTSTATUS:
+	case CURLE_USE_SSL_FAILED:
+		return FC_TLS;
+	case CURLE_WRITE_ERROR:
+		return FC_IO;
+	default:
+		return FC_PROTOCOL;
+	}
+}
+
+#define SETOPT(h, opt, val) do { \
+	if (curl_easy_setopt((h), (opt), (val)) != CURLE_OK) \
+		fatal("libcurl refused option " #opt); \
+} while (0)
+
+/* Credentials: the secret alone when the profile names the access key
+ * id, else two lines: id, then secret. */
+static int
+split_secret(const struct source *s, struct secret *sec, const char **id,
+    const char **key)
+{
+	if (s->access_key_id[0] != '\0') {
+		if (strchr(secret_text(sec), '\n') != NULL)
+			return -1;
+		*id = s->access_key_id;
+		*key = secret_text(sec);
+		return 0;
+	}
+	if (secret_split2(sec, id, key) != 0)
+		return -1;
+	return key_id_ok(*id) ? 0 : -1;
+}
+
+static void
+setup(struct source *s, struct xfer *x, const char *url, const char *id,
+    const char *key, unsigned long long cap, struct curl_slist *hdrs,
+    struct curl_slist *resolve, char *errbuf)
+{
+	char sigv4[80];
+	CURL *h = x->h;
+
+	snprintf(sigv4, sizeof(sigv4), "aws:amz:%s:s3", s->region);
+	SETOPT(h, CURLOPT_URL, url);
+	SETOPT(h, CURLOPT_PATH_AS_IS, 1L);
+	SETOPT(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	SETOPT(h, CURLOPT_REDIR_PROTOCOLS_STR, "https");
+	SETOPT(h, CURLOPT_FOLLOWLOCATION, 0L);
+	SETOPT(h, CURLOPT_MAXREDIRS, 0L);
+	SETOPT(h, CURLOPT_PROXY, "");
+	SETOPT(h, CURLOPT_NETRC, (long)CURL_NETRC_IGNORED);
+	SETOPT(h, CURLOPT_NOSIGNAL, 1L);
+	SETOPT(h, CURLOPT_HTTPGET, 1L);
+	SETOPT(h, CURLOPT_USERAGENT, "lockfile/" LOCKFILE_VERSION);
+	SETOPT(h, CURLOPT_AWS_SIGV4, sigv4);
+	SETOPT(h, CURLOPT_USERNAME, id);
+	SETOPT(h, CURLOPT_PASSWORD, key);
+	SETOPT(h, CURLOPT_HTTPHEADER, hdrs);
+	if (resolve != NULL)
+		SETOPT(h, CURLOPT_RESOLVE, resolve);
+	SETOPT(h, CURLOPT_CONNECTTIMEOUT, (long)s->connect_timeout_s);
+	SETOPT(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	SETOPT(h, CURLOPT_LOW_SPEED_TIME, (long)s->stall_timeout_s);
+	SETOPT(h, CURLOPT_TIMEOUT, (long)s->timeout_s);
+	SETOPT(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)cap);
+	SETOPT(h, CURLOPT_BUFFERSIZE, 512L * 1024);
+	SETOPT(h, CURLOPT_SSL_VERIFYPEER, 1L);
+	SETOPT(h, CURLOPT_SSL_VERIFYHOST, 2L);
+	SETOPT(h, CURLOPT_SSLVERSION, (long)CURL_SSLVERSION_TLSv1_2);
+	if (s->ca_file[0] != '\0')
+		SETOPT(h, CURLOPT_CAINFO, s->ca_file);
+	SETOPT(h, CURLOPT_WRITEFUNCTION, on_body);
+	SETOPT(h, CURLOPT_WRITEDATA, x);
+	SETOPT(h, CURLOPT_ERRORBUFFER, errbuf);
+}
+
+/* The cause and detail once curl_easy_perform returned rc. */
+static enum fetch_cause
+outcome(struct xfer *x, CURLcode rc, const char *errbuf,
+    struct fetch_result *res)
+{
+	char code[S3_CODE_MAX + 1] = "";
+
+	if (x->status == 0)
+		(void)curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &x->status);
+	if (rc == CURLE_WRITE_ERROR && x->body_fc != FC_OK) {
+		if (x->body_fc == FC_IO)
+			snprintf(res->detail, sizeof(res->detail), "spool: %s",
+			    strerror(x->sink.write_errno));
+		else
+			snprintf(res->detail, sizeof(res->detail), "over the "
+			    "reserved %llu bytes", x->sink.cap);
+		return x->body_fc;
+	}
+	if (x->status > 0 && x->status != 200 &&
+	    (rc == CURLE_OK || rc == CURLE_WRITE_ERROR)) {
+		if (s3_error_code(x->errbody, x->errlen, code, sizeof(code)) != 0)
+			code[0] = '\0';
+		snprintf(res->detail, sizeof(res->detail), "HTTP %ld%s%s",
+		    x->status, code[0] ? " " : "", code);
+		return s3_cause_for(x->status, code);
+	}
+	if (rc != CURLE_OK) {
+		snprintf(res->detail, sizeof(res->detail), "curl %d: %s",
+		    (int)rc, errbuf[0] ? errbuf : curl_easy_strerror(rc));
+		if (rc == CURLE_FILESIZE_EXCEEDED)
+			snprintf(res->detail, sizeof(res->detail), "announced "
+			    "size over the reserved %llu bytes", x->sink.cap);
+		return curl_cause(rc);
+	}
+	return x->status == 200 ? FC_OK : FC_PROTOCOL;
+}
+
+static enum fetch_cause
+s3_fetch(struct source *s, const char *key, int outfd, unsigned long long cap,
+    struct fetch_result *res)
+{
+	char url[S3_HOST_MAX + 3 * 1024 + 200], rs[S3_HOST_MAX + 140];
+	char errbuf[CURL_ERROR_SIZE] = "";
+	struct curl_slist *hdrs = NULL, *resolve = NULL;
+	struct secret *sec = NULL;
+	const char *id = NULL, *secret = NULL;
+	struct xfer *x = NULL;
+	enum fetch_cause fc;
+	CURLcode rc;
+
+	memset(res, 0, sizeof(*res));
+	if (s3_object_url(&s->ep, s->bucket, s->virtual_style, key, url,
+	    sizeof(url)) != 0) {
+		snprintf(res->detail, sizeof(res->detail), "key too long");
+		return FC_PROTOCOL;
+	}
+	fc = cred_load(s->cred, &sec, res->detail, sizeof(res->detail));
+	if (fc != FC_OK)
+		return fc;
+	if (split_secret(s, sec, &id, &secret) != 0) {
+		snprintf(res->detail, sizeof(res->detail), "credentials: expected "
+		    "%s", s->access_key_id[0] ? "one line (the secret access "
+		    "key)" : "two lines (access key id, secret access key)");
+		fc = FC_CREDENTIAL_SOURCE;
+		goto out;
+	}
+	/* Only headers that are sent: curl signs every header in the list,
+	 * even a removal ("Accept:"), and the server then refuses. */
+	hdrs = curl_slist_append(hdrs, "x-amz-content-sha256: " EMPTY_SHA256);
+	if (hdrs == NULL)
+		fatal("out of memory");
+	if (s->address[0] != '\0') {
+		snprintf(rs, sizeof(rs), "%s:%u:%s%s%s", s->url_host, s->ep.port,
+		    strchr(s->address, ':') ? "[" : "", s->address,
+		    strchr(s->address, ':') ? "]" : "");
+		if ((resolve = curl_slist_append(NULL, rs)) == NULL)
+			fatal("out of memory");
+	}
+	x = calloc(1, sizeof(*x));
+	if (x == NULL || (x->h = curl_easy_init()) == NULL)
+		fatal("out of memory");
+	sink_init(&x->sink, outfd, cap);
+	setup(s, x, url, id, secret, cap, hdrs, resolve, errbuf);
+	rc = curl_easy_perform(x->h);
+	fc = outcome(x, rc, errbuf, res);
+	if (fc == FC_OK)
+		sink_finish(&x->sink, res);
+out:
+	/* Nothing of the secret or the key id in the audit. */
+	secret_scrub(sec, res->detail, sizeof(res->detail));
+	text_scrub_word(secret, res->detail, sizeof(res->detail));
+	text_scrub_word(id, res->detail, sizeof(res->detail));
+	if (x != NULL) {
+		curl_easy_cleanup(x->h);
+		sink_free(&x->sink);
+		explicit_bzero(x, sizeof(*x));
+		free(x);
+	}
+	curl_slist_free_all(hdrs);
+	curl_slist_free_all(resolve);
+	explicit_bzero(errbuf, sizeof(errbuf));
+	secret_free(sec);
+	return fc;
+}
+
+const struct source_kind source_s3 = {
+	.name = "s3",
+	.validate = s3_validate,
+	.open = s3_open,
+	.fetch = s3_fetch,
+	.location_words = s3_words,
+	.close = s3_close,
+};
