@@ -130,6 +130,52 @@ def sdk_items(ctx):
     p = ctx.file("size-wrong", b"7\n")
     items.append(Case("probe answers 0 when the size differs (control)", p,
                       "0", binary=probe))
+    items += doc_example_items(ctx)
+    return items
+
+
+def doc_example(ctx):
+    """The C example of docs/plugins.md, exactly as printed there."""
+    with open(ctx.src("docs", "plugins.md"), encoding="utf-8") as f:
+        text = f.read()
+    marker = "<!-- example: has-nul.c -->\n```c\n"
+    start = text.index(marker) + len(marker)
+    return text[start:text.index("```", start)]
+
+
+def doc_example_items(ctx):
+    """docs/plugins.md's example, built the two documented ways (glibc
+    static-pie, musl static), answers 1 and 0 in the sandbox."""
+    sdk = ctx.src("plugins", "sdk")
+    src = os.path.join(ctx.tmp, "has-nul.c")
+    with open(src, "w") as f:
+        f.write(doc_example(ctx))
+    builds = [("gcc", ["gcc", "-O2", "-static-pie", "-fPIE"]),
+              ("musl-gcc", ["musl-gcc", "-O2", "-static"])]
+    with_nul = ctx.file("with-nul", b"text\x00more")
+    without = ctx.file("without-nul", b"plain text\n" * 1000)
+    items = []
+    for name, cc in builds:
+        out = os.path.join(ctx.tmp, "bin", "has-nul-" + name)
+
+        def build(cc=cc, out=out):
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            p = subprocess.run(cc + ["-std=gnu11", "-D_GNU_SOURCE", "-Wall",
+                                     "-Wextra", "-Werror", "-I" + sdk, "-o",
+                                     out, src, os.path.join(sdk, "lfplugin.c"),
+                                     os.path.join(sdk, "utf8.c")],
+                               stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT)
+            if p.returncode != 0:
+                return False, p.stdout.decode("utf-8", "replace")[-300:]
+            os.chmod(out, 0o755)
+            return harness.elf_static(out)
+        items.append(Check("the docs example builds static with %s" % name,
+                           build))
+        items.append(Case("docs example (%s) finds a NUL" % name, with_nul,
+                          "1", binary=out))
+        items.append(Case("docs example (%s) finds none" % name, without,
+                          "0", binary=out))
     return items
 
 

@@ -132,6 +132,8 @@ def crafted_yes():
          PDF(trailer=b"<< /Size 5 % a comment\n /Root 1 0 R /ID "
              b"[<0123ABCD><0123abcd>] /Info << /Title " + long_info +
              b" /Ratio 1.5 /Neg -2 /Flag true /Nil null >> >>").build(), True),
+        ("blank lines and spaces before 'trailer'",
+         PDF().build().replace(b"trailer", b"\n  \r\n\ntrailer"), True),
         ("junk after %%EOF within the last 1024 bytes",
          PDF(tail=b"\x00" * 500).build(), True),
         ("junk before the header, offsets from the file's start",
@@ -226,6 +228,11 @@ def crafted_no():
          ten[:m.start(2)] + b"%d" % (int(m.group(2)) + 1) + ten[m.end(2):]),
         ("an xref stream object without its dictionary",
          stream.replace(b"<< /Type /XRef", b"[ /Type /XRef")),
+        ("2000 spaces between an xref stream's dictionary and 'stream' "
+         "(over the 1024-byte gap limit)",
+         stream.replace(b">>\nstream\n", b">>" + b" " * 2000 + b"\nstream\n")),
+        ("2000 newlines before 'trailer' (over the gap limit)",
+         good.replace(b"trailer", b"\n" * 2000 + b"trailer")),
         ("/XRefStm naming a table", re.sub(
             rb"/XRefStm \d+", b"/XRefStm %d" % int(startxref(
                 pdfgen.hybrid()).group(2)), pdfgen.hybrid())),
