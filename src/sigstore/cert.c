@@ -28,6 +28,9 @@ validate_with(const struct sig_authority *a, X509 *leaf, sig_time t,
 	param = X509_STORE_CTX_get0_param(ctx);
 	X509_VERIFY_PARAM_set_time(param, (time_t)(t / SIG_NS));
 	X509_VERIFY_PARAM_set_depth(param, SIG_MAX_CHAIN);
+	/* 112-bit security: no SHA-1 signatures, no short keys. */
+	X509_VERIFY_PARAM_set_auth_level(param, 2);
+	/* The root names its anchor: it need not be self-signed. */
 	X509_VERIFY_PARAM_set_flags(param, X509_V_FLAG_PARTIAL_CHAIN |
 	    X509_V_FLAG_X509_STRICT);
 	if (X509_verify_cert(ctx) != 1)

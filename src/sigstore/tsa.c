@@ -7,7 +7,42 @@
 #include "sigstore/internal.h"
 
 #include <openssl/bio.h>
+#include <openssl/pkcs7.h>
 #include <openssl/ts.h>
+
+static int
+strong_digest(const X509_ALGOR *alg)
+{
+	const ASN1_OBJECT *obj = NULL;
+	int nid;
+
+	if (alg == NULL)
+		return 0;
+	X509_ALGOR_get0(&obj, NULL, NULL, alg);
+	nid = OBJ_obj2nid(obj);
+	return nid == NID_sha256 || nid == NID_sha384 || nid == NID_sha512;
+}
+
+/* OpenSSL accepts any digest it knows for the imprint and the signer;
+ * a SHA-1 (or MD5) timestamp is refused here. Exactly one signer. */
+static int
+strong_token(TS_RESP *resp, TS_TST_INFO *tst)
+{
+	STACK_OF(PKCS7_SIGNER_INFO) *sis;
+	X509_ALGOR *dig = NULL;
+	PKCS7 *token = TS_RESP_get_token(resp);
+
+	if (token == NULL || !PKCS7_type_is_signed(token) ||
+	    !strong_digest(TS_MSG_IMPRINT_get_algo(
+	    TS_TST_INFO_get_msg_imprint(tst))))
+		return 0;
+	sis = PKCS7_get_signer_info(token);
+	if (sis == NULL || sk_PKCS7_SIGNER_INFO_num(sis) != 1)
+		return 0;
+	PKCS7_SIGNER_INFO_get0_algs(sk_PKCS7_SIGNER_INFO_value(sis, 0), NULL,
+	    &dig, NULL);
+	return strong_digest(dig);
+}
 
 static int
 verify_with(const struct sig_authority *a, TS_RESP *resp,
@@ -30,6 +65,8 @@ verify_with(const struct sig_authority *a, TS_RESP *resp,
 	/* The root names its anchor: it need not be self-signed. */
 	X509_VERIFY_PARAM_set_flags(param, X509_V_FLAG_PARTIAL_CHAIN);
 	X509_VERIFY_PARAM_set_depth(param, SIG_MAX_CHAIN);
+	/* 112-bit security: no SHA-1 signatures, no short keys. */
+	X509_VERIFY_PARAM_set_auth_level(param, 2);
 	TS_VERIFY_CTX_set_flags(ctx, TS_VFY_VERSION | TS_VFY_SIGNATURE |
 	    TS_VFY_DATA | TS_VFY_SIGNER);
 	/* The context owns what is handed to it from here on. */
@@ -65,8 +102,8 @@ sig_tsa_verify(const struct sigstore_root *root, const uint8_t *tsr,
 	if (resp == NULL || p != tsr + tsr_len)
 		goto out;
 	tst = TS_RESP_get_tst_info(resp);
-	if (tst == NULL || sig_asn1_time(TS_TST_INFO_get_time(tst),
-	    &t) != SIGSTORE_OK)
+	if (tst == NULL || !strong_token(resp, tst) ||
+	    sig_asn1_time(TS_TST_INFO_get_time(tst), &t) != SIGSTORE_OK)
 		goto out;
 	for (i = 0; i < root->ntsas; i++) {
 		if (!verify_with(&root->tsas[i], resp, data, datalen, t))
