@@ -10,7 +10,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
 #include <linux/seccomp.h>
+#include <stddef.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -20,6 +22,7 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -70,10 +73,10 @@ static const struct { int nr; const char *why; } allow_plain[] = {
 	{ SCMP_SYS(rt_sigpending), "own pending signals" },
 	{ SCMP_SYS(rt_sigsuspend), "wait for own signals" },
 	{ SCMP_SYS(rt_sigtimedwait), "wait for own signals" },
+	{ SCMP_SYS(pause), "wait for own signals (pause())" },
 	{ SCMP_SYS(sigaltstack), "signal stacks (Go, Rust)" },
 	{ SCMP_SYS(futex), "threads and locks" },
 	{ SCMP_SYS(set_robust_list), "glibc and Go threads" },
-	{ SCMP_SYS(get_robust_list), "glibc threads" },
 	{ SCMP_SYS(rseq), "glibc >= 2.35 registers rseq at start" },
 	{ SCMP_SYS(set_tid_address), "libc thread start-up" },
 	{ SCMP_SYS(arch_prctl), "x86-64 TLS set-up (libc start-up)" },
@@ -86,18 +89,13 @@ static const struct { int nr; const char *why; } allow_plain[] = {
 	{ SCMP_SYS(getegid), "own credentials" },
 	{ SCMP_SYS(getpgrp), "own process group" },
 	{ SCMP_SYS(sched_yield), "threads (Go scheduler)" },
-	{ SCMP_SYS(sched_getaffinity), "CPU count (Go, Rust, glibc sysconf)" },
 	{ SCMP_SYS(getrandom), "seeding (Go, Rust hash maps)" },
-	{ SCMP_SYS(clock_gettime), "time (vDSO fallback)" },
-	{ SCMP_SYS(clock_getres), "time" },
 	{ SCMP_SYS(gettimeofday), "time" },
 	{ SCMP_SYS(time), "time" },
 	{ SCMP_SYS(nanosleep), "sleeping (Go, usleep)" },
-	{ SCMP_SYS(clock_nanosleep), "sleeping" },
 	{ SCMP_SYS(getitimer), "own timers" },
 	{ SCMP_SYS(setitimer), "own timers (signal to itself)" },
 	{ SCMP_SYS(alarm), "own timer (signal to itself)" },
-	{ SCMP_SYS(timer_create), "own POSIX timers (Go profiling)" },
 	{ SCMP_SYS(timer_settime), "own POSIX timers" },
 	{ SCMP_SYS(timer_gettime), "own POSIX timers" },
 	{ SCMP_SYS(timer_getoverrun), "own POSIX timers" },
@@ -113,12 +111,14 @@ static const struct { int nr; const char *why; } allow_plain[] = {
 	{ SCMP_SYS(restart_syscall), "kernel-internal restarts" },
 };
 
-/* fcntl commands allowed; F_SETOWN, F_SETOWN_EX, F_SETSIG (signals to
- * others through a descriptor owner), F_SETLEASE and F_NOTIFY (signals and
- * stalls on the console's files) are not among them. */
+/* fcntl commands allowed. Not among them: F_SETOWN, F_SETOWN_EX, F_SETSIG
+ * (signals to others through a descriptor owner), F_SETLEASE and F_NOTIFY
+ * (signals and stalls on the console's files), and every record lock
+ * (F_GETLK/F_SETLK/F_SETLKW and the F_OFD_* ones): a lock on fd 3 at an
+ * offset of the plugin's choosing is listed in the world-readable
+ * /proc/locks, a channel to any account on the machine. */
 static const int fcntl_cmds[] = {
-	F_DUPFD, F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_GETLK, F_SETLK,
-	F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW, F_DUPFD_CLOEXEC,
+	F_DUPFD, F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_DUPFD_CLOEXEC,
 	F_GETPIPE_SZ,
 };
 
@@ -161,29 +161,41 @@ build_rules(scmp_filter_ctx ctx)
 	 * clone(2), whose flags we can inspect (clone3 passes a pointer). */
 	r |= add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0, NULL);
 
-	/* Threads and fork, but no namespaces. */
+	/* Threads only: no namespaces, and no new process, which would outlive
+	 * the plugin when the console dies (the parent-death signal reaches
+	 * only the direct child) and escape the wall clock. */
 	struct scmp_arg_cmp clone_ok = SCMP_A0(SCMP_CMP_MASKED_EQ,
-	    CLONE_FORBIDDEN, 0);
+	    CLONE_FORBIDDEN | CLONE_THREAD | CLONE_VM, CLONE_THREAD | CLONE_VM);
 	r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1, &clone_ok);
 
 	/* Private mappings of any kind, shared mappings of files (the only
-	 * files it holds are its input, read-only); never shared anonymous
-	 * memory, which would outlive a fork as a channel. */
+	 * file it holds is its input, read-only); never shared anonymous
+	 * memory (a channel between processes), never MAP_GROWSDOWN (counted
+	 * as stack, it escapes RLIMIT_DATA). */
 	static const uint64_t mmap_ok[] = { 0, MAP_SHARED, MAP_ANONYMOUS };
 	for (i = 0; i < 3; i++) {
 		struct scmp_arg_cmp c = SCMP_A3(SCMP_CMP_MASKED_EQ,
-		    MAP_SHARED | MAP_ANONYMOUS, mmap_ok[i]);
+		    MAP_SHARED | MAP_ANONYMOUS | MAP_GROWSDOWN, mmap_ok[i]);
 		r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1, &c);
 	}
 
-	/* open/openat: Landlock decides which paths; O_PATH is refused here
-	 * because Landlock does not cover it (it would stat any path). openat2
-	 * takes its flags by pointer: ENOSYS so libcs fall back. */
-	struct scmp_arg_cmp open_ok = SCMP_A1(SCMP_CMP_MASKED_EQ, O_PATH, 0);
-	struct scmp_arg_cmp openat_ok = SCMP_A2(SCMP_CMP_MASKED_EQ, O_PATH, 0);
-	r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(open), 1, &open_ok);
-	r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1, &openat_ok);
-	r |= add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0, NULL);
+	/* A plugin has nothing to open: its input is fd 3. Every open answers
+	 * the same EACCES whatever the path, so the error cannot tell which
+	 * paths exist (Landlock refuses only after the lookup: ENOENT for a
+	 * missing path, EACCES for an existing one). Landlock still covers
+	 * any path a future rule change would let through. */
+	r |= add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(open), 0, NULL);
+	r |= add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(openat), 0, NULL);
+	r |= add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(creat), 0, NULL);
+	r |= add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(openat2), 0, NULL);
+
+	/* Clocks: the standard ones only (0..CLOCK_TAI). A negative id names
+	 * another process's CPU clock (the console's, pid 1's...). */
+	struct scmp_arg_cmp clk = SCMP_A0(SCMP_CMP_LE, CLOCK_TAI);
+	r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clock_gettime), 1, &clk);
+	r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clock_getres), 1, &clk);
+	r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clock_nanosleep), 1, &clk);
+	r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(timer_create), 1, &clk);
 
 	for (i = 0; i < sizeof(fcntl_cmds) / sizeof(fcntl_cmds[0]); i++) {
 		struct scmp_arg_cmp c = SCMP_A1(SCMP_CMP_EQ,
@@ -205,6 +217,9 @@ build_rules(scmp_filter_ctx ctx)
 	 * same account must not be touched. */
 	struct scmp_arg_cmp self0 = SCMP_A0(SCMP_CMP_EQ, 0);
 	r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 1, &self0);
+	/* CPU count (Go, Rust, glibc sysconf): of itself only; another pid
+	 * would probe which processes exist. */
+	r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(sched_getaffinity), 1, &self0);
 	r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(getrlimit), 0, NULL);
 
 	/* Signals only at itself: the first argument must be its own pid
@@ -235,7 +250,56 @@ build_rules(scmp_filter_ctx ctx)
  * stat lstat newfstatat statx access faccessat faccessat2 readlink
  * readlinkat chdir fchdir getcwd setsid setpgid name_to_handle_at
  * open_by_handle_at kcmp seccomp landlock_* fork vfork mincore
- * sysinfo setrlimit. */
+ * sysinfo setrlimit flock get_robust_list. */
+
+/* The execve the sandbox itself makes, from a known instruction. The
+ * label marks the address after the syscall instruction, which is what
+ * seccomp reports as the instruction pointer. */
+#if !defined(__x86_64__)
+#error "plugin_exec is written for x86-64"
+#endif
+extern const char lf_plugin_execve_ret[];
+
+__attribute__((noinline, noclone)) long
+plugin_exec(const char *path, char *const argv[], char *const envp[])
+{
+	long ret;
+
+	__asm__ volatile("syscall\n\t"
+	    ".globl lf_plugin_execve_ret\n"
+	    "lf_plugin_execve_ret:"
+	    : "=a"(ret)
+	    : "0"((long)SYS_execve), "D"(path), "S"(argv), "d"(envp)
+	    : "rcx", "r11", "memory");
+	return ret;
+}
+
+static void
+build_exec_guard(struct bpf_program *prog)
+{
+	uint64_t ip = (uint64_t)(uintptr_t)lf_plugin_execve_ret;
+	struct sock_filter g[] = {
+		/* 0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, arch)),
+		/* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 7),
+		/* 2 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		/* 3 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 0, 5),
+		/* 4 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, instruction_pointer)),
+		/* 5 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)ip, 0, 2),
+		/* 6 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, instruction_pointer) + 4),
+		/* 7 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(ip >> 32), 1, 0),
+		/* 8 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+		/* 9 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+
+	/* The other architecture and the other calls fall through to ALLOW:
+	 * the main filter decides those. */
+	memcpy(prog->exec_guard, g, sizeof(g));
+	prog->exec_guard_len = sizeof(g) / sizeof(g[0]);
+}
 
 int
 plugin_filter_build(struct bpf_program *prog, const char **why)
@@ -306,6 +370,7 @@ plugin_filter_build(struct bpf_program *prog, const char **why)
 		*why = "seccomp pid rules missing from the program";
 		goto out;
 	}
+	build_exec_guard(prog);
 	ret = 0;
 out:
 	if (ret != 0)
@@ -334,6 +399,10 @@ plugin_filter_load(struct bpf_program *prog, pid_t self)
 
 	for (i = 0; i < prog->npid_slots; i++)
 		prog->insns[prog->pid_slots[i]].k = (uint32_t)self;
+	fp.len = (unsigned short)prog->exec_guard_len;
+	fp.filter = prog->exec_guard;
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp) != 0)
+		return -1;
 	fp.len = (unsigned short)prog->len;
 	fp.filter = prog->insns;
 	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp);

@@ -16,6 +16,11 @@ struct bpf_program {
 	 * (libseccomp may share one comparison between several calls) */
 	size_t *pid_slots;
 	size_t npid_slots;
+	/* A second, hand-built filter: execve only from the one syscall
+	 * instruction in plugin_exec(), so a plugin's own execve cannot probe
+	 * which paths exist (the lookup happens before Landlock refuses). */
+	struct sock_filter exec_guard[12];
+	size_t exec_guard_len;
 };
 
 /* Build and export the filter. 0, or -1 with a static reason. */
@@ -23,7 +28,11 @@ int plugin_filter_build(struct bpf_program *prog, const char **why);
 void plugin_filter_free(struct bpf_program *prog);
 
 /* Child-safe: patch the pid into prog (a private copy after fork) and
- * install it on the calling process. 0 or -1 with errno. */
+ * install both filters on the calling process. 0 or -1 with errno. */
 int plugin_filter_load(struct bpf_program *prog, pid_t self);
+
+/* Child-safe: the one execve the filters allow (returns only on failure,
+ * with -errno). */
+long plugin_exec(const char *path, char *const argv[], char *const envp[]);
 
 #endif

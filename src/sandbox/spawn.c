@@ -263,7 +263,7 @@ child_main(struct sandbox *sb, const struct plugin_run *run, pid_t parent,
 	fd_path(exe, bin_hi);
 	if (plugin_filter_load(&sb->bpf, getpid()) != 0)
 		child_fail(statusfd, ST_SECCOMP);
-	execve(exe, argv, envp);
+	errno = (int)-plugin_exec(exe, argv, envp);
 	child_fail(statusfd, ST_EXEC);
 }
 
@@ -400,7 +400,7 @@ sandbox_run(struct sandbox *sb, const struct plugin_run *run,
 	long long start, deadline;
 	pid_t pid, self = getpid();
 	ssize_t n;
-	int i;
+	int i, input = -1;
 
 	memset(res, 0, sizeof(*res));
 	res->outcome = OUT_SANDBOX_UNAVAILABLE;
@@ -412,8 +412,18 @@ sandbox_run(struct sandbox *sb, const struct plugin_run *run,
 		fatal("sandbox_run: values too large");
 	{
 		int fl = fcntl(run->inputfd, F_GETFL);
+		char p[32];
 		if (fl < 0 || (fl & O_ACCMODE) != O_RDONLY)
 			fatal("sandbox_run: input fd is not read-only");
+		/* A fresh open file description for every run: a plugin's seek or
+		 * status flags must not carry over to the caller or the next run. */
+		fd_path(p, run->inputfd);
+		input = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		if (input < 0) {
+			logit_errno("reopening the input");
+			res->outcome = OUT_EXEC_FAILED;
+			return 0;
+		}
 	}
 
 	if (pipe2(outp, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0 ||
@@ -428,7 +438,7 @@ sandbox_run(struct sandbox *sb, const struct plugin_run *run,
 	src[0] = sb->devnull;
 	src[1] = outp[1];
 	src[2] = errp[1];
-	src[FD_IN] = run->inputfd;
+	src[FD_IN] = input;
 	if (run->protocol == 2) {
 		src[FD_VALUES] = valp[0];
 		src[FD_DETAIL] = detp[1];
@@ -580,6 +590,8 @@ sandbox_run(struct sandbox *sb, const struct plugin_run *run,
 	    res->cpu_ms, run->limits.cpu_s);
 	res->detail[res->detail_len] = '\0';
 out:
+	if (input >= 0)
+		close(input);
 	if (pidfd >= 0)
 		close(pidfd);
 	close_pair(outp);

@@ -75,7 +75,7 @@ ATTEMPTS = [
     A("fstatat-empty-path-probe", EPERM, "seccomp (newfstatat)"),
     A("statx-probe", EPERM, "seccomp (statx)"),
     A("access-probe", EPERM, "seccomp (faccessat)"),
-    A("opath-probe", EPERM, "seccomp (O_PATH)"),
+    A("opath-probe", EACCES, "seccomp (every open answers EACCES)"),
     A("readlink-input", EPERM, "seccomp (readlink)"),
     A("inotify", EPERM, "seccomp"),
     A("fchmod-input", EPERM, "seccomp (fchmod)", observe="input_mode"),
@@ -127,7 +127,7 @@ ATTEMPTS = [
     A("clone3-userns", ENOSYS, "seccomp (clone3 answers ENOSYS)"),
     A("personality", EPERM, "seccomp"),
     A("raise-rlimit", EPERM, "the kernel (soft = hard, unprivileged)"),
-    A("core-dump", ENOENT, "RLIMIT_CORE 0"),
+    A("core-dump", EPERM, "seccomp (no new process) and RLIMIT_CORE 0"),
     # Network.
     A("tcp-connect", EPERM, "seccomp (socket), Landlock TCP",
       fixtures=("tcp",), observe="tcp"),

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static char buf[65536];
@@ -41,7 +42,7 @@ main(void)
 		return 3;
 	nl = memchr(buf, '\n', len);
 	if (nl != NULL && memmem(buf, (size_t)(nl - buf), "stat", 4) != NULL &&
-	    (fstat(3, &st) != 0 || st.st_size != (off_t)len))
+	    (syscall(SYS_fstat, 3, &st) != 0 || st.st_size != (off_t)len))
 		return 2;
 	if (write(1, len >= 3 && memcmp(buf, "yes", 3) == 0 ? "1\n" : "0\n",
 	    2) != 2)
