@@ -5,6 +5,7 @@
 
 #include "client/cmd.h"
 #include "console/cmd.h"
+#include "console/doctor.h"
 #include "sandbox/cmd.h"
 #include "sigstore/cmd.h"
 
@@ -14,6 +15,8 @@
 	{ "policy", cmd_policy, "console", \
 	    "show or approve the policy (show|approve)" }, \
 	{ "audit", cmd_audit, "console", "print the audit log" }, \
+	{ "doctor", cmd_doctor, "console", \
+	    "check every precondition, one line per condition" }, \
 	{ "sandbox-run", cmd_sandbox_run, "console", \
 	    "run one plugin in the sandbox (diagnostic)" }, \
 	{ "verify-bundle", cmd_verify_bundle, "any", \

@@ -6,6 +6,7 @@
  * policy, credentials or files are loaded; inherited descriptors are closed;
  * the process is non-dumpable with no core. */
 #include "config.h"
+#include "console/confine.h"
 #include "console/console.h"
 #include "console/home.h"
 #include "console/isolation.h"
@@ -325,6 +326,17 @@ start(struct console *c, const char *homearg, const char *sockpath,
 		}
 	}
 	collect_scrub_words(c);
+	/* A terminal an agent could drive or read is refused outright. */
+	if (isolation_terminal_ok(c, &why) != 0) {
+		logit("refusing this terminal: %s", why);
+		return -1;
+	}
+	/* Everything is open: from here on the console confines itself
+	 * (confine.h); nothing after this line may need a new path. */
+	if (confine_console(c, &why) != 0) {
+		logit("self-confinement failed: %s", why);
+		return -1;
+	}
 	hex_encode(c->pol.fingerprint, SHA256_LEN, fp);
 	term_printf(&c->term, "lockfile console %s: socket %s, policy %.16s, "
 	    "security level %d, quantum %us, %zu profile%s\n", LOCKFILE_VERSION,

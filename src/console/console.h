@@ -5,6 +5,7 @@
 #include <limits.h>
 
 #include "console/audit.h"
+#include "console/isolation.h"
 #include "console/listener.h"
 #include "console/parser_worker.h"
 #include "console/policy.h"
@@ -26,6 +27,7 @@ struct console {
 	struct workspace ws;
 	struct audit audit;
 	struct values values;
+	struct isolation iso;		/* isolation.h: snapshot, last cause */
 	const char *scrub_words[POLICY_MAX_PROFILES * 8];
 	size_t nscrub;
 	long long start_ms, last_request_ms, session_end_ms;

@@ -1,16 +1,104 @@
-/* Isolation checks (SPEC section 11): no other account may see a plugin's
- * processes. Host mode: /proc mounted hidepid=invisible (or 2) with a gid=
- * no agent has. Container mode: see docs/isolation.md. Run at console
- * start, when a plan arrives and just before each plugin runs. */
+/* Isolation checks (SPEC section 11, seed "Preconditions"): no other account
+ * sees a plugin's processes, and the console's terminal is the human's.
+ *
+ * /proc, host mode (no container declaration): /proc is a procfs mounted
+ * hidepid=invisible (or 2) whose gid= (default 0) is no group an allowed
+ * agent has. Container mode (/etc/lockfile/container.toml, root-owned, not
+ * writable by others): the declaration is valid; /proc is a procfs of the
+ * console's own pid namespace that hides nothing from it; that namespace is
+ * not the host's; every task listed runs as root or the console account
+ * (all four uid fields); the console started under a seccomp filter that
+ * refuses calls (not allow-all), with no_new_privs and no capabilities.
+ * Run at console start, when a plan arrives and just before each plugin
+ * runs; docs/isolation.md lists every condition and its residuals.
+ *
+ * Terminal (isolation_term.c): the console's terminal is a real terminal
+ * (echo can be switched off) owned by the console account, not open to an
+ * agent's groups, not relayed by a program named in system.toml (a
+ * multiplexer is allowed when it runs as the console account), and not an
+ * X11 terminal when system.toml says x11 = "refuse". */
 #ifndef LOCKFILE_ISOLATION_H
 #define LOCKFILE_ISOLATION_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 struct console;
 
-/* 0 when plugin processes are hidden; -1 with a static reason naming the
- * failing condition (for the audit and doctor). */
-int isolation_proc_hidden(const struct console *c, const char **why);
+/* Who the checks protect against: every account allowed on the socket
+ * except the console account itself (root is always refused there). */
+struct iso_agents {
+	uid_t console_uid;
+	int have_clients_gid;
+	gid_t clients_gid;
+	const uid_t *allowed;
+	size_t nallowed;
+};
+
+/* Facts only observable before the console confines itself: its own
+ * filter and no_new_privs would mask the container's. A seccomp filter and
+ * no_new_privs cannot be removed, so what is seen here holds for the
+ * process's life. Taken by confine_console(); doctor takes a fresh one. */
+struct iso_snapshot {
+	int taken;
+	int seccomp_mode;	/* "Seccomp:" of /proc/self/status, -1 unknown */
+	int filter_refuses;	/* a filter refused the clone3 probe */
+	int probe_errno;
+	int nnp;		/* "NoNewPrivs:" */
+};
+
+/* The console's isolation state (a member of struct console). */
+struct isolation {
+	struct iso_snapshot snap;
+	char why[320];		/* the last failing condition, for the audit */
+};
+
+#define ISO_MAX_CHECKS 16
+#define ISO_DETAIL_MAX 200
+
+struct iso_check {
+	const char *name;	/* stable, documented in docs/isolation.md */
+	int ok;
+	char detail[ISO_DETAIL_MAX];	/* our text; values from files escaped */
+};
+
+struct iso_report {
+	int container;		/* 1 when the declaration file exists */
+	size_t n;
+	struct iso_check c[ISO_MAX_CHECKS];
+};
+
+/* Record the pre-confinement facts (see struct iso_snapshot). */
+void isolation_snapshot(struct iso_snapshot *s);
+
+/* Every /proc condition of the mode in effect, in order; a condition that
+ * could not be evaluated fails. Returns 0 when all pass, -1 otherwise. */
+int isolation_proc_report(const struct iso_agents *a,
+    const struct iso_snapshot *s, struct iso_report *r);
+
+/* Every terminal condition for the terminal open at ttyfd (-1: none). */
+int isolation_terminal_report(int ttyfd, const struct iso_agents *a,
+    struct iso_report *r);
+
+/* The first failing condition of r as "name: detail" into out. */
+void isolation_first_failure(const struct iso_report *r, char *out,
+    size_t outlen);
+
+/* The console's view: agents from its listener. */
+void isolation_agents(const struct console *c, struct iso_agents *a);
+
+/* 0 when plugin processes are hidden; -1 with *why naming the failing
+ * condition (points into c->iso, valid until the next call; the caller
+ * copies it into the audit). */
+int isolation_proc_hidden(struct console *c, const char **why);
+
+/* 0 when the console's terminal passes; -1 with *why as above. */
+int isolation_terminal_ok(struct console *c, const char **why);
+
+/* Shared helpers (also used by doctor). 1 when some allowed agent may
+ * have group g (primary or supplementary), 0 when none has, and 1 with
+ * who saying why when it cannot be known (fail closed). */
+int iso_agent_has_gid(const struct iso_agents *a, gid_t g, char *who,
+    size_t wholen);
 
 #endif

@@ -13,25 +13,33 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int
-root_owned_chain(const char *path)
+int
+sysconf_root_owned_chain(const char *path)
 {
 	char p[PATH_MAX];
 	size_t n = strlen(path);
 	struct stat st;
 
-	if (n == 0 || n >= sizeof(p) || path[0] != '/')
+	if (n == 0 || n >= sizeof(p) || path[0] != '/') {
+		errno = EINVAL;
 		return -1;
+	}
 	memcpy(p, path, n + 1);
 	for (;;) {
 		char *slash;
-		if (lstat(p, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0)
+		if (lstat(p, &st) != 0)
+			return -1;	/* errno ENOENT when missing */
+		if (!S_ISDIR(st.st_mode) || st.st_uid != 0) {
+			errno = EPERM;
 			return -1;
+		}
 		/* /tmp-like sticky directories are fine above our directory
 		 * (no one can replace root's entry in them), not as it. */
 		if ((st.st_mode & (S_IWGRP | S_IWOTH)) &&
-		    !(strcmp(p, path) != 0 && (st.st_mode & S_ISVTX)))
+		    !(strcmp(p, path) != 0 && (st.st_mode & S_ISVTX))) {
+			errno = EPERM;
 			return -1;
+		}
 		if (strcmp(p, "/") == 0)
 			return 0;
 		slash = strrchr(p, '/');
@@ -51,10 +59,12 @@ sysconf_dir(const char **why)
 
 	if (strlen(d) >= sizeof(dir)) {
 		*why = "system configuration path too long";
+		errno = ENAMETOOLONG;
 		return NULL;
 	}
-	if (root_owned_chain(d) != 0) {
-		*why = "system configuration directory is not root-owned and "
+	if (sysconf_root_owned_chain(d) != 0) {
+		*why = errno == ENOENT ? "system configuration directory missing"
+		    : "system configuration directory is not root-owned and "
 		    "closed to writes by others (all the way up)";
 		return NULL;
 	}
@@ -71,7 +81,10 @@ sysconf_open(const char *name, const char **why)
 	int fd;
 
 	if (dir == NULL) {
-		errno = EPERM;
+		/* A missing directory holds no file (ENOENT, as a missing
+		 * file); an unsafe one is EPERM. */
+		if (errno != ENOENT)
+			errno = EPERM;
 		return -1;
 	}
 	if (strchr(name, '/') != NULL ||

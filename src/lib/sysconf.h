@@ -12,12 +12,20 @@
 
 #include <stddef.h>
 
-/* The directory to use, or NULL (with a static reason) when the chosen
- * directory is not root-owned all the way up. */
+/* The directory to use, or NULL (with a static reason; errno ENOENT when
+ * it is missing) when the chosen directory is not root-owned all the way
+ * up. */
 const char *sysconf_dir(const char **why);
 
+/* 0 when the directory path and each of its ancestors is a root-owned
+ * directory closed to writes by group and others (a sticky ancestor is
+ * allowed); -1 with errno ENOENT (missing) or EPERM. Also used by doctor
+ * for the binary's directory. */
+int sysconf_root_owned_chain(const char *path);
+
 /* Open DIR/name for reading after the same checks on the file. Returns an
- * fd or -1 (errno ENOENT when missing; why says the rest). */
+ * fd or -1 (errno ENOENT when the file or the directory is missing, EPERM
+ * when either is unsafe; why says the rest). */
 int sysconf_open(const char *name, const char **why);
 
 /* Read DIR/name whole (at most max bytes) into a malloc'ed, NUL-terminated
