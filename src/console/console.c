@@ -285,6 +285,7 @@ start(struct console *c, const char *homearg, const char *sockpath,
 		logit("%s", why);
 		return -1;
 	}
+	c->term.intr_fd = c->sigfd;	/* a SIGTERM ends a wait for the human */
 	if (load_policy(c) != 0)
 		return -1;
 	if (listener_open(&c->lis, sockpath, group, &why) != 0) {

@@ -18,6 +18,7 @@ int
 term_open(struct term *t, const char **why)
 {
 	memset(t, 0, sizeof(*t));
+	t->intr_fd = -1;
 	t->fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (t->fd < 0) {
 		*why = "no controlling terminal (the console needs its human)";
@@ -89,7 +90,10 @@ term_read_line(struct term *t, char *buf, size_t cap, int echo,
 			restore = 1;
 	}
 	for (;;) {
-		struct pollfd pfd = { .fd = t->fd, .events = POLLIN };
+		struct pollfd pfd[2] = {
+			{ .fd = t->fd, .events = POLLIN },
+			{ .fd = t->intr_fd, .events = POLLIN },	/* -1: ignored */
+		};
 		long long left = deadline_ms - now_ms();
 		char c;
 		ssize_t n;
@@ -98,10 +102,12 @@ term_read_line(struct term *t, char *buf, size_t cap, int echo,
 			ret = -1;
 			break;
 		}
-		n = poll(&pfd, 1, left > 1000 ? 1000 : (int)left);
+		n = poll(pfd, 2, left > 1000 ? 1000 : (int)left);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
+		if (n < 0 || (pfd[1].revents & POLLIN)) {
+			/* error, or a signal to stop: the signal stays queued for
+			 * the main loop, which ends the session */
 			ret = -2;
 			break;
 		}

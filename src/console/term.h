@@ -14,6 +14,9 @@ struct term {
 	int fd;
 	struct termios saved;
 	int have_saved;
+	int intr_fd;	/* -1, or an fd (the console's signalfd) whose being
+			 * readable ends a read at once (-2): a SIGTERM must
+			 * not wait for the human's decision */
 };
 
 /* Open the controlling terminal. 0, or -1 with a static reason. */
@@ -29,7 +32,8 @@ void term_untrusted(struct term *t, const char *s, size_t len, size_t max);
 void term_flush_input(struct term *t);
 
 /* Read one line (without its newline) before deadline_ms (monotonic).
- * Returns its length, -1 on timeout, -2 on end of input or error, -3 when
+ * Returns its length, -1 on timeout, -2 on end of input, error or intr_fd
+ * readable, -3 when
  * the line was longer than cap (the rest is discarded). With echo 0 the
  * terminal does not echo and buf is the only copy. */
 long term_read_line(struct term *t, char *buf, size_t cap, int echo,

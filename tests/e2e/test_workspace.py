@@ -284,3 +284,34 @@ def test_session_timeout_ends_session(env):
     assert env.work_entries() == []
     end = [r for r in env.audit() if r.get("method") == "session.end"]
     assert end and end[-1]["outcome"] == "session timeout"
+
+
+def test_sigterm_while_waiting_for_the_human(env):
+    """A SIGTERM (docker stop sends one, then SIGKILL after 10 s) must end
+    the session at once and delete the held files, not wait for the human's
+    decision or the approval timeout."""
+    env.add_local_profile("docs", files={"a.txt": b"hello\n",
+                                         "b.txt": b"world\n"})
+    env.install_plugin("is-utf8")
+    env.write_policy(approval_timeout_s=60)
+    env.start()
+    quick_plan(env, "a.txt")
+    assert len(env.work_entries()) == 1
+    box = {}
+
+    def go():
+        box["req"], box["line"], _ = env.rpc("file.plan", plan_params("b.txt"),
+                                             timeout=90)
+    t = threading.Thread(target=go)
+    t.start()
+    wait_prompt(env)
+    t0 = time.monotonic()
+    env.signal(signal.SIGTERM)
+    env.wait_exit(timeout=70)
+    took = time.monotonic() - t0
+    t.join()
+    assert took < 3, "SIGTERM waited %.1f s for the human" % took
+    assert check_reply(box["req"], box["line"]) == "error E_APPROVAL_TIMEOUT"
+    assert env.work_entries() == []
+    rec = [r for r in env.audit() if r.get("method") == "file.plan"][-1]
+    assert rec["decision"] == "timeout" and "fetch_cause" not in rec
