@@ -6,11 +6,41 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <openssl/asn1.h>
 #include <sodium.h>
+
+/* A root-owned trust file must also sit in a root-owned directory that
+ * nobody else can write: otherwise its owner check says nothing about who
+ * chose it. The file is opened relative to the directory checked. */
+static int
+open_in_root_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	struct stat st;
+	int dfd, fd;
+
+	if (slash == NULL || slash[1] == '\0' ||
+	    (size_t)(slash - path) >= sizeof(dir))
+		return -1;
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash == path ? 1 : slash - path] = '\0';
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	if (fstat(dfd, &st) != 0 || st.st_uid != 0 ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		close(dfd);
+		return -1;
+	}
+	fd = openat(dfd, slash + 1, OPEN_RO_SAFE);
+	close(dfd);
+	return fd;
+}
 
 int
 sig_read_file(const char *path, size_t max, int require_root_owned,
@@ -22,7 +52,8 @@ sig_read_file(const char *path, size_t max, int require_root_owned,
 
 	*out = NULL;
 	*outlen = 0;
-	fd = open(path, OPEN_RO_SAFE);
+	fd = require_root_owned ? open_in_root_dir(path) :
+	    open(path, OPEN_RO_SAFE);
 	if (fd < 0)
 		return SIGSTORE_E_IO;
 	if (check_fd_owner_mode(fd, require_root_owned ? 0 : (uid_t)-1,

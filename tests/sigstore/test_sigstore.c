@@ -7,9 +7,12 @@
 #include "lib/crypto.h"
 #include "lib/jsonx.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static int ntest, nfail;
 
@@ -372,6 +375,68 @@ test_errors(void)
 	    "out-of-range codes are named E_UNKNOWN");
 }
 
+static int
+load(const char *path, int strict)
+{
+	struct sigstore_root *r = NULL;
+	int ret = sigstore_root_load(path, strict, &r);
+
+	sigstore_root_free(r);
+	return ret;
+}
+
+static void
+write_file(const char *path, const char *text, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text) ||
+	    fchmod(fd, mode) != 0 || close(fd) != 0)
+		abort();
+}
+
+/* The default trusted root must be root-owned, in a root-owned directory
+ * nobody else can write, and not a symlink. */
+static void
+test_root_file(void)
+{
+	static const char minimal[] = "{\"mediaType\": \"application/vnd.dev."
+	    "sigstore.trustedroot+json;version=0.1\"}";
+	char dir[] = "/tmp/sigstore-root-XXXXXX", f[64], l[64];
+
+	if (geteuid() != 0 || mkdtemp(dir) == NULL) {
+		ok(1, "root file checks # SKIP needs root");
+		return;
+	}
+	snprintf(f, sizeof(f), "%s/trusted_root.json", dir);
+	snprintf(l, sizeof(l), "%s/link.json", dir);
+	write_file(f, minimal, 0644);
+	ok(load(f, 1) == SIGSTORE_OK, "root file: root-owned 0644 loads");
+	if (chmod(f, 0664) != 0)
+		abort();
+	ok(load(f, 1) == SIGSTORE_E_IO && load(f, 0) == SIGSTORE_OK,
+	    "root file: group-writable refused when it must be root's");
+	if (chmod(f, 0644) != 0 || chown(f, 65534, 65534) != 0)
+		abort();
+	ok(load(f, 1) == SIGSTORE_E_IO, "root file: owned by nobody refused");
+	if (chown(f, 0, 0) != 0 || chmod(dir, 0777) != 0)
+		abort();
+	ok(load(f, 1) == SIGSTORE_E_IO,
+	    "root file: in a world-writable directory refused");
+	if (chmod(dir, 0755) != 0 || symlink(f, l) != 0)
+		abort();
+	ok(load(l, 1) == SIGSTORE_E_IO && load(l, 0) == SIGSTORE_E_IO,
+	    "root file: a symlink refused");
+	ok(load("trusted_root.json", 1) == SIGSTORE_E_IO,
+	    "root file: a relative name without directory refused");
+	write_file(f, "{\"mediaType\": \"x\"}", 0644);
+	ok(load(f, 1) == SIGSTORE_E_ROOT_MEDIA_TYPE,
+	    "root file: another media type refused");
+	unlink(l);
+	unlink(f);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -384,6 +449,7 @@ main(void)
 	test_formats();
 	test_policy();
 	test_errors();
+	test_root_file();
 	printf("1..%d\n", ntest);
 	return nfail == 0 ? 0 : 1;
 }
