@@ -115,15 +115,33 @@ cmd_verify_bundle(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'b': bundle_path = optarg; break;
-		case 'i': policy.san = optarg; break;
-		case 'o': policy.issuer = optarg; break;
-		case 'r': policy.source_repo = optarg; break;
-		case 'f': policy.source_ref = optarg; break;
-		case 'R': rel_repo = optarg; break;
-		case 'T': rel_tag = optarg; break;
-		case 'k': key_path = optarg; break;
-		case 't': root_path = optarg; break;
+		case 'b':
+			bundle_path = optarg;
+			break;
+		case 'i':
+			policy.san = optarg;
+			break;
+		case 'o':
+			policy.issuer = optarg;
+			break;
+		case 'r':
+			policy.source_repo = optarg;
+			break;
+		case 'f':
+			policy.source_ref = optarg;
+			break;
+		case 'R':
+			rel_repo = optarg;
+			break;
+		case 'T':
+			rel_tag = optarg;
+			break;
+		case 'k':
+			key_path = optarg;
+			break;
+		case 't':
+			root_path = optarg;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;

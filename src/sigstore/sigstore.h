@@ -151,4 +151,12 @@ int sigstore_verify(const struct sigstore_root *root,
     const struct sigstore_bundle *b, const uint8_t artifact_sha256[32],
     const struct sigstore_policy *policy, struct sigstore_result *result);
 
+/* The same for files: the bundle file (regular, no symlink, at most
+ * SIGSTORE_MAX_BUNDLE bytes) and the artifact as an open fd, hashed from
+ * offset 0 with pread (its offset is left alone), so the bytes checked are
+ * the bytes the caller goes on to use through that fd. */
+int sigstore_verify_file(const struct sigstore_root *root,
+    const char *bundle_path, int artifact_fd,
+    const struct sigstore_policy *policy, struct sigstore_result *result);
+
 #endif

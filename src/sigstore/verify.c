@@ -249,6 +249,25 @@ check_signature(const struct sigstore_bundle *b, const struct sig_key *key,
 	return ret;
 }
 
+/* One entry twice would count one logging as two. */
+static int
+duplicate_entries(const struct sigstore_bundle *b)
+{
+	const struct sig_tlog_entry *x, *y;
+	size_t i, j;
+
+	for (i = 0; i < b->nentries; i++)
+		for (j = i + 1; j < b->nentries; j++) {
+			x = &b->entries[i];
+			y = &b->entries[j];
+			if (x->log_index == y->log_index &&
+			    x->log_id_len == y->log_id_len &&
+			    memcmp(x->log_id, y->log_id, x->log_id_len) == 0)
+				return 1;
+		}
+	return 0;
+}
+
 /* The certificate at every trusted time, then its SCTs. */
 static int
 check_certificate(const struct sigstore_root *root, X509 *leaf,
@@ -302,15 +321,9 @@ sigstore_verify(const struct sigstore_root *root,
 	ret = SIGSTORE_E_NO_TLOG;
 	if (b->nentries == 0)
 		goto out;
-	for (i = 0; i < b->nentries; i++)
-		for (j = i + 1; j < b->nentries; j++) {
-			ret = SIGSTORE_E_SHAPE;
-			if (b->entries[i].log_index == b->entries[j].log_index &&
-			    b->entries[i].log_id_len == b->entries[j].log_id_len &&
-			    memcmp(b->entries[i].log_id, b->entries[j].log_id,
-			    b->entries[i].log_id_len) == 0)
-				goto out;
-		}
+	ret = SIGSTORE_E_SHAPE;
+	if (duplicate_entries(b))
+		goto out;
 	for (i = 0; i < b->ntsr; i++) {
 		if ((ret = sig_tsa_verify(root, b->tsr[i], b->tsr_len[i], b->sig,
 		    b->sig_len, &t)) != SIGSTORE_OK)
@@ -367,5 +380,29 @@ sigstore_verify(const struct sigstore_root *root,
 	ret = SIGSTORE_OK;
 out:
 	sig_key_free(&key);
+	return ret;
+}
+
+int
+sigstore_verify_file(const struct sigstore_root *root,
+    const char *bundle_path, int artifact_fd,
+    const struct sigstore_policy *policy, struct sigstore_result *result)
+{
+	struct sigstore_bundle *b = NULL;
+	uint8_t digest[SHA256_LEN], *data = NULL;
+	size_t len;
+	int ret;
+
+	if (result != NULL)
+		memset(result, 0, sizeof(*result));
+	if (sha256_fd_pread(artifact_fd, digest) != 0)
+		return SIGSTORE_E_IO;
+	ret = sig_read_file(bundle_path, SIGSTORE_MAX_BUNDLE, 0, &data, &len);
+	if (ret == SIGSTORE_OK)
+		ret = sigstore_bundle_parse(data, len, &b);
+	if (ret == SIGSTORE_OK)
+		ret = sigstore_verify(root, b, digest, policy, result);
+	sigstore_bundle_free(b);
+	free(data);
 	return ret;
 }

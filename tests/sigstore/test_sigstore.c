@@ -437,6 +437,59 @@ test_root_file(void)
 	rmdir(dir);
 }
 
+/* The file-level entry point, on a conformance happy path. */
+static void
+test_verify_file(void)
+{
+	const char *base = getenv("SIGSTORE_CONFORMANCE");
+	char root_path[4096], bundle[4096], art[4096];
+	struct sigstore_root *root = NULL;
+	struct sigstore_policy p;
+	struct sigstore_result res;
+	int fd;
+
+	if (base == NULL)
+		base = "/work/shared/sigstore-conformance";
+	snprintf(root_path, sizeof(root_path), "%s/production_trusted_root.json",
+	    base);
+	snprintf(bundle, sizeof(bundle), "%s/test/assets/bundle-verify/"
+	    "happy-path-v0.3/bundle.sigstore.json", base);
+	snprintf(art, sizeof(art), "%s/test/assets/bundle-verify/a.txt", base);
+	fd = open(art, O_RDONLY | O_CLOEXEC);
+	ok(fd >= 0 && sigstore_root_load(root_path, 0, &root) == SIGSTORE_OK,
+	    "verify_file: conformance data present");
+	if (fd < 0 || root == NULL)
+		return;
+	memset(&p, 0, sizeof(p));
+	p.san = "https://github.com/sigstore-conformance/extremely-dangerous-"
+	    "public-oidc-beacon/.github/workflows/extremely-dangerous-oidc-"
+	    "beacon.yml@refs/heads/main";
+	p.issuer = SIGSTORE_GITHUB_ISSUER;
+	ok(sigstore_verify_file(root, bundle, fd, &p, &res) == SIGSTORE_OK &&
+	    res.signed_at == 1710869186 && res.ntlog == 1 && res.ntimes == 1 &&
+	    lseek(fd, 0, SEEK_CUR) == 0,
+	    "verify_file: verifies, reports the integrated time, fd offset kept");
+	p.source_ref = "refs/heads/main";
+	p.source_repo = "https://github.com/sigstore-conformance/"
+	    "extremely-dangerous-public-oidc-beacon";
+	ok(sigstore_verify_file(root, bundle, fd, &p, &res) == SIGSTORE_OK,
+	    "verify_file: source repository and ref extensions match");
+	p.source_ref = "refs/tags/v1";
+	ok(sigstore_verify_file(root, bundle, fd, &p, &res) ==
+	    SIGSTORE_E_IDENTITY_REF && res.signed_at == 0,
+	    "verify_file: another ref refused, no result left behind");
+	p.source_ref = NULL;
+	p.san = "https://github.com/sigstore-conformance/extremely-dangerous-"
+	    "public-oidc-beacon/.github/workflows/extremely-dangerous-oidc-"
+	    "beacon.yml@refs/heads/mai";
+	ok(sigstore_verify_file(root, bundle, fd, &p, NULL) ==
+	    SIGSTORE_E_IDENTITY_SAN, "verify_file: a SAN prefix is refused");
+	ok(sigstore_verify_file(root, root_path, fd, &p, NULL) ==
+	    SIGSTORE_E_SHAPE, "verify_file: a root given as bundle is refused");
+	close(fd);
+	sigstore_root_free(root);
+}
+
 int
 main(void)
 {
@@ -450,6 +503,7 @@ main(void)
 	test_policy();
 	test_errors();
 	test_root_file();
+	test_verify_file();
 	printf("1..%d\n", ntest);
 	return nfail == 0 ? 0 : 1;
 }

@@ -438,14 +438,30 @@ main(int argc, char **argv)
 	optind = 3;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 'i': o.id.san = optarg; break;
-		case 'o': o.id.issuer = optarg; break;
-		case 'r': o.id.repo = optarg; break;
-		case 'f': o.id.ref = optarg; break;
-		case '1': o.id.issuer_v1 = optarg; break;
-		case 'O': o.id.no_issuer_v2 = 1; break;
-		case 'E': o.id.san_email = 1; break;
-		case 'S': o.id.eku_nid = NID_server_auth; break;
+		case 'i':
+			o.id.san = optarg;
+			break;
+		case 'o':
+			o.id.issuer = optarg;
+			break;
+		case 'r':
+			o.id.repo = optarg;
+			break;
+		case 'f':
+			o.id.ref = optarg;
+			break;
+		case '1':
+			o.id.issuer_v1 = optarg;
+			break;
+		case 'O':
+			o.id.no_issuer_v2 = 1;
+			break;
+		case 'E':
+			o.id.san_email = 1;
+			break;
+		case 'S':
+			o.id.eku_nid = NID_server_auth;
+			break;
 		case 'V':
 			if (strcmp(optarg, "0.1") == 0)
 				o.version = 1;
@@ -456,18 +472,41 @@ main(int argc, char **argv)
 			else
 				goto usage;
 			break;
-		case 'x': o.expired = 1; break;
-		case 'g': o.rogue_ca = 1; break;
-		case 'n': o.no_sct = 1; break;
-		case 'N': o.bad_sct = 1; break;
-		case 's': o.no_set = 1; break;
-		case 'B': o.bad_set = 1; break;
-		case 'p': o.no_proof = 1; break;
-		case 'P': o.bad_proof = 1; break;
-		case 'C': o.bad_checkpoint = 1; break;
-		case 'G': o.bad_signature = 1; break;
-		case 't': o.tsa = 1; break;
-		default: goto usage;
+		case 'x':
+			o.expired = 1;
+			break;
+		case 'g':
+			o.rogue_ca = 1;
+			break;
+		case 'n':
+			o.no_sct = 1;
+			break;
+		case 'N':
+			o.bad_sct = 1;
+			break;
+		case 's':
+			o.no_set = 1;
+			break;
+		case 'B':
+			o.bad_set = 1;
+			break;
+		case 'p':
+			o.no_proof = 1;
+			break;
+		case 'P':
+			o.bad_proof = 1;
+			break;
+		case 'C':
+			o.bad_checkpoint = 1;
+			break;
+		case 'G':
+			o.bad_signature = 1;
+			break;
+		case 't':
+			o.tsa = 1;
+			break;
+		default:
+			goto usage;
 		}
 	}
 	if (argc - optind != 1 || o.id.san == NULL || o.id.issuer == NULL)
