@@ -85,7 +85,7 @@ lfp_pread(void *buf, size_t len, uint64_t off)
 {
 	size_t got = 0;
 
-	if (off > (uint64_t)INT64_MAX - len) {
+	if (len > (uint64_t)INT64_MAX || off > (uint64_t)INT64_MAX - len) {
 		errno = EINVAL;
 		return -1;
 	}

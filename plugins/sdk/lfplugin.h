@@ -10,7 +10,7 @@
  * and nothing else: no paths, no network, no path-based stat.
  *
  * Everything here uses libc only, so a plugin links statically with no
- * other library. No function allocates memory. */
+ * other library. The SDK allocates no memory of its own. */
 #ifndef LFPLUGIN_H
 #define LFPLUGIN_H
 
