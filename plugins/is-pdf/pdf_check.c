@@ -131,10 +131,14 @@ static int
 object_start(struct check *ck, uint64_t abs)
 {
 	uint8_t b;
+	ssize_t n;
 
 	if (abs == 0)
 		return 1;
-	if (ck->src->pread(ck->src->ctx, &b, 1, abs - 1) != 1)
+	n = ck->src->pread(ck->src->ctx, &b, 1, abs - 1);
+	if (n < 0)
+		ck->cur.ioerr = 1;	/* no answer rather than a wrong 0 */
+	if (n != 1)
 		return 0;
 	return pdf_is_ws(b) || pdf_is_delim(b);
 }
