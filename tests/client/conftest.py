@@ -1,5 +1,7 @@
 import os
+import shutil
 import sys
+import tempfile
 
 import pytest
 
@@ -19,7 +21,15 @@ CLIENT_BUILD = os.environ.get("CLIENT_BUILD", BUILD)
 
 @pytest.fixture(scope="session")
 def lockfile_bin():
-    return os.path.join(CLIENT_BUILD, "lockfile")
+    """A copy of the client binary, taken once: a rebuild of the tree
+    during the run (other work in progress) cannot swap it mid-test."""
+    d = tempfile.mkdtemp(prefix="lfc-bin-", dir="/tmp")
+    os.chmod(d, 0o755)
+    dst = os.path.join(d, "lockfile")
+    shutil.copy2(os.path.join(CLIENT_BUILD, "lockfile"), dst)
+    os.chmod(dst, 0o755)
+    yield dst
+    shutil.rmtree(d, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
