@@ -507,6 +507,14 @@ handle_plan(struct console *c, const struct request *req,
 	fetched = pl->h == NULL;
 	if (fetched && (line = fetch(pl)) != NULL)
 		goto hold;
+	/* The TTL ran out while the human read the card: the file's time is
+	 * over, whatever the human decided. */
+	if (!fetched && pl->h->expires_ms <= t0) {
+		ws_drop(&c->ws, pl->h);
+		pl->h = NULL;
+		line = refuse(pl, E_HANDLE_EXPIRED, "expired during the approval");
+		goto hold;
+	}
 	json_object_set_new(pl->rec, "size", json_integer((json_int_t)pl->h->size));
 	json_object_set_new(pl->rec, "sha256", hex_json(pl->h->sha256));
 	if ((line = run(pl, &answers)) != NULL) {

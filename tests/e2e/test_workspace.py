@@ -315,3 +315,30 @@ def test_sigterm_while_waiting_for_the_human(env):
     assert env.work_entries() == []
     rec = [r for r in env.audit() if r.get("method") == "file.plan"][-1]
     assert rec["decision"] == "timeout" and "fetch_cause" not in rec
+
+
+def test_handle_expires_while_the_card_waits(env):
+    """A plan by handle approved after the handle's TTL ended runs nothing:
+    the TTL fixed at fetch bounds the file's life, not the human's pace."""
+    env.add_local_profile("docs", files={"a.txt": b"hello\n"})
+    env.install_plugin("is-utf8")
+    env.write_policy(handle_ttl_s=10)
+    env.start()
+    h = quick_plan(env, "a.txt")["result"]["handle"]
+    t_fetch = time.monotonic()
+    box = {}
+
+    def go():
+        box["req"], box["line"], _ = env.rpc("file.plan", {
+            "handle": h, "plugins": [{"name": "is-utf8"}]}, timeout=60)
+    t = threading.Thread(target=go)
+    t.start()
+    wait_prompt(env)
+    while time.monotonic() - t_fetch < 10.5:
+        time.sleep(0.05)
+    env.type("y")
+    t.join()
+    assert check_reply(box["req"], box["line"]) == "error E_HANDLE_EXPIRED"
+    assert env.work_entries() == []
+    rec = [r for r in env.audit() if r.get("method") == "file.plan"][-1]
+    assert rec["decision"] == "approved" and "plugins" not in rec
