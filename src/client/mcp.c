@@ -15,6 +15,7 @@
 #include "config.h"
 #include "client/client.h"
 #include "client/cmd.h"
+#include "client/mcp.h"
 #include "client/mcp_tools.h"
 #include "lib/buf.h"
 #include "lib/fdutil.h"
@@ -342,8 +343,8 @@ valid_id(const json_t *id)
 	    json_string_length(id) <= MCP_MAX_ID);
 }
 
-static void
-on_message(struct mcp *s, const char *line, size_t len)
+void
+mcp_message(struct mcp *s, const char *line, size_t len)
 {
 	json_t *msg = jsonx_parse(line, len, MCP_MAX_LINE, MCP_MAX_DEPTH);
 	const json_t *ver, *id, *method, *params;
@@ -460,7 +461,7 @@ read_input(struct mcp *s)
 			if (len > 0 && l[len - 1] == '\r')
 				len--;
 			if (len > 0)
-				on_message(s, l, len);
+				mcp_message(s, l, len);
 			buf_reset(s->in);
 		}
 	}
@@ -584,6 +585,30 @@ serve(struct mcp *s)
 	}
 }
 
+struct mcp *
+mcp_new(const struct client_cfg *cfg)
+{
+	struct mcp *s = calloc(1, sizeof(*s));
+
+	if (s == NULL)
+		fatal("out of memory");
+	s->cfg = *cfg;
+	s->in = buf_new(MCP_MAX_LINE);
+	return s;
+}
+
+void
+mcp_free(struct mcp *s)
+{
+	size_t i;
+
+	for (i = 0; i < MCP_MAX_INFLIGHT; i++)
+		if (s->fl[i].used)
+			free_call(&s->fl[i]);
+	buf_free(s->in);
+	free(s);
+}
+
 static const char usage_text[] =
 "usage: lockfile mcp [--socket PATH] [--wait SECONDS]\n"
 "\n"
@@ -606,10 +631,9 @@ cmd_mcp(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct mcp server;
-	struct mcp *s = &server;
+	struct client_cfg cfg;
+	struct mcp *s;
 	const char *sock = NULL, *wait = NULL, *why;
-	size_t i;
 	int ch;
 
 	optind = 1;
@@ -626,17 +650,13 @@ cmd_mcp(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return EXIT_USAGE;
 	}
-	memset(s, 0, sizeof(*s));
-	if (client_cfg_init(&s->cfg, sock, wait, &why) != 0) {
+	if (client_cfg_init(&cfg, sock, wait, &why) != 0) {
 		logit("%s", why);
 		return EXIT_USAGE;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	s->in = buf_new(MCP_MAX_LINE);
+	s = mcp_new(&cfg);
 	serve(s);
-	for (i = 0; i < MCP_MAX_INFLIGHT; i++)
-		if (s->fl[i].used)
-			free_call(&s->fl[i]);
-	buf_free(s->in);
+	mcp_free(s);
 	return 0;
 }
