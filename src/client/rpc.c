@@ -106,7 +106,7 @@ static void
 try_connect(struct rpc *r)
 {
 	struct sockaddr_un sa;
-	int fd;
+	int fd, err;
 
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
@@ -123,8 +123,9 @@ try_connect(struct rpc *r)
 		r->state = ST_SEND;
 		return;
 	}
+	err = errno;
 	close(fd);
-	if (errno == EAGAIN || errno == EINTR) {
+	if (err == EAGAIN || err == EINTR) {
 		r->retry_ms = now_ms() + RETRY_MS;
 		return;
 	}

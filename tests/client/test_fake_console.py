@@ -470,3 +470,33 @@ def test_unreachable(lockfile_bin, wl, tmp_path):
             stderr=subprocess.PIPE, env=ENV, timeout=30)
         assert p.returncode == 4
         assert wl.cli_text(method, p.stdout, p.stderr) == "unreachable"
+
+
+def test_busy_when_the_backlog_is_full(lockfile_bin, wl, tmp_path):
+    """A console that accepts nothing while its listen queue is full:
+    connect() says EAGAIN, the client retries until the probe's 2 s, then
+    reports busy."""
+    import socket
+    path = str(tmp_path / "full.sock")
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(path)
+    srv.listen(0)
+    filler = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    filler.connect(path)
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.setblocking(False)
+    try:
+        with pytest.raises(BlockingIOError):
+            probe.connect(path)         # the queue is indeed full
+        t0 = time.monotonic()
+        p = subprocess.run([lockfile_bin, "sources", "--socket", path],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           env=ENV, timeout=30)
+        secs = time.monotonic() - t0
+        assert p.returncode == 3, p.stderr
+        assert wl.cli_text("sources", p.stdout, p.stderr) == "busy"
+        assert 1.5 < secs < 5
+    finally:
+        probe.close()
+        filler.close()
+        srv.close()
