@@ -28,22 +28,20 @@
 #define CRED_MAX_ARG_LEN 1024
 #define CRED_MAX_VALUE_LEN 1024
 
-struct cred {
-	int homefd;			/* file: the console home, opened */
-	char file[4096];		/* file: path below home, no "~/" */
-	char *argv[CRED_MAX_ARGS + 1];	/* command */
-	char *envp[2 * CRED_MAX_ENV + 1];
-	size_t nenv;
-	char *pass[CRED_MAX_ENV];	/* pass_env names, read at each load */
-	size_t npass;
+/* What a load needs, from the validated table; gone once loaded. */
+struct spec {
+	const char *file;		/* file: path below home, no "~/" */
+	const char *argv[CRED_MAX_ARGS + 1];	/* command */
+	const json_t *env, *pass;
 	uint8_t sha256[SHA256_LEN];
 	unsigned timeout_s;
 	size_t max_bytes;
 };
 
-struct secret {
+struct cred {
 	char *buf;			/* sodium_malloc'ed, max_bytes + 1 */
 	size_t len;
+	size_t split;			/* 0, or where cred_split2 cut */
 };
 
 static int
@@ -161,214 +159,130 @@ cred_validate(const json_t *t, const char **why)
 	return 0;
 }
 
-static char *
-xstrdup(const char *s)
+static struct cred *
+cred_new(size_t max)
 {
-	char *p = strdup(s);
+	struct cred *c = calloc(1, sizeof(*c));
 
-	if (p == NULL)
-		fatal("out of memory");
-	return p;
-}
-
-int
-cred_open(const json_t *t, const char *home, struct cred **out,
-    const char **why)
-{
-	struct cred *c;
-	const json_t *v, *x;
-	const char *k;
-	unsigned long long n;
-	size_t i;
-
-	if (cred_validate(t, why) != 0)
-		return -1;
-	if (sodium_init() < 0)
-		fatal("libsodium cannot be initialised");
-	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		fatal("out of memory");
-	c->homefd = -1;
-	(void)pt_uint(t, "timeout_s", 1, 300, CRED_DEFAULT_TIMEOUT_S, &n);
-	c->timeout_s = (unsigned)n;
-	(void)pt_uint(t, "max_bytes", 1, CRED_MAX_BYTES, CRED_DEFAULT_BYTES, &n);
-	c->max_bytes = (size_t)n;
-	v = json_object_get(t, "file");
-	if (v != NULL) {
-		snprintf(c->file, sizeof(c->file), "%s", json_string_value(v) + 2);
-		c->homefd = open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (c->homefd < 0) {
-			*why = "credentials: the console home cannot be opened";
-			free(c);
-			return -1;
-		}
-		*out = c;
-		return 0;
-	}
-	json_array_foreach(json_object_get(t, "command"), i, v)
-		c->argv[i] = xstrdup(json_string_value(v));
-	if (hex_decode(json_string_value(json_object_get(t, "sha256")),
-	    c->sha256, SHA256_LEN) != 0)
-		fatal("credentials: sha256 validated but not decodable");
-	json_object_foreach((json_t *)json_object_get(t, "env"), k, x) {
-		size_t len = strlen(k) + 1 + json_string_length(x) + 1;
-		char *e = malloc(len);
-		if (e == NULL)
-			fatal("out of memory");
-		snprintf(e, len, "%s=%s", k, json_string_value(x));
-		c->envp[c->nenv++] = e;
-	}
-	json_array_foreach(json_object_get(t, "pass_env"), i, v)
-		c->pass[c->npass++] = xstrdup(json_string_value(v));
-	*out = c;
-	return 0;
+	c->buf = sodium_malloc(max + 1);
+	if (c->buf == NULL)
+		fatal("out of locked memory");
+	c->buf[0] = '\0';
+	return c;
 }
 
 void
 cred_close(struct cred *c)
 {
-	size_t i;
-
 	if (c == NULL)
 		return;
-	if (c->homefd >= 0)
-		close(c->homefd);
-	for (i = 0; c->argv[i] != NULL; i++)
-		free(c->argv[i]);
-	for (i = 0; i < c->nenv; i++)
-		free(c->envp[i]);
-	for (i = 0; i < c->npass; i++)
-		free(c->pass[i]);
+	sodium_free(c->buf);	/* zeroes, unlocks, frees */
 	free(c);
 }
 
-static struct secret *
-secret_new(size_t max)
-{
-	struct secret *s = calloc(1, sizeof(*s));
-
-	if (s == NULL)
-		fatal("out of memory");
-	s->buf = sodium_malloc(max + 1);
-	if (s->buf == NULL)
-		fatal("out of locked memory");
-	return s;
-}
-
-void
-secret_free(struct secret *s)
-{
-	if (s == NULL)
-		return;
-	sodium_free(s->buf);	/* zeroes, unlocks, frees */
-	free(s);
-}
-
 const char *
-secret_text(const struct secret *s)
+cred_text(const struct cred *c)
 {
-	return s->buf;
+	return c->buf;
 }
 
 size_t
-secret_len(const struct secret *s)
+cred_len(const struct cred *c)
 {
-	return s->len;
+	return c->len;
 }
 
 int
-secret_split2(struct secret *s, const char **first, const char **second)
+cred_split2(struct cred *c, const char **first, const char **second)
 {
-	char *nl = memchr(s->buf, '\n', s->len);
+	char *nl;
 
-	if (nl == NULL || nl == s->buf || nl + 1 == s->buf + s->len ||
-	    memchr(nl + 1, '\n', s->len - (size_t)(nl + 1 - s->buf)) != NULL)
+	if (c->split != 0)
+		return -1;
+	nl = memchr(c->buf, '\n', c->len);
+	if (nl == NULL || nl == c->buf || nl + 1 == c->buf + c->len ||
+	    memchr(nl + 1, '\n', c->len - (size_t)(nl + 1 - c->buf)) != NULL)
 		return -1;
 	*nl = '\0';
-	*first = s->buf;
+	c->split = (size_t)(nl - c->buf);
+	*first = c->buf;
 	*second = nl + 1;
 	return 0;
 }
 
 /* Common to both origins: no NUL inside, one final newline dropped. */
-static enum fetch_cause
-secret_finish(struct secret *s, char *detail, size_t dl)
+static int
+finish(struct cred *c, const char **why)
 {
-	if (s->len > 0 && s->buf[s->len - 1] == '\n') {
-		s->len--;
-		if (s->len > 0 && s->buf[s->len - 1] == '\r')
-			s->len--;
+	if (c->len > 0 && c->buf[c->len - 1] == '\n') {
+		c->len--;
+		if (c->len > 0 && c->buf[c->len - 1] == '\r')
+			c->len--;
 	}
-	s->buf[s->len] = '\0';
-	if (s->len == 0 || memchr(s->buf, '\0', s->len) != NULL) {
-		snprintf(detail, dl, "credentials: empty or holding a NUL byte");
-		return FC_CREDENTIAL_SOURCE;
+	c->buf[c->len] = '\0';
+	if (c->len == 0 || memchr(c->buf, '\0', c->len) != NULL) {
+		*why = "credentials are empty or hold a NUL byte";
+		return -1;
 	}
-	return FC_OK;
+	return 0;
 }
 
-static enum fetch_cause
-load_file(const struct cred *c, struct secret **out, char *detail, size_t dl)
+static int
+load_file(int homefd, const struct spec *sp, struct cred *c, const char **why)
 {
 	struct open_how how = {
 		.flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK,
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
 		    RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
 	};
-	struct secret *s = NULL;
-	enum fetch_cause fc = FC_CREDENTIAL_SOURCE;
 	struct stat st;
 	ssize_t n;
-	int fd;
+	int fd, ret = -1;
 
-	fd = (int)syscall(SYS_openat2, c->homefd, c->file, &how, sizeof(how));
+	fd = (int)syscall(SYS_openat2, homefd, sp->file, &how, sizeof(how));
 	if (fd < 0) {
-		snprintf(detail, dl, "credentials file cannot be opened: %s",
-		    strerror(errno));
-		return FC_CREDENTIAL_SOURCE;
+		*why = errno == ENOENT ? "credentials file is missing" :
+		    "credentials file cannot be opened (a symlink, or outside "
+		    "the console home?)";
+		return -1;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
 	    st.st_uid != getuid() || (st.st_mode & 077) != 0) {
-		snprintf(detail, dl, "credentials file must be a regular file of "
-		    "the console account with mode 0600 or 0400");
+		*why = "credentials file must be a regular file of the console "
+		    "account with mode 0600 or 0400";
 		goto out;
 	}
-	if (st.st_size <= 0 || (unsigned long long)st.st_size > c->max_bytes) {
-		snprintf(detail, dl, "credentials file is empty or over %zu bytes",
-		    c->max_bytes);
+	if (st.st_size <= 0 || (unsigned long long)st.st_size > sp->max_bytes) {
+		*why = "credentials file is empty or over its max_bytes";
 		goto out;
 	}
-	s = secret_new(c->max_bytes);
 	/* One byte more than allowed tells a file that grew after fstat. */
-	n = read_full(fd, s->buf, c->max_bytes + 1);
-	if (n < 0 || (size_t)n > c->max_bytes) {
-		snprintf(detail, dl, "credentials file cannot be read, or grew");
+	n = read_full(fd, c->buf, sp->max_bytes + 1);
+	if (n < 0 || (size_t)n > sp->max_bytes) {
+		*why = "credentials file cannot be read, or grew";
 		goto out;
 	}
-	s->len = (size_t)n;
-	fc = secret_finish(s, detail, dl);
+	c->len = (size_t)n;
+	ret = finish(c, why);
 out:
 	close(fd);
-	if (fc == FC_OK)
-		*out = s;
-	else
-		secret_free(s);
-	return fc;
+	return ret;
 }
 
 /* The command's binary: opened once, owner and mode checked, hashed on the
  * fd and compared with the pin; the same fd is executed. */
 static int
-open_pinned(const struct cred *c, int *script, char *detail, size_t dl)
+open_pinned(const struct spec *sp, int *script, const char **why)
 {
 	uint8_t got[SHA256_LEN];
 	char head[2];
 	struct stat st;
-	int fd = open(c->argv[0], O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	int fd = open(sp->argv[0], O_RDONLY | O_CLOEXEC | O_NOCTTY);
 
 	if (fd < 0) {
-		snprintf(detail, dl, "credential command cannot be opened: %s",
-		    strerror(errno));
+		*why = "credential command cannot be opened";
 		return -1;
 	}
 	/* Owned by root or the console account and writable by no one else:
@@ -376,18 +290,17 @@ open_pinned(const struct cred *c, int *script, char *detail, size_t dl)
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
 	    (st.st_uid != 0 && st.st_uid != getuid()) ||
 	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		snprintf(detail, dl, "credential command must be a regular file "
-		    "owned by root or the console account, not writable by "
-		    "group or others");
+		*why = "credential command must be a regular file owned by root "
+		    "or the console account, not writable by group or others";
 		goto fail;
 	}
 	if (sha256_fd_pread(fd, got) != 0) {
-		snprintf(detail, dl, "credential command cannot be hashed");
+		*why = "credential command cannot be hashed";
 		goto fail;
 	}
-	if (!ct_equal(got, c->sha256, SHA256_LEN)) {
-		snprintf(detail, dl, "credential command: binary hash differs "
-		    "from the pinned sha256");
+	if (!ct_equal(got, sp->sha256, SHA256_LEN)) {
+		*why = "credential command: binary hash differs from the pinned "
+		    "sha256";
 		goto fail;
 	}
 	*script = pread(fd, head, 2, 0) == 2 && head[0] == '#' && head[1] == '!';
@@ -398,7 +311,7 @@ fail:
 }
 
 static void __attribute__((noreturn))
-child_exec(const struct cred *c, int binfd, int script, int outfd,
+child_exec(const struct spec *sp, int binfd, int script, int outfd,
     char *const envp[])
 {
 	struct rlimit rl = { 0, 0 };
@@ -419,21 +332,22 @@ child_exec(const struct cred *c, int binfd, int script, int outfd,
 	    dup2(devnull, 2) < 0)
 		_exit(126);
 	/* An interpreter script is read by its interpreter through
-	 * /proc/self/fd: only then does the binary fd survive exec. */
+	 * /dev/fd: only then does the binary fd survive exec. */
 	if (script && fcntl(binfd, F_SETFD, 0) != 0)
 		_exit(126);
 	keep[0] = binfd;
 	close_fds_except(3, keep, 1);
 	if (chdir("/") != 0)
 		_exit(126);
-	syscall(SYS_execveat, binfd, "", c->argv, envp, AT_EMPTY_PATH);
+	syscall(SYS_execveat, binfd, "", (char *const *)sp->argv, envp,
+	    AT_EMPTY_PATH);
 	_exit(127);
 }
 
-/* Read the child's stdout into s until EOF, the cap or the deadline. */
-static enum fetch_cause
-read_output(const struct cred *c, int fd, struct secret *s, long long deadline,
-    char *detail, size_t dl)
+/* Read the child's stdout into c until EOF, the cap or the deadline. */
+static int
+read_output(const struct spec *sp, int fd, struct cred *c, long long deadline,
+    const char **why)
 {
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -442,30 +356,27 @@ read_output(const struct cred *c, int fd, struct secret *s, long long deadline,
 		int r;
 
 		if (left <= 0) {
-			snprintf(detail, dl, "credential command timed out after "
-			    "%us", c->timeout_s);
-			return FC_CREDENTIAL_SOURCE;
+			*why = "credential command timed out";
+			return -1;
 		}
 		r = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
 		if (r < 0 && errno != EINTR)
 			fatal_errno("poll");
 		if (r <= 0)
 			continue;
-		n = read(fd, s->buf + s->len, c->max_bytes + 1 - s->len);
+		n = read(fd, c->buf + c->len, sp->max_bytes + 1 - c->len);
 		if (n < 0) {
 			if (errno == EINTR || errno == EAGAIN)
 				continue;
-			snprintf(detail, dl, "credential command output cannot be "
-			    "read");
-			return FC_CREDENTIAL_SOURCE;
+			*why = "credential command output cannot be read";
+			return -1;
 		}
 		if (n == 0)
-			return FC_OK;
-		s->len += (size_t)n;
-		if (s->len > c->max_bytes) {
-			snprintf(detail, dl, "credential command printed more than "
-			    "%zu bytes", c->max_bytes);
-			return FC_CREDENTIAL_SOURCE;
+			return 0;
+		c->len += (size_t)n;
+		if (c->len > sp->max_bytes) {
+			*why = "credential command printed more than its max_bytes";
+			return -1;
 		}
 	}
 }
@@ -497,95 +408,136 @@ reap(pid_t pid, long long deadline, int *killed)
 	}
 }
 
-static enum fetch_cause
-load_command(const struct cred *c, struct secret **out, char *detail,
-    size_t dl)
+/* The environment: the profile's env, then pass_env from ours, in locked
+ * memory (a passed token is a secret too). */
+static size_t
+build_env(const struct spec *sp, char **envp)
 {
-	char *envp[3 * CRED_MAX_ENV + 1], *passed[CRED_MAX_ENV];
-	struct secret *s = NULL;
-	enum fetch_cause fc = FC_CREDENTIAL_SOURCE;
-	long long deadline;
-	size_t i, ne = 0, np = 0;
-	int binfd, script = 0, pfd[2] = { -1, -1 }, killed = 0, st;
-	pid_t pid;
+	const json_t *x;
+	const char *k;
+	size_t i, n = 0;
 
-	binfd = open_pinned(c, &script, detail, dl);
-	if (binfd < 0)
-		return FC_CREDENTIAL_SOURCE;
-	for (i = 0; i < c->nenv; i++)
-		envp[ne++] = c->envp[i];
-	for (i = 0; i < c->npass; i++) {
-		const char *v = getenv(c->pass[i]);
+	json_object_foreach((json_t *)sp->env, k, x) {
+		size_t len = strlen(k) + json_string_length(x) + 2;
+		envp[n] = sodium_malloc(len);
+		if (envp[n] == NULL)
+			fatal("out of locked memory");
+		snprintf(envp[n++], len, "%s=%s", k, json_string_value(x));
+	}
+	json_array_foreach(sp->pass, i, x) {
+		const char *v = getenv(json_string_value(x));
 		size_t len;
 		if (v == NULL)
 			continue;
-		len = strlen(c->pass[i]) + strlen(v) + 2;
-		passed[np] = sodium_malloc(len);
-		if (passed[np] == NULL)
+		len = json_string_length(x) + strlen(v) + 2;
+		envp[n] = sodium_malloc(len);
+		if (envp[n] == NULL)
 			fatal("out of locked memory");
-		snprintf(passed[np], len, "%s=%s", c->pass[i], v);
-		envp[ne++] = passed[np++];
+		snprintf(envp[n++], len, "%s=%s", json_string_value(x), v);
 	}
-	envp[ne] = NULL;
+	envp[n] = NULL;
+	return n;
+}
+
+static int
+load_command(const struct spec *sp, struct cred *c, const char **why)
+{
+	char *envp[2 * CRED_MAX_ENV + 1];
+	long long deadline;
+	size_t i, ne;
+	int binfd, script = 0, pfd[2] = { -1, -1 }, killed = 0, st, ret = -1;
+	pid_t pid;
+
+	binfd = open_pinned(sp, &script, why);
+	if (binfd < 0)
+		return -1;
+	ne = build_env(sp, envp);
 	if (pipe2(pfd, O_CLOEXEC) != 0) {
-		snprintf(detail, dl, "credential command: pipe: %s",
-		    strerror(errno));
+		*why = "credential command cannot be started (pipe)";
 		goto out;
 	}
-	s = secret_new(c->max_bytes);
-	deadline = now_ms() + (long long)c->timeout_s * 1000;
+	deadline = now_ms() + (long long)sp->timeout_s * 1000;
 	pid = fork();
 	if (pid < 0) {
-		snprintf(detail, dl, "credential command: fork: %s",
-		    strerror(errno));
+		*why = "credential command cannot be started (fork)";
 		goto out;
 	}
 	if (pid == 0)
-		child_exec(c, binfd, script, pfd[1], envp);
+		child_exec(sp, binfd, script, pfd[1], envp);
 	close(pfd[1]);
 	pfd[1] = -1;
-	fc = read_output(c, pfd[0], s, deadline, detail, dl);
-	if (fc != FC_OK)
-		deadline = 0;	/* kill it now */
-	st = reap(pid, deadline, &killed);
-	if (fc == FC_OK && killed) {
-		snprintf(detail, dl, "credential command timed out after %us",
-		    c->timeout_s);
-		fc = FC_CREDENTIAL_SOURCE;
-	} else if (fc == FC_OK && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
-		if (WIFEXITED(st))
-			snprintf(detail, dl, "credential command exited with "
-			    "status %d", WEXITSTATUS(st));
-		else
-			snprintf(detail, dl, "credential command killed by "
-			    "signal %d", WTERMSIG(st));
-		fc = FC_CREDENTIAL_SOURCE;
+	ret = read_output(sp, pfd[0], c, deadline, why);
+	st = reap(pid, ret == 0 ? deadline : 0, &killed);
+	if (ret == 0 && killed) {
+		*why = "credential command timed out";
+		ret = -1;
+	} else if (ret == 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+		*why = WIFEXITED(st) ? "credential command exited with a non-zero "
+		    "status" : "credential command was killed by a signal";
+		ret = -1;
 	}
-	if (fc == FC_OK)
-		fc = secret_finish(s, detail, dl);
+	if (ret == 0)
+		ret = finish(c, why);
 out:
-	for (i = 0; i < np; i++)
-		sodium_free(passed[i]);
+	for (i = 0; i < ne; i++)
+		sodium_free(envp[i]);
 	if (pfd[0] >= 0)
 		close(pfd[0]);
 	if (pfd[1] >= 0)
 		close(pfd[1]);
 	close(binfd);
-	if (fc == FC_OK)
-		*out = s;
-	else
-		secret_free(s);
-	return fc;
+	return ret;
 }
 
-enum fetch_cause
-cred_load(const struct cred *c, struct secret **out, char *detail,
-    size_t detaillen)
+int
+cred_open(const json_t *t, const char *home, struct cred **out,
+    const char **why)
 {
-	*out = NULL;
-	if (c->homefd >= 0)
-		return load_file(c, out, detail, detaillen);
-	return load_command(c, out, detail, detaillen);
+	struct spec sp;
+	struct cred *c;
+	const json_t *v;
+	unsigned long long n;
+	size_t i;
+	int r, homefd;
+
+	if (cred_validate(t, why) != 0)
+		return -1;
+	if (sodium_init() < 0)
+		fatal("libsodium cannot be initialised");
+	memset(&sp, 0, sizeof(sp));
+	(void)pt_uint(t, "timeout_s", 1, 300, CRED_DEFAULT_TIMEOUT_S, &n);
+	sp.timeout_s = (unsigned)n;
+	(void)pt_uint(t, "max_bytes", 1, CRED_MAX_BYTES, CRED_DEFAULT_BYTES, &n);
+	sp.max_bytes = (size_t)n;
+	c = cred_new(sp.max_bytes);
+	v = json_object_get(t, "file");
+	if (v != NULL) {
+		sp.file = json_string_value(v) + 2;	/* after "~/" */
+		homefd = open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (homefd < 0) {
+			*why = "credentials: the console home cannot be opened";
+			r = -1;
+		} else {
+			r = load_file(homefd, &sp, c, why);
+			close(homefd);
+		}
+	} else {
+		json_array_foreach(json_object_get(t, "command"), i, v)
+			sp.argv[i] = json_string_value(v);
+		if (hex_decode(json_string_value(json_object_get(t, "sha256")),
+		    sp.sha256, SHA256_LEN) != 0)
+			fatal("credentials: sha256 validated but not decodable");
+		sp.env = json_object_get(t, "env");
+		sp.pass = json_object_get(t, "pass_env");
+		r = load_command(&sp, c, why);
+	}
+	if (r != 0) {
+		cred_close(c);
+		return -1;
+	}
+	*why = NULL;
+	*out = c;
+	return 0;
 }
 
 static void
@@ -619,17 +571,20 @@ text_scrub_word(const char *word, char *text, size_t textcap)
 }
 
 void
-secret_scrub(const struct secret *s, char *text, size_t textcap)
+cred_scrub(const struct cred *c, char *text, size_t textcap)
 {
-	const char *p, *e;
+	const char *p, *e, *end;
 
-	if (s == NULL)
+	if (c == NULL)
 		return;
-	scrub_span(s->buf, s->len, text, textcap);
-	for (p = s->buf; p < s->buf + s->len; p = e + 1) {
-		e = memchr(p, '\n', (size_t)(s->buf + s->len - p));
-		if (e == NULL)
-			e = s->buf + s->len;
+	end = c->buf + c->len;
+	if (c->split == 0)
+		scrub_span(c->buf, c->len, text, textcap);
+	/* Each line (a split one ends at its NUL) of 6 bytes or more. */
+	for (p = c->buf; p < end; p = e + 1) {
+		e = p;
+		while (e < end && *e != '\n' && *e != '\0')
+			e++;
 		if (e - p >= 6)
 			scrub_span(p, (size_t)(e - p), text, textcap);
 	}

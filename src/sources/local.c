@@ -101,6 +101,11 @@ local_fetch(struct source *s, const char *key, int outfd,
 	int fd;
 
 	memset(res, 0, sizeof(*res));
+	if (s == NULL) {
+		snprintf(res->detail, sizeof(res->detail), "the profile could not "
+		    "be opened at console start (see its start-up warning)");
+		return FC_UNAVAILABLE;
+	}
 	fd = (int)syscall(SYS_openat2, s->dirfd, key, &how, sizeof(how));
 	if (fd < 0) {
 		c = errno_cause(errno);

@@ -6,9 +6,11 @@
  * is kept to its first 4 KiB and only its <Code> survives, in the audit
  * detail. No redirect is followed, only http and https are spoken, no
  * proxy, netrc or cookie is read from the environment. The secret access
- * key is read per fetch into locked memory; libcurl's own copies (the
- * password option, the signing state) are wiped on free by the allocator
- * installed below. */
+ * key is read when the profile is opened and stays in locked memory
+ * (cred.h); libcurl's own copies for a fetch (the password option, the
+ * signing state) are wiped on free by the allocator installed below. The
+ * CA file is read at open too, and handed to curl as a blob: a fetch opens
+ * no file but the spool. */
 #include "sources/source.h"
 #include "sources/cred.h"
 #include "sources/ptable.h"
@@ -48,6 +50,9 @@ struct source {
 	char access_key_id[129];
 	unsigned connect_timeout_s, stall_timeout_s, timeout_s;
 	struct cred *cred;
+	const char *id, *secret;	/* into the profile's or cred's memory */
+	char *ca_pem;			/* the CA file's bytes, or NULL */
+	size_t ca_len;
 };
 
 /* ---- a wiping allocator for libcurl ------------------------------------ */
@@ -211,34 +216,80 @@ s3_validate(const json_t *t, const char **why)
 	return r;
 }
 
+/* The CA file decides whom TLS trusts: owned by root or the console
+ * account, writable by no one else, read whole (at most 1 MiB). */
+static int
+read_ca(struct source *s, const char **why)
+{
+	struct stat st;
+	ssize_t n;
+	int fd = open(s->ca_file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+	*why = "s3 profile: ca_file must be a regular file (at most 1 MiB) "
+	    "owned by root or the console account, not writable by others";
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (st.st_uid != 0 && st.st_uid != getuid()) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH)) || st.st_size <= 0 ||
+	    st.st_size > (1 << 20)) {
+		close(fd);
+		return -1;
+	}
+	s->ca_pem = malloc((size_t)st.st_size);
+	if (s->ca_pem == NULL)
+		fatal("out of memory");
+	n = read_full(fd, s->ca_pem, (size_t)st.st_size);
+	close(fd);
+	if (n != st.st_size)
+		return -1;
+	s->ca_len = (size_t)n;
+	return 0;
+}
+
+/* Credentials: the secret alone when the profile names the access key
+ * id, else two lines: id, then secret. */
+static int
+split_secret(struct source *s, const char **why)
+{
+	*why = "s3 credentials: expected one line (the secret access key) when "
+	    "the profile names access_key_id, else two lines (access key id, "
+	    "secret access key)";
+	if (s->access_key_id[0] != '\0') {
+		if (strchr(cred_text(s->cred), '\n') != NULL)
+			return -1;
+		s->id = s->access_key_id;
+		s->secret = cred_text(s->cred);
+		return 0;
+	}
+	if (cred_split2(s->cred, &s->id, &s->secret) != 0 || !key_id_ok(s->id))
+		return -1;
+	return 0;
+}
+
+static void s3_close(struct source *s);
+
 static int
 s3_open(const json_t *t, const char *home, struct source **out,
     const char **why)
 {
 	struct source *s = malloc(sizeof(*s));
-	struct stat st;
 
 	if (s == NULL)
 		fatal("out of memory");
-	if (s3_parse(t, s, why) != 0)
-		goto fail;
-	/* The CA file decides whom TLS trusts: no one else may write it. */
-	if (s->ca_file[0] != '\0' && (stat(s->ca_file, &st) != 0 ||
-	    !S_ISREG(st.st_mode) || (st.st_uid != 0 && st.st_uid != getuid()) ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH)))) {
-		*why = "s3 profile: ca_file must be a regular file owned by root "
-		    "or the console account, not writable by others";
-		goto fail;
+	if (s3_parse(t, s, why) != 0) {
+		free(s);
+		return -1;
 	}
-	if (cred_open(json_object_get(t, "credentials"), home, &s->cred,
-	    why) != 0)
-		goto fail;
+	if ((s->ca_file[0] != '\0' && read_ca(s, why) != 0) ||
+	    cred_open(json_object_get(t, "credentials"), home, &s->cred,
+	    why) != 0 || split_secret(s, why) != 0) {
+		s3_close(s);
+		return -1;
+	}
 	(void)pthread_once(&curl_once, curl_init);
 	*out = s;
 	return 0;
-fail:
-	free(s);
-	return -1;
 }
 
 static void
@@ -247,6 +298,7 @@ s3_close(struct source *s)
 	if (s == NULL)
 		return;
 	cred_close(s->cred);
+	free(s->ca_pem);
 	explicit_bzero(s, sizeof(*s));
 	free(s);
 }
@@ -340,24 +392,6 @@ curl_cause(CURLcode rc)
 		fatal("libcurl refused option " #opt); \
 } while (0)
 
-/* Credentials: the secret alone when the profile names the access key
- * id, else two lines: id, then secret. */
-static int
-split_secret(const struct source *s, struct secret *sec, const char **id,
-    const char **key)
-{
-	if (s->access_key_id[0] != '\0') {
-		if (strchr(secret_text(sec), '\n') != NULL)
-			return -1;
-		*id = s->access_key_id;
-		*key = secret_text(sec);
-		return 0;
-	}
-	if (secret_split2(sec, id, key) != 0)
-		return -1;
-	return key_id_ok(*id) ? 0 : -1;
-}
-
 static void
 setup(struct source *s, struct xfer *x, const char *url, const char *id,
     const char *key, unsigned long long cap, struct curl_slist *hdrs,
@@ -393,8 +427,11 @@ setup(struct source *s, struct xfer *x, const char *url, const char *id,
 	SETOPT(h, CURLOPT_SSL_VERIFYPEER, 1L);
 	SETOPT(h, CURLOPT_SSL_VERIFYHOST, 2L);
 	SETOPT(h, CURLOPT_SSLVERSION, (long)CURL_SSLVERSION_TLSv1_2);
-	if (s->ca_file[0] != '\0')
-		SETOPT(h, CURLOPT_CAINFO, s->ca_file);
+	if (s->ca_pem != NULL) {
+		struct curl_blob blob = { .data = s->ca_pem, .len = s->ca_len,
+		    .flags = CURL_BLOB_NOCOPY };
+		SETOPT(h, CURLOPT_CAINFO_BLOB, &blob);
+	}
 	SETOPT(h, CURLOPT_WRITEFUNCTION, on_body);
 	SETOPT(h, CURLOPT_WRITEDATA, x);
 	SETOPT(h, CURLOPT_ERRORBUFFER, errbuf);
@@ -444,27 +481,20 @@ s3_fetch(struct source *s, const char *key, int outfd, unsigned long long cap,
 	char url[S3_HOST_MAX + 3 * 1024 + 200], rs[S3_HOST_MAX + 140];
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct curl_slist *hdrs = NULL, *resolve = NULL;
-	struct secret *sec = NULL;
-	const char *id = NULL, *secret = NULL;
 	struct xfer *x = NULL;
 	enum fetch_cause fc;
 	CURLcode rc;
 
 	memset(res, 0, sizeof(*res));
+	if (s == NULL) {
+		snprintf(res->detail, sizeof(res->detail), "the profile could not "
+		    "be opened at console start (see its start-up warning)");
+		return FC_UNAVAILABLE;
+	}
 	if (s3_object_url(&s->ep, s->bucket, s->virtual_style, key, url,
 	    sizeof(url)) != 0) {
 		snprintf(res->detail, sizeof(res->detail), "key too long");
 		return FC_PROTOCOL;
-	}
-	fc = cred_load(s->cred, &sec, res->detail, sizeof(res->detail));
-	if (fc != FC_OK)
-		return fc;
-	if (split_secret(s, sec, &id, &secret) != 0) {
-		snprintf(res->detail, sizeof(res->detail), "credentials: expected "
-		    "%s", s->access_key_id[0] ? "one line (the secret access "
-		    "key)" : "two lines (access key id, secret access key)");
-		fc = FC_CREDENTIAL_SOURCE;
-		goto out;
 	}
 	/* Only headers that are sent: curl signs every header in the list,
 	 * even a removal ("Accept:"), and the server then refuses. */
@@ -482,26 +512,22 @@ s3_fetch(struct source *s, const char *key, int outfd, unsigned long long cap,
 	if (x == NULL || (x->h = curl_easy_init()) == NULL)
 		fatal("out of memory");
 	sink_init(&x->sink, outfd, cap);
-	setup(s, x, url, id, secret, cap, hdrs, resolve, errbuf);
+	setup(s, x, url, s->id, s->secret, cap, hdrs, resolve, errbuf);
 	rc = curl_easy_perform(x->h);
 	fc = outcome(x, rc, errbuf, res);
 	if (fc == FC_OK)
 		sink_finish(&x->sink, res);
-out:
 	/* Nothing of the secret or the key id in the audit. */
-	secret_scrub(sec, res->detail, sizeof(res->detail));
-	text_scrub_word(secret, res->detail, sizeof(res->detail));
-	text_scrub_word(id, res->detail, sizeof(res->detail));
-	if (x != NULL) {
-		curl_easy_cleanup(x->h);
-		sink_free(&x->sink);
-		explicit_bzero(x, sizeof(*x));
-		free(x);
-	}
+	cred_scrub(s->cred, res->detail, sizeof(res->detail));
+	text_scrub_word(s->secret, res->detail, sizeof(res->detail));
+	text_scrub_word(s->id, res->detail, sizeof(res->detail));
+	curl_easy_cleanup(x->h);
+	sink_free(&x->sink);
+	explicit_bzero(x, sizeof(*x));
+	free(x);
 	curl_slist_free_all(hdrs);
 	curl_slist_free_all(resolve);
 	explicit_bzero(errbuf, sizeof(errbuf));
-	secret_free(sec);
 	return fc;
 }
 

@@ -196,11 +196,15 @@ src_sftp_open(const json_t *t, const char *home, struct source **out,
     const char **why)
 {
 	struct source *s = malloc(sizeof(*s));
+	ssh_key priv = NULL;
 
 	if (s == NULL)
 		fatal("out of memory");
-	if (sftp_parse(t, s, why) != 0 ||
-	    cred_open(json_object_get(t, "credentials"), home, &s->cred,
+	if (sftp_parse(t, s, why) != 0) {
+		free(s);
+		return -1;
+	}
+	if (cred_open(json_object_get(t, "credentials"), home, &s->cred,
 	    why) != 0) {
 		free(s);
 		return -1;
@@ -210,6 +214,16 @@ src_sftp_open(const json_t *t, const char *home, struct source **out,
 		fatal("libssh cannot be initialised");
 	(void)ssh_set_log_level(SSH_LOG_NOLOG);
 	(void)ssh_set_log_callback(no_log);
+	/* A key libssh cannot read is told at start, not at the first plan. */
+	if (ssh_pki_import_privkey_base64(cred_text(s->cred), NULL, NULL, NULL,
+	    &priv) != SSH_OK) {
+		*why = "sftp credentials: not an unencrypted private key libssh "
+		    "can read (OpenSSH, PEM or PKCS#8)";
+		cred_close(s->cred);
+		free(s);
+		return -1;
+	}
+	ssh_key_free(priv);
 	*out = s;
 	return 0;
 }
@@ -243,7 +257,7 @@ struct conn {
 	ssh_session ssh;
 	sftp_session sftp;
 	sftp_file file;
-	struct secret *sec;
+	const struct cred *cred;	/* for scrubbing messages */
 };
 
 static void
@@ -251,7 +265,7 @@ detail_from(const struct conn *k, struct fetch_result *res, const char *what)
 {
 	snprintf(res->detail, sizeof(res->detail), "%s: %s", what,
 	    ssh_get_error(k->ssh));
-	secret_scrub(k->sec, res->detail, sizeof(res->detail));
+	cred_scrub(k->cred, res->detail, sizeof(res->detail));
 }
 
 static int
@@ -327,13 +341,10 @@ static enum fetch_cause
 authenticate(struct source *s, struct conn *k, struct fetch_result *res)
 {
 	ssh_key priv = NULL;
-	enum fetch_cause fc;
 	int r;
 
-	fc = cred_load(s->cred, &k->sec, res->detail, sizeof(res->detail));
-	if (fc != FC_OK)
-		return fc;
-	if (ssh_pki_import_privkey_base64(secret_text(k->sec), NULL, NULL, NULL,
+	/* Imported for this connection only, freed once used. */
+	if (ssh_pki_import_privkey_base64(cred_text(s->cred), NULL, NULL, NULL,
 	    &priv) != SSH_OK) {
 		snprintf(res->detail, sizeof(res->detail), "credentials: not an "
 		    "unencrypted private key libssh can read");
@@ -527,16 +538,19 @@ sftp_fetch(struct source *s, const char *key, int outfd,
 	uint8_t *buf = NULL;
 
 	memset(res, 0, sizeof(*res));
+	if (s == NULL) {
+		snprintf(res->detail, sizeof(res->detail), "the profile could not "
+		    "be opened at console start (see its start-up warning)");
+		return FC_UNAVAILABLE;
+	}
 	memset(&k, 0, sizeof(k));
+	k.cred = s->cred;
 	sink_init(&sk, outfd, cap);
 	/* Connect and authenticate run under libssh's own timeout; the SFTP
 	 * calls after do not, and run under the stall watchdog. */
 	fc = connect_pinned(s, &k, res);
 	if (fc == FC_OK)
 		fc = authenticate(s, &k, res);
-	/* The key is no longer needed once the session is authenticated. */
-	secret_free(k.sec);
-	k.sec = NULL;
 	if (fc == FC_OK && stall_start(&k.stall, ssh_get_fd(k.ssh),
 	    (long long)s->stall_timeout_s * 1000) != 0) {
 		snprintf(res->detail, sizeof(res->detail), "no watchdog thread");

@@ -26,6 +26,7 @@ enum fetch_cause {
 	FC_IO,			/* local read or spool write error (disk full) */
 	FC_PROTOCOL,		/* the server answered something unexpected */
 	FC_CREDENTIAL_SOURCE,	/* credentials file or command refused */
+	FC_UNAVAILABLE,		/* the profile could not be opened at start */
 	FC__COUNT
 };
 
@@ -46,11 +47,14 @@ struct source_kind {
 	/* Check a profile table (the policy's [profiles.X] minus the common
 	 * keys production/source/prefix). 0, or -1 with a static message. */
 	int (*validate)(const json_t *table, const char **why);
-	/* Open for the console's session (home = console account's home). */
+	/* Open for the console's session (home = console account's home):
+	 * everything a fetch needs that is not the network (credentials, CA
+	 * certificates) is read here, before the console confines itself. */
 	int (*open)(const json_t *table, const char *home, struct source **out,
 	    const char **why);
 	/* Stream key into outfd, at most cap bytes (more is FC_TOO_BIG). The
-	 * caller deletes the spool file on any failure. */
+	 * caller deletes the spool file on any failure. src NULL (the open
+	 * failed) answers FC_UNAVAILABLE. */
 	enum fetch_cause (*fetch)(struct source *src, const char *key, int outfd,
 	    unsigned long long cap, struct fetch_result *res);
 	/* Words the scrubber must remove from window and audit text (path,

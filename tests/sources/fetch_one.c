@@ -90,14 +90,17 @@ main(int argc, char **argv)
 	}
 	if (kind->validate(t, &why) != 0) {
 		printf("refused validate: %s\n", why);
+		json_decref(t);
 		return 2;
 	}
 	if (only_validate) {
 		printf("valid\n");
+		json_decref(t);
 		return 0;
 	}
 	if (kind->open(t, home, &src, &why) != 0) {
 		printf("refused open: %s\n", why);
+		json_decref(t);
 		return 2;
 	}
 	for (i = 0; i < repeat; i++) {

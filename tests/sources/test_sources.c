@@ -353,44 +353,48 @@ write_file(const char *rel, const char *text, mode_t mode)
 	assert_int_equal(chmod(path, mode), 0);
 }
 
-/* Load through a credentials table; returns the cause, the secret in
- * out (or "") and the detail in detail. */
-static enum fetch_cause
-load(const char *table, char *out, size_t outlen, char *detail, size_t dl)
+/* Load through a credentials table; returns 0 or -1, the secret in out
+ * (or "") and the reason in why. */
+static int
+load(const char *table, char *out, size_t outlen, const char **why)
 {
 	struct cred *c = NULL;
-	struct secret *s = NULL;
-	const char *why = NULL;
 	json_t *t = J(table);
-	enum fetch_cause fc;
+	int r;
 
-	if (cred_open(t, tmpdir, &c, &why) != 0)
-		fail_msg("cred_open refused %s: %s", table, why);
-	detail[0] = '\0';
-	fc = cred_load(c, &s, detail, dl);
-	snprintf(out, outlen, "%s", s ? secret_text(s) : "");
-	secret_free(s);
+	*why = NULL;
+	r = cred_open(t, tmpdir, &c, why);
+	snprintf(out, outlen, "%s", c ? cred_text(c) : "");
+	if (r == 0)
+		assert_null(*why);
+	else
+		assert_non_null(*why);
 	cred_close(c);
 	json_decref(t);
-	return fc;
+	return r;
 }
 
 static void
 test_cred_file(void **state)
 {
-	char out[256], detail[256];
+	char out[256];
+	const char *why;
 
 	(void)state;
 	write_file("ok", "id\nsecret\n", 0600);
-	assert_int_equal(load("{\"file\":\"~/ok\"}", out, sizeof(out), detail,
-	    sizeof(detail)), FC_OK);
+	assert_int_equal(load("{\"file\":\"~/ok\"}", out, sizeof(out), &why), 0);
 	assert_string_equal(out, "id\nsecret");
+	write_file("crlf", "id\r\n", 0600);
+	assert_int_equal(load("{\"file\":\"~/crlf\"}", out, sizeof(out), &why),
+	    0);
+	assert_string_equal(out, "id");
 	write_file("open", "x\n", 0644);
-	assert_int_equal(load("{\"file\":\"~/open\"}", out, sizeof(out), detail,
-	    sizeof(detail)), FC_CREDENTIAL_SOURCE);
-	assert_non_null(strstr(detail, "0600"));
+	assert_int_equal(load("{\"file\":\"~/open\"}", out, sizeof(out), &why),
+	    -1);
+	assert_non_null(strstr(why, "0600"));
 	assert_int_equal(load("{\"file\":\"~/absent\"}", out, sizeof(out),
-	    detail, sizeof(detail)), FC_CREDENTIAL_SOURCE);
+	    &why), -1);
+	assert_string_equal(why, "credentials file is missing");
 	{
 		char link[256], target[256];
 		snprintf(link, sizeof(link), "%s/link", tmpdir);
@@ -398,16 +402,16 @@ test_cred_file(void **state)
 		(void)unlink(link);
 		assert_int_equal(symlink(target, link), 0);
 	}
-	assert_int_equal(load("{\"file\":\"~/link\"}", out, sizeof(out), detail,
-	    sizeof(detail)), FC_CREDENTIAL_SOURCE);
+	assert_int_equal(load("{\"file\":\"~/link\"}", out, sizeof(out), &why),
+	    -1);
 	write_file("empty", "", 0600);
-	assert_int_equal(load("{\"file\":\"~/empty\"}", out, sizeof(out),
-	    detail, sizeof(detail)), FC_CREDENTIAL_SOURCE);
+	assert_int_equal(load("{\"file\":\"~/empty\"}", out, sizeof(out), &why),
+	    -1);
 	write_file("big", "0123456789abcdef0123456789", 0400);
 	assert_int_equal(load("{\"file\":\"~/big\",\"max_bytes\":16}", out,
-	    sizeof(out), detail, sizeof(detail)), FC_CREDENTIAL_SOURCE);
+	    sizeof(out), &why), -1);
 	assert_int_equal(load("{\"file\":\"~/big\",\"max_bytes\":26}", out,
-	    sizeof(out), detail, sizeof(detail)), FC_OK);
+	    sizeof(out), &why), 0);
 }
 
 /* A script in tmpdir and its pinned table. */
@@ -430,22 +434,21 @@ command_table(const char *name, const char *body, const char *extra,
 static void
 test_cred_command(void **state)
 {
-	char t[2048], out[256], detail[256];
+	char t[2048], out[256];
+	const char *why;
 	long long t0;
 
 	(void)state;
 	command_table("vault", "printf 'AKID\\nsec-%s\\n' \"$2\"", "", t,
 	    sizeof(t));
-	assert_int_equal(load(t, out, sizeof(out), detail, sizeof(detail)),
-	    FC_OK);
+	assert_int_equal(load(t, out, sizeof(out), &why), 0);
 	assert_string_equal(out, "AKID\nsec-get");
 	/* a changed binary is refused before it runs */
 	command_table("vault2", "echo one", "", t, sizeof(t));
 	write_file("vault2", "#!/bin/sh\necho two\n", 0755);
-	assert_int_equal(load(t, out, sizeof(out), detail, sizeof(detail)),
-	    FC_CREDENTIAL_SOURCE);
-	assert_non_null(strstr(detail, "pinned"));
-	assert_null(strstr(detail, "two"));
+	assert_int_equal(load(t, out, sizeof(out), &why), -1);
+	assert_non_null(strstr(why, "pinned"));
+	assert_string_equal(out, "");
 	/* group-writable: refused even with the right hash */
 	command_table("vault3", "echo x", "", t, sizeof(t));
 	{
@@ -453,31 +456,29 @@ test_cred_command(void **state)
 		snprintf(p, sizeof(p), "%s/vault3", tmpdir);
 		assert_int_equal(chmod(p, 0775), 0);
 	}
-	assert_int_equal(load(t, out, sizeof(out), detail, sizeof(detail)),
-	    FC_CREDENTIAL_SOURCE);
+	assert_int_equal(load(t, out, sizeof(out), &why), -1);
+	assert_non_null(strstr(why, "writable"));
 	command_table("fail", "echo leaked-secret; exit 3", "", t, sizeof(t));
-	assert_int_equal(load(t, out, sizeof(out), detail, sizeof(detail)),
-	    FC_CREDENTIAL_SOURCE);
-	assert_string_equal(detail, "credential command exited with status 3");
+	assert_int_equal(load(t, out, sizeof(out), &why), -1);
+	assert_string_equal(why, "credential command exited with a non-zero "
+	    "status");
+	assert_string_equal(out, "");
 	command_table("slow", "sleep 30; echo late", ",\"timeout_s\":1", t,
 	    sizeof(t));
 	t0 = now_ms();
-	assert_int_equal(load(t, out, sizeof(out), detail, sizeof(detail)),
-	    FC_CREDENTIAL_SOURCE);
+	assert_int_equal(load(t, out, sizeof(out), &why), -1);
 	assert_true(now_ms() - t0 < 5000);
-	assert_non_null(strstr(detail, "timed out"));
+	assert_string_equal(why, "credential command timed out");
 	/* a child that closes stdout and lingers is still bounded */
 	command_table("linger", "echo ok; exec >&-; sleep 30",
 	    ",\"timeout_s\":1", t, sizeof(t));
 	t0 = now_ms();
-	assert_int_equal(load(t, out, sizeof(out), detail, sizeof(detail)),
-	    FC_CREDENTIAL_SOURCE);
+	assert_int_equal(load(t, out, sizeof(out), &why), -1);
 	assert_true(now_ms() - t0 < 5000);
 	command_table("chatty", "yes secret", ",\"max_bytes\":100", t,
 	    sizeof(t));
-	assert_int_equal(load(t, out, sizeof(out), detail, sizeof(detail)),
-	    FC_CREDENTIAL_SOURCE);
-	assert_non_null(strstr(detail, "more than 100"));
+	assert_int_equal(load(t, out, sizeof(out), &why), -1);
+	assert_non_null(strstr(why, "max_bytes"));
 	/* the environment is empty but for what the profile names */
 	setenv("LF_TEST_PASSED", "from-console", 1);
 	setenv("LF_TEST_HIDDEN", "never", 1);
@@ -485,19 +486,28 @@ test_cred_command(void **state)
 	    "\"$LF_TEST_HIDDEN\" \"$(env | grep -v -e '^FOO=' -e "
 	    "'^LF_TEST_PASSED=' -e '^PWD=' -e '^SHLVL=' -e '^_=' | wc -l)\"",
 	    ",\"env\":{\"FOO\":\"bar baz\",\"PATH\":\"/usr/bin:/bin\"},"
-	    "\"pass_env\":[\"LF_TEST_PASSED\"]", t, sizeof(t));
-	assert_int_equal(load(t, out, sizeof(out), detail, sizeof(detail)),
-	    FC_OK);
+	    "\"pass_env\":[\"LF_TEST_PASSED\",\"LF_TEST_UNSET\"]", t, sizeof(t));
+	assert_int_equal(load(t, out, sizeof(out), &why), 0);
 	assert_string_equal(out, "bar baz|from-console||1");
 	/* stdin is /dev/null, and the command's stderr goes nowhere */
 	command_table("stdin", "cat; echo err >&2; echo done", "", t,
 	    sizeof(t));
-	assert_int_equal(load(t, out, sizeof(out), detail, sizeof(detail)),
-	    FC_OK);
+	assert_int_equal(load(t, out, sizeof(out), &why), 0);
 	assert_string_equal(out, "done");
 	command_table("nul", "printf 'a\\000b'", "", t, sizeof(t));
-	assert_int_equal(load(t, out, sizeof(out), detail, sizeof(detail)),
-	    FC_CREDENTIAL_SOURCE);
+	assert_int_equal(load(t, out, sizeof(out), &why), -1);
+	/* no shell: the arguments are argv, not a command line */
+	command_table("argv", "printf '%s|%s' \"$#\" \"$1\"", "", t,
+	    sizeof(t));
+	{
+		char *kv = strstr(t, "\"kv\"");
+		char fixed[2048];
+		assert_non_null(kv);
+		snprintf(fixed, sizeof(fixed), "%.*s\"$(id); echo x\"%s",
+		    (int)(kv - t), t, kv + 4);
+		assert_int_equal(load(fixed, out, sizeof(out), &why), 0);
+	}
+	assert_string_equal(out, "2|$(id); echo x");
 }
 
 static void
@@ -505,8 +515,6 @@ test_scrub(void **state)
 {
 	char t[128];
 	struct cred *c = NULL;
-	struct secret *s = NULL;
-	char detail[128];
 	const char *why, *a, *b;
 	json_t *tab;
 
@@ -514,14 +522,17 @@ test_scrub(void **state)
 	write_file("sec", "AKIDEXAMPLE\nsecretvalue\n", 0600);
 	tab = J("{\"file\":\"~/sec\"}");
 	assert_int_equal(cred_open(tab, tmpdir, &c, &why), 0);
-	assert_int_equal(cred_load(c, &s, detail, sizeof(detail)), FC_OK);
 	snprintf(t, sizeof(t), "auth secretvalue failed for AKIDEXAMPLE.");
-	secret_scrub(s, t, sizeof(t));
+	cred_scrub(c, t, sizeof(t));
 	assert_string_equal(t, "auth <secret> failed for <secret>.");
-	assert_int_equal(secret_split2(s, &a, &b), 0);
+	assert_int_equal(cred_split2(c, &a, &b), 0);
 	assert_string_equal(a, "AKIDEXAMPLE");
 	assert_string_equal(b, "secretvalue");
-	secret_free(s);
+	assert_int_equal(cred_split2(c, &a, &b), -1);	/* once */
+	/* still scrubbed once split */
+	snprintf(t, sizeof(t), "x secretvalue AKIDEXAMPLE y");
+	cred_scrub(c, t, sizeof(t));
+	assert_string_equal(t, "x <secret> <secret> y");
 	cred_close(c);
 	json_decref(tab);
 	/* a word inside its own tag does not loop */
