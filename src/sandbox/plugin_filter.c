@@ -260,7 +260,14 @@ build_rules(scmp_filter_ctx ctx)
 #endif
 extern const char lf_plugin_execve_ret[];
 
-__attribute__((noinline, noclone)) long
+/* One copy of the function, so one label: never inlined, never cloned. */
+#if defined(__clang__)
+#define ONE_COPY __attribute__((noinline))
+#else
+#define ONE_COPY __attribute__((noinline, noclone))
+#endif
+
+ONE_COPY long
 plugin_exec(const char *path, char *const argv[], char *const envp[])
 {
 	long ret;
