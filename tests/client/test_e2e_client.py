@@ -317,8 +317,28 @@ def test_bad_request_and_peer_refused_on_the_socket(world):
     assert a.raw("status", user="root")[0] == "E_PEER_REFUSED"
     assert a.cli("sources", user="root")[0] == "E_PEER_REFUSED"
     assert a.cli("status", user="root", text=True)[0] == "E_PEER_REFUSED"
+    s = McpServer([a.bin, "mcp", "--socket", env.socket],
+                  env={"PATH": "/usr/bin:/bin"})
+    try:
+        s.initialize()
+        for tool in ("status", "sources"):
+            resp, _ = s.tool(tool)
+            assert a.wl.mcp_result(tool, resp["result"]) == "E_PEER_REFUSED"
+    finally:
+        assert s.close() == 0
     # an account outside the clients group cannot even open the socket
     assert a.cli("status", user="lf-outsider")[0] == "unreachable"
+    assert a.cli("file.plan", PDF_PLAN, user="lf-outsider",
+                 text=True)[0] == "unreachable"
+    s = McpServer([a.bin, "mcp", "--socket", env.socket],
+                  user=uid_of("lf-outsider"), group=gid_of("lf-outsider"),
+                  extra_groups=[], env={"PATH": "/usr/bin:/bin"}, cwd="/")
+    try:
+        s.modern = True
+        resp, _ = s.tool("plan", PDF_PLAN)
+        assert a.wl.mcp_result("plan", resp["result"]) == "unreachable"
+    finally:
+        assert s.close() == 0
 
 
 def test_plans_approved_answered_and_released(world):
