@@ -45,8 +45,10 @@ status(FILE *f, const json_t *r)
 	fprintf(f, "idle timeout: %lld s\n", num(r, "idle_timeout_s"));
 	fprintf(f, "session left: %lld s\n", num(r, "session_left_s"));
 	fprintf(f, "plugin protocols:");
-	json_array_foreach(protos, i, v)
-		fprintf(f, "%s %lld", i ? "," : "", (long long)json_integer_value(v));
+	json_array_foreach(protos, i, v) {
+		fprintf(f, "%s %lld", i ? "," : "",
+		    (long long)json_integer_value(v));
+	}
 	fputc('\n', f);
 	fprintf(f, "sandbox: %s\n", json_is_string(json_object_get(r, "sandbox"))
 	    && strcmp(json_string_value(json_object_get(r, "sandbox")), "ok") == 0
