@@ -8,6 +8,7 @@
 #include "console/doctor.h"
 #include "sandbox/cmd.h"
 #include "sigstore/cmd.h"
+#include "store/cmd.h"
 
 #define COMMAND_TABLE \
 	{ "console", cmd_console, "console", \
@@ -15,6 +16,8 @@
 	{ "policy", cmd_policy, "console", \
 	    "show or approve the policy (show|approve)" }, \
 	{ "audit", cmd_audit, "console", "print the audit log" }, \
+	{ "plugin", cmd_plugin, "console", \
+	    "install, update, verify, list or remove signed plugins" }, \
 	{ "doctor", cmd_doctor, "console", \
 	    "check every precondition, one line per condition" }, \
 	{ "sandbox-run", cmd_sandbox_run, "console", \

@@ -1,0 +1,103 @@
+/* The loosening prompt (see loosen.h). Manifest text is the publisher's,
+ * signed but still untrusted: every byte of it reaches the terminal only
+ * through term_untrusted() (escaped). */
+#include "store/loosen.h"
+#include "console/term.h"
+#include "lib/fdutil.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static void
+show_text(struct term *t, const char *label, const char *old,
+    const char *new)
+{
+	int same = old != NULL && strcmp(old, new) == 0;
+
+	if (old != NULL) {
+		term_printf(t, "  %-9s old: ", label);
+		term_untrusted(t, old, strlen(old), PROTO_MAX_MANIFEST_TEXT);
+		term_printf(t, "\n  %-9s new: ", same ? "" : "CHANGED");
+	} else {
+		term_printf(t, "  %-9s new: ", label);
+	}
+	term_untrusted(t, new, strlen(new), PROTO_MAX_MANIFEST_TEXT);
+	term_printf(t, "\n");
+}
+
+static void
+show_inputs(struct term *t, const char *which, const struct manifest *m)
+{
+	size_t i;
+
+	term_printf(t, "  inputs    %s:", which);
+	if (m->ninputs == 0)
+		term_printf(t, " none");
+	for (i = 0; i < m->ninputs; i++) {
+		term_printf(t, "%s ", i ? "," : "");
+		term_untrusted(t, m->inputs[i].name, strlen(m->inputs[i].name),
+		    32);
+		term_printf(t, " (%s, at most %u bytes)",
+		    input_kind_name(m->inputs[i].kind), m->inputs[i].max_bytes);
+	}
+	term_printf(t, "\n");
+}
+
+static void
+show_limits(struct term *t, const char *which, const struct manifest *m)
+{
+	term_printf(t, "  limits    %s: cpu %u s, memory %llu bytes, wall %u s\n",
+	    which, m->cpu_s, m->memory_bytes, m->wall_s);
+}
+
+int
+loosen_ask(const char *marketplace, int official, const struct manifest *old,
+    const char *oldversion, const struct manifest *new, const char **why)
+{
+	char answer[64];
+	struct term t;
+	long n;
+
+	if (term_open(&t, why) != 0)
+		return -1;
+	if (!isatty(t.fd)) {
+		*why = "the controlling terminal is not a terminal";
+		term_close(&t);
+		return -1;
+	}
+	term_printf(&t, "=== plugin update LOOSENS what it answers ===\n");
+	term_printf(&t, "  plugin    %s  %s -> %s\n", new->name, oldversion,
+	    new->version);
+	term_printf(&t, "  from      %s%s\n", marketplace, official ?
+	    "  (official)" : "  WARNING: unofficial marketplace");
+	if (old == NULL)
+		term_printf(&t, "  the installed manifest cannot be read: "
+		    "everything below is new\n");
+	show_text(&t, "question", old ? old->question : NULL, new->question);
+	show_text(&t, "1 means", old ? old->one : NULL, new->one);
+	show_text(&t, "0 means", old ? old->zero : NULL, new->zero);
+	if (old != NULL) {
+		term_printf(&t, "  protocol  old: %d  new: %d\n", old->protocol,
+		    new->protocol);
+		show_inputs(&t, "old", old);
+	}
+	show_inputs(&t, "new", new);
+	if (old != NULL)
+		show_limits(&t, "old", old);
+	show_limits(&t, "new", new);
+	/* Type-ahead cannot accept: what was typed before the card is gone. */
+	term_flush_input(&t);
+	term_printf(&t, "Type '%s' to install the new version with these "
+	    "meanings: ", LOOSEN_ANSWER);
+	n = term_read_line(&t, answer, sizeof(answer), 1,
+	    now_ms() + LOOSEN_TIMEOUT_S * 1000LL);
+	if (n < 0 || strcmp(answer, LOOSEN_ANSWER) != 0) {
+		term_printf(&t, "not accepted\n");
+		term_close(&t);
+		return 0;
+	}
+	term_printf(&t, "accepted\n");
+	term_close(&t);
+	return 1;
+}

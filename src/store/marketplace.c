@@ -1,0 +1,305 @@
+/* Fetching and checking a marketplace's index and plugins (see
+ * marketplace.h). */
+#include "store/marketplace.h"
+#include "store/fetch.h"
+#include "sandbox/sandbox.h"
+#include "lib/buf.h"
+#include "lib/fdutil.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const struct lock_index *
+recorded_index(const struct lockdb *db, const char *market)
+{
+	size_t i;
+
+	for (i = 0; i < db->nidx; i++)
+		if (strcmp(db->idx[i].marketplace, market) == 0)
+			return &db->idx[i];
+	return NULL;
+}
+
+int
+market_fetch_index(const struct trust *t, const struct market_conf *m,
+    const struct lockdb *db, time_t now, struct mindex *ix, char *why,
+    size_t whylen)
+{
+	struct buf *data = buf_new(INDEX_MAX_BYTES);
+	struct buf *bundle = buf_new(MK_BUNDLE_MAX);
+	const struct lock_index *rec;
+	char fwhy[256], tag[TAG_MAX];
+	const char *pwhy;
+	int ret = -1;
+
+	memset(ix, 0, sizeof(*ix));
+	if (fetch_to_buf(m->url, MK_INDEX, data, fwhy, sizeof(fwhy)) != 0) {
+		snprintf(why, whylen, "%s: %s", MK_INDEX, fwhy);
+		goto out;
+	}
+	if (fetch_to_buf(m->url, MK_INDEX MK_SIG, bundle, fwhy,
+	    sizeof(fwhy)) != 0) {
+		snprintf(why, whylen, "%s: %s", MK_INDEX MK_SIG, fwhy);
+		goto out;
+	}
+	if (index_parse(buf_str(data), buf_len(data), ix, &pwhy) != 0) {
+		snprintf(why, whylen, "%s refused: %s", MK_INDEX, pwhy);
+		goto out;
+	}
+	if (strcmp(ix->repo, m->repo) != 0) {
+		snprintf(why, whylen, "%s names another repository than the "
+		    "marketplace's", MK_INDEX);
+		goto fail;
+	}
+	if (index_tag(ix->version, tag, sizeof(tag)) != 0 ||
+	    trust_verify(t, m->repo, tag, ix->sha256, buf_data(bundle),
+	    buf_len(bundle), why, whylen) != 0)
+		goto fail;
+	/* Freeze: an index past its expiry may hide a yank. */
+	if ((long long)now >= ix->expires) {
+		snprintf(why, whylen, "index version %llu expired (a frozen "
+		    "marketplace is refused)", ix->version);
+		goto fail;
+	}
+	rec = recorded_index(db, m->name);
+	if (rec != NULL && ix->version < rec->version) {
+		snprintf(why, whylen, "index version %llu is older than version "
+		    "%llu recorded in plugins.lock (rollback refused)",
+		    ix->version, rec->version);
+		goto fail;
+	}
+	if (rec != NULL && ix->version == rec->version &&
+	    !ct_equal(ix->sha256, rec->sha256, SHA256_LEN)) {
+		snprintf(why, whylen, "index version %llu differs from the one "
+		    "recorded with that version (refused)", ix->version);
+		goto fail;
+	}
+	ret = 0;
+	goto out;
+fail:
+	index_free(ix);
+out:
+	buf_free(data);
+	buf_free(bundle);
+	return ret;
+}
+
+/* Read a whole small regular file of dirfd (not a symlink). */
+static struct buf *
+read_small(int dirfd, const char *name, size_t max, char *why, size_t whylen)
+{
+	char chunk[4096];
+	struct stat st;
+	struct buf *b;
+	ssize_t n;
+	int fd;
+
+	fd = openat(dirfd, name, OPEN_RO_SAFE | O_NONBLOCK);
+	if (fd < 0) {
+		snprintf(why, whylen, "%s: %s", name, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0 ||
+	    (unsigned long long)st.st_size > max) {
+		snprintf(why, whylen, "%s: not a regular file within its limit",
+		    name);
+		close(fd);
+		return NULL;
+	}
+	b = buf_new(max);
+	for (;;) {
+		n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || buf_append(b, chunk, (size_t)n) != 0)
+			break;
+	}
+	close(fd);
+	if (n != 0) {
+		snprintf(why, whylen, "%s: cannot be read whole", name);
+		buf_free(b);
+		return NULL;
+	}
+	return b;
+}
+
+int
+market_check_plugin(const struct trust *t, const char *repo,
+    const char *name, const char *version,
+    const uint8_t manifest_sha256[SHA256_LEN],
+    const uint8_t binary_sha256[SHA256_LEN], int dirfd, struct manifest *m,
+    char *why, size_t whylen)
+{
+	struct buf *man = NULL, *mb = NULL, *bb = NULL;
+	char tag[TAG_MAX], sub[256];
+	uint8_t h[SHA256_LEN];
+	const char *pwhy;
+	struct stat st;
+	int binfd = -1, ret = -1;
+
+	memset(m, 0, sizeof(*m));
+	if (plugin_tag(name, version, tag, sizeof(tag)) != 0) {
+		snprintf(why, whylen, "invalid plugin name or version");
+		return -1;
+	}
+	if ((man = read_small(dirfd, MK_MANIFEST, MANIFEST_MAX_BYTES - 1, why,
+	    whylen)) == NULL ||
+	    (mb = read_small(dirfd, MK_MANIFEST MK_SIG, MK_BUNDLE_MAX, why,
+	    whylen)) == NULL ||
+	    (bb = read_small(dirfd, MK_PLUGIN MK_SIG, MK_BUNDLE_MAX, why,
+	    whylen)) == NULL)
+		goto out;
+	sha256_mem(buf_data(man), buf_len(man), h);
+	if (trust_verify(t, repo, tag, h, buf_data(mb), buf_len(mb), sub,
+	    sizeof(sub)) != 0) {
+		snprintf(why, whylen, "manifest %s", sub);
+		goto out;
+	}
+	if (!ct_equal(h, manifest_sha256, SHA256_LEN)) {
+		snprintf(why, whylen, "manifest hash differs from the one the "
+		    "index names");
+		goto out;
+	}
+	if (manifest_parse(buf_str(man), buf_len(man), m, &pwhy) != 0) {
+		snprintf(why, whylen, "manifest refused: %s", pwhy);
+		goto out;
+	}
+	if (strcmp(m->name, name) != 0 || strcmp(m->version, version) != 0) {
+		snprintf(why, whylen, "manifest names another plugin or version");
+		goto out;
+	}
+	if (!ct_equal(m->binary_sha256, binary_sha256, SHA256_LEN)) {
+		snprintf(why, whylen, "manifest binary_sha256 differs from the "
+		    "index's");
+		goto out;
+	}
+	binfd = openat(dirfd, MK_PLUGIN, OPEN_RO_SAFE | O_NONBLOCK);
+	if (binfd < 0 || fstat(binfd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size < 0 || (unsigned long long)st.st_size > MK_BINARY_MAX) {
+		snprintf(why, whylen, "binary missing, not a regular file or "
+		    "over its limit");
+		goto out;
+	}
+	if (sha256_fd_pread(binfd, h) != 0) {
+		snprintf(why, whylen, "binary cannot be read");
+		goto out;
+	}
+	if (trust_verify(t, repo, tag, h, buf_data(bb), buf_len(bb), sub,
+	    sizeof(sub)) != 0) {
+		snprintf(why, whylen, "binary %s", sub);
+		goto out;
+	}
+	if (!ct_equal(h, binary_sha256, SHA256_LEN)) {
+		snprintf(why, whylen, "binary hash differs from the one the "
+		    "index names");
+		goto out;
+	}
+	if (elf_check_static(binfd, &pwhy) != 0) {
+		snprintf(why, whylen, "binary refused: %s", pwhy);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (binfd >= 0)
+		close(binfd);
+	buf_free(man);
+	buf_free(mb);
+	buf_free(bb);
+	if (ret != 0)
+		memset(m, 0, sizeof(*m));
+	return ret;
+}
+
+int
+market_read_manifest(int dirfd, const uint8_t manifest_sha256[SHA256_LEN],
+    struct manifest *m, char *why, size_t whylen)
+{
+	struct buf *b = read_small(dirfd, MK_MANIFEST, MANIFEST_MAX_BYTES - 1,
+	    why, whylen);
+	uint8_t h[SHA256_LEN];
+	const char *pwhy;
+	int ret = -1;
+
+	memset(m, 0, sizeof(*m));
+	if (b == NULL)
+		return -1;
+	sha256_mem(buf_data(b), buf_len(b), h);
+	if (!ct_equal(h, manifest_sha256, SHA256_LEN))
+		snprintf(why, whylen, "installed manifest differs from "
+		    "plugins.lock");
+	else if (manifest_parse(buf_str(b), buf_len(b), m, &pwhy) != 0)
+		snprintf(why, whylen, "installed manifest refused: %s", pwhy);
+	else
+		ret = 0;
+	buf_free(b);
+	return ret;
+}
+
+static int
+fetch_one(const struct market_conf *m, const char *dir, const char *file,
+    size_t max, mode_t mode, int dirfd, char *why, size_t whylen)
+{
+	char rel[256], fwhy[256];
+	int fd, ret = -1;
+
+	if (snprintf(rel, sizeof(rel), "%s/%s", dir, file) >= (int)sizeof(rel)) {
+		snprintf(why, whylen, "name too long");
+		return -1;
+	}
+	fd = openat(dirfd, file, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(why, whylen, "cannot create %s: %s", file,
+		    strerror(errno));
+		return -1;
+	}
+	if (fetch_to_fd(m->url, rel, max, fd, fwhy, sizeof(fwhy)) != 0) {
+		snprintf(why, whylen, "%s: %s", rel, fwhy);
+		goto out;
+	}
+	if (fchmod(fd, mode) != 0 || fsync(fd) != 0) {
+		snprintf(why, whylen, "cannot store %s: %s", file,
+		    strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	close(fd);
+	return ret;
+}
+
+int
+market_fetch_plugin(const struct trust *t, const struct market_conf *m,
+    const struct index_entry *e, int dirfd, struct manifest *man, char *why,
+    size_t whylen)
+{
+	char dir[128];
+
+	if (snprintf(dir, sizeof(dir), "plugins/%s/%s", e->name, e->version) >=
+	    (int)sizeof(dir)) {
+		snprintf(why, whylen, "name too long");
+		return -1;
+	}
+	if (fetch_one(m, dir, MK_MANIFEST, MANIFEST_MAX_BYTES - 1, 0400, dirfd,
+	    why, whylen) != 0 ||
+	    fetch_one(m, dir, MK_MANIFEST MK_SIG, MK_BUNDLE_MAX, 0400, dirfd,
+	    why, whylen) != 0 ||
+	    fetch_one(m, dir, MK_PLUGIN, MK_BINARY_MAX, 0500, dirfd, why,
+	    whylen) != 0 ||
+	    fetch_one(m, dir, MK_PLUGIN MK_SIG, MK_BUNDLE_MAX, 0400, dirfd, why,
+	    whylen) != 0)
+		return -1;
+	if (fsync(dirfd) != 0) {
+		snprintf(why, whylen, "cannot sync the download: %s",
+		    strerror(errno));
+		return -1;
+	}
+	return market_check_plugin(t, m->repo, e->name, e->version,
+	    e->manifest_sha256, e->binary_sha256, dirfd, man, why, whylen);
+}

@@ -1,0 +1,48 @@
+/* Internals shared by the plugin commands (plugin_cmd.c: set-up, list,
+ * remove; install.c: install, update, verify). Exit status of every verb:
+ * 0 done, 1 refused (a check failed, tampering found, a loosening not
+ * accepted, nothing to install), 64 usage, 70 cannot run (root, home,
+ * trust configuration, plugins.lock unreadable, another plugin command
+ * running). */
+#ifndef LOCKFILE_PLUGIN_CMD_H
+#define LOCKFILE_PLUGIN_CMD_H
+
+#include <limits.h>
+#include <time.h>
+
+#include "store/index.h"
+#include "store/stage.h"
+#include "store/store.h"
+#include "store/trust.h"
+
+#define PCMD_OK 0
+#define PCMD_REFUSED 1
+#define PCMD_USAGE 64
+#define PCMD_CANNOT 70
+
+struct fetched {
+	const struct market_conf *m;
+	int state;		/* 0 not fetched yet, 1 accepted, -1 refused */
+	struct mindex ix;
+};
+
+struct pcmd {
+	char home[PATH_MAX];
+	char storedir[PATH_MAX];	/* <home>/.local/share/lockfile */
+	struct store st;		/* paths and the plugins.lock read */
+	struct stage sg;		/* the flock'ed store, staging */
+	struct trust trust;
+	const char *market;		/* --marketplace, or NULL */
+	time_t now;
+	struct fetched fx[LOCKDB_MAX_MARKETS];
+};
+
+/* install.c */
+int pcmd_install(struct pcmd *c, const char *spec);
+int pcmd_update(struct pcmd *c, const char *name);
+int pcmd_verify(struct pcmd *c);
+
+/* plugin_cmd.c: load trust.toml and the trusted root once. 0 or -1. */
+int pcmd_need_trust(struct pcmd *c);
+
+#endif

@@ -1,0 +1,58 @@
+/* The trust configuration, root-owned in /etc/lockfile/ (sysconf.h):
+ * trusted_root.json (the Sigstore trusted root every signature is checked
+ * under) and trust.toml (the lockfile release repository and the
+ * marketplaces: name, where to fetch, the GitHub repository whose
+ * release.yml signs it, official or not). docs/marketplace.md documents
+ * both. Boundary: "Plugins and releases are what their publisher built" --
+ * only root can change whom lockfile trusts; nothing in the console's home
+ * and nothing through the socket can. */
+#ifndef LOCKFILE_TRUST_H
+#define LOCKFILE_TRUST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/crypto.h"
+#include "store/index.h"
+#include "store/lockdb.h"
+
+#define TRUST_TOML "trust.toml"
+#define TRUST_ROOT_JSON "trusted_root.json"
+#define TRUST_URL_MAX 1024
+
+struct market_conf {
+	char name[65];		/* [a-z0-9][a-z0-9_-]*, as in plugins.lock */
+	char url[TRUST_URL_MAX];/* https://HOST/PATH, file:///DIR or /DIR */
+	char repo[REPO_MAX + 1];/* OWNER/REPO whose release.yml signs it */
+	int official;
+};
+
+struct sigstore_root;
+
+struct trust {
+	struct sigstore_root *root;
+	char release_repo[REPO_MAX + 1];
+	size_t nmarkets;
+	struct market_conf m[LOCKDB_MAX_MARKETS];
+};
+
+/* Load both files from the system configuration directory. 0, or -1 with
+ * a reason in why (our text; nothing read from the files is echoed). */
+int trust_load(struct trust *t, char *why, size_t whylen);
+/* Parse trust.toml text (exposed for tests and the fuzzer). */
+int trust_parse(const char *text, size_t len, struct trust *t, char *why,
+    size_t whylen);
+void trust_free(struct trust *t);
+
+const struct market_conf *trust_market(const struct trust *t,
+    const char *name);
+
+/* Verify a Sigstore bundle over an artifact whose SHA-256 is sha, signed
+ * by "the release.yml workflow of repo, run on tag" (issuer GitHub
+ * Actions, source repository and ref exact). 0, or -1 with why naming the
+ * verifier's code (E_...). */
+int trust_verify(const struct trust *t, const char *repo, const char *tag,
+    const uint8_t sha[SHA256_LEN], const uint8_t *bundle, size_t bundlelen,
+    char *why, size_t whylen);
+
+#endif

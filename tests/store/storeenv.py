@@ -1,0 +1,338 @@
+"""storeenv: signed test marketplaces, a root-owned trust configuration and
+the real `lockfile plugin` commands run as the console account.
+
+    signer = Signer(base)                     # testsign init: a test Sigstore
+    mk = Market(base, "official", signer)     # marketplace/build.py over the
+    mk.publish(version=3)                     # real plugins, signed per tag
+    trust = Trust(base, signer, [("official", mk, True)])
+    st = Store(home)                          # a console home (lockfile, 0700)
+    r = st.run("install", "is-pdf", trust=trust)
+    before = st.snapshot() ... assert st.snapshot() == before
+
+Everything is signed as "the release.yml workflow of REPO run on the
+artifact's tag" unless a test asks for another identity (Market.resign).
+"""
+import concurrent.futures
+import hashlib
+import json
+import os
+import pwd
+import shutil
+import stat
+import subprocess
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))))
+BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
+PLUGIN_BUILD = os.environ.get("PLUGIN_BUILD") or (
+    BUILD if os.path.isdir(os.path.join(BUILD, "plugins"))
+    else os.path.join(ROOT, "build"))
+LOCKFILE = os.path.join(BUILD, "lockfile")
+TESTSIGN = os.path.join(PLUGIN_BUILD, "tests", "sigstore", "testsign")
+BUILDPY = os.path.join(ROOT, "marketplace", "build.py")
+GH = "https://token.actions.githubusercontent.com"
+CONSOLE_USER = "lockfile"
+PLUGINS = ("is-pdf", "is-utf8", "is-json", "contains")
+
+
+def sha256_bytes(b):
+    return hashlib.sha256(b).hexdigest()
+
+
+def sha256_file(path):
+    with open(path, "rb") as f:
+        return sha256_bytes(f.read())
+
+
+def make_base(prefix):
+    d = tempfile.mkdtemp(prefix=prefix, dir="/tmp")
+    os.chmod(d, 0o755)
+    return d
+
+
+def identity(repo, tag, workflow="release.yml", ref=None):
+    ref = ref or "refs/tags/" + tag
+    return ("https://github.com/%s/.github/workflows/%s@%s"
+            % (repo, workflow, ref), ref)
+
+
+class Signer:
+    """A throw-away Sigstore (tests/sigstore/testsign)."""
+
+    def __init__(self, base):
+        self.dir = os.path.join(base, "testsign")
+        subprocess.run([TESTSIGN, "init", self.dir], check=True,
+                       stdout=subprocess.DEVNULL)
+        self.root = os.path.join(self.dir, "trusted_root.json")
+        self.plugins = snapshot_plugins(base)
+
+    def sign(self, path, repo, tag, workflow="release.yml", ref=None,
+             issuer=GH, source_repo=None, extra=()):
+        san, ref = identity(repo, tag, workflow, ref)
+        argv = [TESTSIGN, "sign", self.dir, "--identity", san, "--issuer",
+                issuer, "--repo", "https://github.com/" + (source_repo or repo),
+                "--ref", ref] + list(extra) + [path]
+        r = subprocess.run(argv, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+        if r.returncode != 0:
+            raise RuntimeError("testsign: " + r.stderr.decode())
+        with open(path + ".sigstore.json", "wb") as f:
+            f.write(r.stdout)
+        os.chmod(path + ".sigstore.json", 0o644)
+
+
+def snapshot_plugins(base):
+    """A private copy of the built official plugins (binary and manifest),
+    taken when each pair is consistent: the shared build may be rebuilt
+    while the tests run. Returns a directory usable as build.py --build."""
+    out = os.path.join(base, "build")
+    for name in PLUGINS:
+        src = os.path.join(PLUGIN_BUILD, "plugins", name)
+        dst = os.path.join(out, "plugins", name)
+        os.makedirs(dst)
+        for _ in range(100):
+            with open(os.path.join(src, name), "rb") as f:
+                binary = f.read()
+            with open(os.path.join(src, "manifest.json"), "rb") as f:
+                manifest = f.read()
+            if json.loads(manifest)["binary_sha256"] == sha256_bytes(binary):
+                break
+            time.sleep(0.5)
+        else:
+            raise RuntimeError("build/plugins/%s: manifest and binary "
+                               "disagree (rebuild)" % name)
+        with open(os.path.join(dst, name), "wb") as f:
+            f.write(binary)
+        os.chmod(os.path.join(dst, name), 0o755)
+        with open(os.path.join(dst, "manifest.json"), "wb") as f:
+            f.write(manifest)
+    return out
+
+
+class Market:
+    """A marketplace directory: marketplace/build.py over the real official
+    plugins (a snapshot of the build: snapshot_plugins), then signed
+    artifact by artifact."""
+
+    def __init__(self, base, name, signer, repo="lockfile-test/market",
+                 plugins=PLUGINS, build=None):
+        self.name = name
+        self.repo = repo
+        self.signer = signer
+        self.dir = os.path.join(base, "market-" + name)
+        os.makedirs(self.dir)
+        subprocess.run([BUILDPY, "plugins", "--build",
+                        build or signer.plugins, "--out", self.dir] +
+                       list(plugins), check=True, stdout=subprocess.DEVNULL)
+        self.version = None
+
+    def path(self, rel):
+        return os.path.join(self.dir, rel)
+
+    def plugin_dir(self, name, version="1.0.0"):
+        return self.path("plugins/%s/%s" % (name, version))
+
+    def manifest(self, name, version="1.0.0"):
+        with open(os.path.join(self.plugin_dir(name, version),
+                               "manifest.json")) as f:
+            return json.load(f)
+
+    def add_version(self, name, version, edit=None, binary=None,
+                    from_version="1.0.0"):
+        """A new version of a plugin: its 1.0.0 manifest with the version
+        changed and edit(m) applied; the same binary unless given."""
+        src = self.plugin_dir(name, from_version)
+        d = self.plugin_dir(name, version)
+        os.makedirs(d)
+        shutil.copyfile(binary or os.path.join(src, "plugin"),
+                        os.path.join(d, "plugin"))
+        os.chmod(os.path.join(d, "plugin"), 0o755)
+        m = self.manifest(name, from_version)
+        m["version"] = version
+        m["binary_sha256"] = sha256_file(os.path.join(d, "plugin"))
+        if edit:
+            edit(m)
+        self.write_manifest(name, version, m)
+        return d
+
+    def write_manifest(self, name, version, m, raw=None):
+        p = os.path.join(self.plugin_dir(name, version), "manifest.json")
+        with open(p, "wb") as f:
+            f.write(raw if raw is not None else
+                    (json.dumps(m, indent=2, sort_keys=True) + "\n").encode())
+        os.chmod(p, 0o644)
+
+    def artifacts(self):
+        r = subprocess.run([BUILDPY, "artifacts", "--out", self.dir],
+                           check=True, stdout=subprocess.PIPE)
+        return [l.split(" ", 1) for l in r.stdout.decode().splitlines()]
+
+    def publish(self, version, expires=None, yanked=(), repository=None):
+        """Write index.json (build.py index) and sign every artifact."""
+        args = [BUILDPY, "index", "--out", self.dir, "--repository",
+                repository or self.repo, "--version", str(version)]
+        if expires is None:
+            args += ["--expires-days", "30"]
+        else:
+            args += ["--expires", str(expires)]
+        yf = os.path.join(self.dir, ".yanked")
+        with open(yf, "w") as f:
+            f.write("".join("%s\n" % y for y in yanked))
+        args += ["--yanked", yf]
+        env = dict(os.environ)
+        env["SOURCE_DATE_EPOCH"] = str(int(time.time()))
+        subprocess.run(args, check=True, stdout=subprocess.DEVNULL, env=env)
+        os.unlink(yf)
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            for f in [pool.submit(self.signer.sign, self.path(rel), self.repo,
+                                  tag) for tag, rel in self.artifacts()]:
+                f.result()
+        self.version = version
+        subprocess.run(["chmod", "-R", "a+rX", self.dir], check=True)
+
+    def resign(self, rel, **kw):
+        """Sign one artifact again, by default as this marketplace on the
+        artifact's own tag; kw overrides (repo, tag, workflow, ref,
+        issuer, source_repo, extra)."""
+        tags = dict((r, t) for t, r in self.artifacts())
+        kw.setdefault("repo", self.repo)
+        kw.setdefault("tag", tags.get(rel))
+        self.signer.sign(self.path(rel), **kw)
+
+    def index(self):
+        with open(self.path("index.json")) as f:
+            return json.load(f)
+
+    def write_index(self, doc, sign_tag=None):
+        with open(self.path("index.json"), "w") as f:
+            f.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+        self.signer.sign(self.path("index.json"), self.repo,
+                         sign_tag or "index/v%d" % doc["version"])
+
+
+class Trust:
+    """A root-owned system configuration directory (LOCKFILE_SYSCONFDIR):
+    trusted_root.json from the test Sigstore and trust.toml."""
+
+    def __init__(self, base, signer, markets, release_repo="lockfile-test/lockfile",
+                 root=None):
+        self.dir = os.path.join(base, "etc-lockfile")
+        os.makedirs(self.dir, exist_ok=True)
+        os.chmod(self.dir, 0o755)
+        shutil.copyfile(root or signer.root,
+                        os.path.join(self.dir, "trusted_root.json"))
+        os.chmod(os.path.join(self.dir, "trusted_root.json"), 0o644)
+        self.write(markets, release_repo)
+
+    def write(self, markets, release_repo="lockfile-test/lockfile", url=None):
+        lines = ['release_repository = "%s"' % release_repo]
+        for name, mk, official in markets:
+            lines += ["", "[marketplaces.%s]" % name,
+                      'url = "%s"' % (url or mk.dir),
+                      'repository = "%s"' % mk.repo,
+                      "official = %s" % ("true" if official else "false")]
+        self.write_text("\n".join(lines) + "\n")
+
+    def write_text(self, text):
+        p = os.path.join(self.dir, "trust.toml")
+        with open(p, "w") as f:
+            f.write(text)
+        os.chmod(p, 0o644)
+
+
+def chown_tree(path, user=CONSOLE_USER):
+    pw = pwd.getpwnam(user)
+    os.chown(path, pw.pw_uid, pw.pw_gid)
+    for d, dirs, files in os.walk(path):
+        for n in dirs + files:
+            os.chown(os.path.join(d, n), pw.pw_uid, pw.pw_gid,
+                     follow_symlinks=False)
+
+
+def sanitizer_env():
+    return {"ASAN_OPTIONS": "exitcode=99:detect_leaks=1:abort_on_error=0",
+            "UBSAN_OPTIONS": "halt_on_error=1:exitcode=98:print_stacktrace=1"}
+
+
+class Store:
+    """A console home and the real `lockfile plugin` commands in it."""
+
+    def __init__(self, home=None, base=None):
+        if home is None:
+            home = os.path.join(base, "home")
+            os.makedirs(os.path.join(home, ".local/share/lockfile"))
+            pw = pwd.getpwnam(CONSOLE_USER)
+            for d, _, _ in os.walk(home):
+                os.chown(d, pw.pw_uid, pw.pw_gid)
+            os.chmod(home, 0o700)
+        self.home = home
+        self.store = os.path.join(home, ".local/share/lockfile")
+        self.lockpath = os.path.join(self.store, "plugins.lock")
+
+    def argv(self, args, trust=None, sysconf=None, user=CONSOLE_USER,
+             binary=None):
+        env = ["PATH=/usr/bin:/bin"]
+        sc = sysconf or (trust.dir if trust else None)
+        if sc:
+            env.append("LOCKFILE_SYSCONFDIR=" + sc)
+        env += ["%s=%s" % kv for kv in sanitizer_env().items()]
+        cmd = [binary or LOCKFILE, "plugin"] + list(args) + ["--home",
+                                                             self.home]
+        if user == "root":
+            return ["env", "-i"] + env + cmd
+        return (["setpriv", "--reuid=" + user, "--regid=" + user,
+                 "--init-groups", "env", "-i"] + env + cmd)
+
+    def run(self, *args, trust=None, sysconf=None, user=CONSOLE_USER,
+            timeout=120, binary=None):
+        """No controlling terminal (a new session): what a loosening gets
+        when nobody can type."""
+        return subprocess.run(self.argv(args, trust, sysconf, user, binary),
+                              stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              timeout=timeout, start_new_session=True,
+                              cwd="/")
+
+    def lock(self):
+        with open(self.lockpath) as f:
+            return json.load(f)
+
+    def entry(self, name):
+        for e in self.lock()["plugins"]:
+            if e["name"] == name:
+                return e
+        return None
+
+    def plugin_dir(self, name, version="1.0.0"):
+        return os.path.join(self.store, "plugins", name, version)
+
+    def snapshot(self):
+        """Every path below the store with its type, mode and bytes: two
+        equal snapshots mean nothing was written."""
+        out = {}
+        for d, dirs, files in os.walk(self.store):
+            rel = os.path.relpath(d, self.store)
+            st = os.lstat(d)
+            out[rel + "/"] = (stat.S_IFMT(st.st_mode), st.st_mode & 0o7777,
+                              None)
+            for f in files:
+                p = os.path.join(d, f)
+                st = os.lstat(p)
+                with open(p, "rb") as fh:
+                    data = fh.read()
+                out[os.path.join(rel, f)] = (stat.S_IFMT(st.st_mode),
+                                             st.st_mode & 0o7777, data)
+        return out
+
+
+def out_text(r):
+    return (r.stdout + r.stderr).decode("utf-8", "replace")
+
+
+def assert_clean_exit(r, code):
+    text = out_text(r)
+    assert r.returncode == code, "exit %d (wanted %d): %s" % (
+        r.returncode, code, text)
+    assert "Sanitizer" not in text and "runtime error" not in text, text
