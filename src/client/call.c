@@ -228,7 +228,7 @@ static const struct {
 } own[] = {
 	[CL_RESULT] = { NULL, "answered", NULL, EXIT_RESULT },
 	[CL_REFUSED] = { NULL, "refused", NULL, EXIT_REFUSED },
-	[CL_CONSOLE_ERROR] = { "console_error", "console error",
+	[CL_CONSOLE_ERROR] = { "console error", "console error",
 	    "the console's answer was outside the closed list; nothing of it "
 	    "is shown", EXIT_CONSOLE_ERROR },
 	[CL_BUSY] = { "busy", "busy",

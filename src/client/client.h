@@ -71,7 +71,7 @@ void call_end(struct call *c);
 void call_run(struct call *c);
 
 /* The outcome's code: "E_..." for a listed error, else "busy",
- * "console_error", "unreachable" or "timeout"; NULL for a result. */
+ * "console error", "unreachable" or "timeout"; NULL for a result. */
 const char *outcome_code(enum cl_outcome o, enum lf_err e);
 /* Its static hint (the table's, or the client's own). */
 const char *outcome_hint(enum cl_outcome o, enum lf_err e);

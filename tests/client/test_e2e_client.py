@@ -27,7 +27,7 @@ _e2e = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_e2e)
 make_pdf = _e2e.make_pdf
 
-CODE_EXIT = {"result": 0, "console_error": 2, "busy": 3, "unreachable": 4,
+CODE_EXIT = {"result": 0, "console error": 2, "busy": 3, "unreachable": 4,
              "timeout": 5}
 TOOL = {"status": "status", "sources": "sources", "file.plugins": "plugins",
         "file.plan": "plan", "file.run": "run", "file.release": "release",

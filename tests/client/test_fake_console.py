@@ -280,20 +280,20 @@ def test_hostile_is_console_error(lockfile_bin, wl, name):
         p, _ = run_cli(lockfile_bin, fake, args)
         assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
         assert p.stdout == b""
-        assert wl.cli_text(method, p.stdout, p.stderr) == "console_error"
+        assert wl.cli_text(method, p.stdout, p.stderr) == "console error"
         no_leak([p.stdout, p.stderr], markers)
 
         pj, _ = run_cli(lockfile_bin, fake, args, json_out=True)
         assert pj.returncode == 2, (pj.stdout, pj.stderr)
         assert pj.stderr == b""
-        assert wl.cli_json(method, pj.stdout) == "console_error"
+        assert wl.cli_json(method, pj.stdout) == "console error"
         no_leak([pj.stdout, pj.stderr], markers)
 
         for modern in (False, True):
             s, resp, notes = mcp_call(lockfile_bin, fake, tool, targs,
                                       modern=modern, token=5)
             res = resp["result"]
-            assert wl.mcp_result(tool, res) == "console_error"
+            assert wl.mcp_result(tool, res) == "console error"
             for n in notes:
                 wl.mcp_progress(n)
             no_leak(s.lines + [s.stderr], markers)

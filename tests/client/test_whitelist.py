@@ -127,7 +127,7 @@ def test_cli_text(wl):
         wl.cli_text("file.plugins", plugins.replace(TEXTS["one"],
                                                     "It is 4 KiB."))
     assert wl.cli_text("file.plan", "", "lockfile: console error: %s\n"
-                       % OWN["console_error"][1]) == "console_error"
+                       % OWN["console error"][1]) == "console error"
     for err in ("lockfile: console error: no such file /srv/a\n",
                 "lockfile: E_FETCH_FAILED: missing\n",
                 "lockfile: E_FETCH_FAILED: the file could not be fetched\n"

@@ -40,7 +40,7 @@ SPEC_ERRORS = (
 
 # The client's own outcomes (docs/client.md): code, words, hint.
 OWN = {
-    "console_error": ("console error",
+    "console error": ("console error",
                       "the console's answer was outside the closed list; "
                       "nothing of it is shown"),
     "busy": ("busy",
