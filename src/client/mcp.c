@@ -543,9 +543,11 @@ serve(struct mcp *s)
 		nfds_t n = 0;
 		size_t i;
 
-		if (s->in_eof)
-			return;	/* the host is gone: drop every call */
-		pfd[n].fd = STDIN_FILENO;
+		int inflight = 0;
+
+		/* stdin closed: answer the calls in flight, then exit (a host
+		 * that will not wait sends SIGTERM, which ends the process) */
+		pfd[n].fd = s->in_eof ? -1 : STDIN_FILENO;
 		pfd[n].events = POLLIN;
 		pfd[n].revents = 0;
 		slot[n++] = -1;
@@ -553,6 +555,7 @@ serve(struct mcp *s)
 			struct inflight *f = &s->fl[i];
 			if (!f->used)
 				continue;
+			inflight = 1;
 			if (f->response != NULL) {
 				if (f->respond_at_ms < wake)
 					wake = f->respond_at_ms;
@@ -565,12 +568,14 @@ serve(struct mcp *s)
 			if (pfd[n].fd >= 0)
 				slot[n++] = (int)i;
 		}
+		if (s->in_eof && !inflight)
+			return;
 		if (poll(pfd, n, wake > now ? (int)(wake - now) : 0) < 0) {
 			if (errno == EINTR)
 				continue;
 			fatal_errno("poll");
 		}
-		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))
+		if (!s->in_eof && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			read_input(s);
 		for (i = 0; i < MCP_MAX_INFLIGHT; i++) {
 			nfds_t j;
@@ -620,7 +625,8 @@ static const char usage_text[] =
 "                  /run/lockfile/lockfile.sock)\n"
 "  --wait SECONDS  how long a plan waits for the human and the quantum\n"
 "                  (default $LOCKFILE_WAIT, else 900)\n"
-"Exit status: 0 when stdin closes, 64 usage.\n";
+"Exit status: 0 when stdin has closed and the calls in flight are answered,\n"
+"64 usage.\n";
 
 int
 cmd_mcp(int argc, char **argv)
