@@ -32,7 +32,7 @@ finish(struct rpc *r, enum rpc_status st)
 		proto_reply_free(&r->reply);
 	/* Nothing of what the server sent outlives the exchange. */
 	if (r->in != NULL) {
-		explicit_bzero(r->in, PROTO_MAX_LINE + 1);
+		explicit_bzero(r->in, PROTO_MAX_LINE);
 		free(r->in);
 		r->in = NULL;
 	}
@@ -90,7 +90,7 @@ rpc_begin(struct rpc *r, const char *sockpath, enum lf_method m,
 		return -1;
 	}
 	r->out = malloc(n + 2);
-	r->in = malloc(PROTO_MAX_LINE + 1);
+	r->in = malloc(PROTO_MAX_LINE);
 	if (r->out == NULL || r->in == NULL)
 		fatal("out of memory");
 	memcpy(r->out, s, n);
@@ -194,11 +194,11 @@ do_recv(struct rpc *r)
 			finish(r, RPC_CONSOLE_ERROR);
 			return;
 		}
-		if (r->inlen == PROTO_MAX_LINE + 1) {
+		if (r->inlen == PROTO_MAX_LINE) {
 			finish(r, RPC_CONSOLE_ERROR);	/* oversized line */
 			return;
 		}
-		n = recv(r->fd, r->in + r->inlen, PROTO_MAX_LINE + 1 - r->inlen,
+		n = recv(r->fd, r->in + r->inlen, PROTO_MAX_LINE - r->inlen,
 		    MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;

@@ -3,9 +3,9 @@
  * poll loop; the CLI simply loops on one).
  *
  * Boundary: "the client forwards only what its whitelist recognises". The
- * answer must be exactly one line of at most PROTO_MAX_LINE bytes followed
- * by the console closing the connection, and it must pass
- * proto_check_reply() against the request that was sent. Anything else --
+ * answer must be exactly one line of at most PROTO_MAX_LINE bytes (the
+ * newline included) followed by the console closing the connection, and
+ * it must pass proto_check_reply() against the request that was sent. Anything else --
  * no line, two lines, an oversized line, a slow or dying server, a line
  * outside the closed list -- is RPC_CONSOLE_ERROR, and none of its bytes
  * leave this module. */
@@ -34,7 +34,7 @@ struct rpc {
 	char sockpath[108];
 	char *out;		/* the request line */
 	size_t outlen, outoff;
-	char *in;		/* PROTO_MAX_LINE + 1 bytes */
+	char *in;		/* PROTO_MAX_LINE bytes, the newline included */
 	size_t inlen, linelen;
 	long long deadline_ms;	/* for the whole answer */
 	long long tail_ms;	/* for the rest of a begun line, then the close */

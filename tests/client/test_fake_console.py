@@ -500,3 +500,21 @@ def test_busy_when_the_backlog_is_full(lockfile_bin, wl, tmp_path):
         probe.close()
         filler.close()
         srv.close()
+
+
+@pytest.mark.parametrize("total,ok", [(65536, True), (65537, False)])
+def test_the_line_limit_is_exact(lockfile_bin, wl, total, ok):
+    """At most 64 KiB with the newline (docs/protocol.md), to the byte:
+    the same good answer padded with JSON whitespace."""
+    def answer(q):
+        body = result_line(q, good(q))[:-1]
+        pad = total - len(body) - 1
+        return [body[:-1] + b" " * pad + body[-1:] + b"\n"]
+    fake = FakeConsole(answer=answer)
+    try:
+        p, _ = run_cli(lockfile_bin, fake, ["sources"])
+        assert p.returncode == (0 if ok else 2), p.stderr
+        assert wl.cli_text("sources", p.stdout, p.stderr) == \
+            ("result" if ok else "console error")
+    finally:
+        fake.stop()
