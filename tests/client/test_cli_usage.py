@@ -89,6 +89,12 @@ def test_usage_errors_never_echo_the_agent_text(lockfile_bin):
                            "--plugin", "\x1b[31mEVIL"])
     assert p.returncode == 64
     assert b"\x1b" not in p.stderr and b"EVIL" not in p.stderr
+    for args in (["status", "--\x1b[31mEVIL"], ["ask", "-\x1bEVIL"],
+                 ["mcp", "--\x1b[2JEVIL"], ["release", "f_\x1b[31mEVIL"]):
+        p = run(lockfile_bin, args)
+        assert p.returncode == 64, args
+        assert b"\x1b" not in p.stderr + p.stdout
+        assert b"EVIL" not in p.stderr + p.stdout
 
 
 def test_socket_from_environment(lockfile_bin, wl):
@@ -126,3 +132,21 @@ def test_placeholders_and_pins_are_sent_as_written(lockfile_bin):
         assert "params" not in fake.requests[0]
     finally:
         fake.stop()
+
+
+def test_the_client_never_includes_the_console():
+    """The agent's side is built from the protocol and the library only."""
+    import glob
+    import os
+    import re
+    root = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))))
+    files = glob.glob(os.path.join(root, "src", "client", "*.[ch]"))
+    assert len(files) >= 10
+    for f in files:
+        with open(f) as fh:
+            for inc in re.findall(r'#include\s+"([^"]+)"', fh.read()):
+                assert inc.split("/")[0] in ("client", "protocol", "lib") or \
+                    inc == "config.h", (f, inc)
+    with open(os.path.join(root, "src", "client", "meson.build")) as fh:
+        assert "lib_console" not in fh.read()
