@@ -139,7 +139,8 @@ class ConsoleEnv:
         # Plugins are static and built only in the plain build: a sanitized
         # console runs the plain build's plugins.
         self.plugin_build = os.environ.get("PLUGIN_BUILD") or (
-            self.build if os.path.isdir(os.path.join(self.build, "plugins"))
+            self.build if os.path.exists(os.path.join(
+                self.build, "plugins", "is-pdf", "manifest.json"))
             else os.path.join(ROOT, "build"))
         self.base = tempfile.mkdtemp(prefix="lfe-", dir="/tmp")
         os.chmod(self.base, 0o755)
