@@ -93,6 +93,10 @@ approval_ask(struct term *t, const struct card *c, long long deadline_ms)
 			term_printf(t, "\n  no decision in time: refused\n");
 			return DECISION_TIMEOUT;
 		}
+		if (n == TERM_PEER_GONE) {
+			term_printf(t, "\n  the agent went away: plan withdrawn\n");
+			return DECISION_WITHDRAWN;
+		}
 		if (n == -2)
 			return DECISION_TIMEOUT;	/* terminal gone */
 		if (n >= 0 && (strcmp(line, "yes") == 0 ||

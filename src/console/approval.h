@@ -43,7 +43,12 @@ struct card {
 	unsigned left_before;
 };
 
-enum decision { DECISION_APPROVED, DECISION_DENIED, DECISION_TIMEOUT };
+enum decision {
+	DECISION_APPROVED,
+	DECISION_DENIED,
+	DECISION_TIMEOUT,
+	DECISION_WITHDRAWN,	/* the agent hung up while the card waited */
+};
 
 void approval_show(struct term *t, const struct card *c);
 enum decision approval_ask(struct term *t, const struct card *c,

@@ -176,6 +176,7 @@ serve(struct console *c, int fd)
 	if (cn == NULL)
 		fatal("out of memory");
 	cn->fd = fd;
+	cn->peer.fd = fd;
 	if (!listener_peer_allowed(&c->lis, fd, &cn->peer)) {
 		/* Refused before a byte of its request is read. */
 		char *line = proto_error_line(M__COUNT, NULL, E_PEER_REFUSED);

@@ -198,6 +198,7 @@ listener_peer_allowed(const struct listener *l, int fd, struct peer *p)
 	p->uid = cred.uid;
 	p->gid = cred.gid;
 	p->pid = cred.pid;
+	p->fd = fd;
 	if (cred.uid == 0)
 		return 0;
 	if (cred.uid == l->console_uid)

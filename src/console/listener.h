@@ -27,6 +27,7 @@ struct peer {
 	uid_t uid;
 	gid_t gid;
 	pid_t pid;
+	int fd;		/* the connection */
 };
 
 /* Create the directory (when missing) and the socket; refuse a directory

@@ -241,6 +241,13 @@ collect_values(struct plan *pl)
 				n = term_read_line(&c->term, (char *)hv->bytes,
 				    VALUE_MAX_BYTES + 1, 0, now_ms() +
 				    (long long)c->pol.approval_timeout_s * 1000);
+				if (n == TERM_PEER_GONE) {
+					values_discard(&c->values, hv);
+					term_printf(&c->term, "\n  the agent went away: plan "
+					    "withdrawn\n");
+					return refuse(pl, E_APPROVAL_TIMEOUT,
+					    "the agent hung up");
+				}
 				if (n < 0) {
 					values_discard(&c->values, hv);
 					term_printf(&c->term, "  no value for ${%s}\n",
@@ -307,11 +314,14 @@ approve(struct plan *pl)
 	    (long long)c->pol.approval_timeout_s * 1000);
 	json_object_set_new(pl->rec, "decision", json_string(
 	    d == DECISION_APPROVED ? "approved" :
-	    d == DECISION_DENIED ? "denied" : "timeout"));
+	    d == DECISION_DENIED ? "denied" :
+	    d == DECISION_WITHDRAWN ? "withdrawn" : "timeout"));
 	if (d == DECISION_DENIED)
 		return refuse(pl, E_APPROVAL_DENIED, NULL);
 	if (d == DECISION_TIMEOUT)
 		return refuse(pl, E_APPROVAL_TIMEOUT, NULL);
+	if (d == DECISION_WITHDRAWN)
+		return refuse(pl, E_APPROVAL_TIMEOUT, "the agent hung up");
 	return collect_values(pl);
 }
 
@@ -498,7 +508,10 @@ handle_plan(struct console *c, const struct request *req,
 	if ((line = precheck(pl)) != NULL)
 		goto out;
 	close_plugins(pl);	/* held open again just before the run */
-	if ((line = approve(pl)) != NULL)
+	c->term.peer_fd = peer->fd;	/* a hang-up withdraws the card */
+	line = approve(pl);
+	c->term.peer_fd = -1;
+	if (line != NULL)
 		goto out;
 	/* From the approval on, the answer (or a fetch failure) leaves only at
 	 * the next multiple of the quantum: neither the fetch nor the runs show

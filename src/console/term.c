@@ -19,6 +19,7 @@ term_open(struct term *t, const char **why)
 {
 	memset(t, 0, sizeof(*t));
 	t->intr_fd = -1;
+	t->peer_fd = -1;
 	t->fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (t->fd < 0) {
 		*why = "no controlling terminal (the console needs its human)";
@@ -90,9 +91,12 @@ term_read_line(struct term *t, char *buf, size_t cap, int echo,
 			restore = 1;
 	}
 	for (;;) {
-		struct pollfd pfd[2] = {
+		struct pollfd pfd[3] = {
 			{ .fd = t->fd, .events = POLLIN },
 			{ .fd = t->intr_fd, .events = POLLIN },	/* -1: ignored */
+			/* POLLHUP only: a client that merely shut down its writing
+			 * side still waits for the answer */
+			{ .fd = t->peer_fd, .events = 0 },
 		};
 		long long left = deadline_ms - now_ms();
 		char c;
@@ -102,7 +106,7 @@ term_read_line(struct term *t, char *buf, size_t cap, int echo,
 			ret = -1;
 			break;
 		}
-		n = poll(pfd, 2, left > 1000 ? 1000 : (int)left);
+		n = poll(pfd, 3, left > 1000 ? 1000 : (int)left);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 || (pfd[1].revents & POLLIN)) {
@@ -111,7 +115,11 @@ term_read_line(struct term *t, char *buf, size_t cap, int echo,
 			ret = -2;
 			break;
 		}
-		if (n == 0)
+		if (pfd[2].revents & (POLLHUP | POLLERR)) {
+			ret = TERM_PEER_GONE;
+			break;
+		}
+		if (n == 0 || !(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			continue;
 		/* One byte at a time: nothing of a secret lands in a stdio
 		 * buffer, only in buf. */

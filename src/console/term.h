@@ -17,6 +17,9 @@ struct term {
 	int intr_fd;	/* -1, or an fd (the console's signalfd) whose being
 			 * readable ends a read at once (-2): a SIGTERM must
 			 * not wait for the human's decision */
+	int peer_fd;	/* -1, or the requesting agent's connection: its
+			 * hang-up ends a read at once (-4), so a plan whose
+			 * agent went away is withdrawn, not fetched */
 };
 
 /* Open the controlling terminal. 0, or -1 with a static reason. */
@@ -33,9 +36,10 @@ void term_flush_input(struct term *t);
 
 /* Read one line (without its newline) before deadline_ms (monotonic).
  * Returns its length, -1 on timeout, -2 on end of input, error or intr_fd
- * readable, -3 when
- * the line was longer than cap (the rest is discarded). With echo 0 the
- * terminal does not echo and buf is the only copy. */
+ * readable, -3 when the line was longer than cap (the rest is discarded),
+ * -4 when peer_fd hung up. With echo 0 the terminal does not echo and buf
+ * is the only copy. */
+#define TERM_PEER_GONE (-4)
 long term_read_line(struct term *t, char *buf, size_t cap, int echo,
     long long deadline_ms);
 

@@ -118,3 +118,32 @@ def test_denied_and_reason_not_forwarded(basic):
     assert "private" not in box["line"]
     assert "private" not in json.dumps(basic.audit())
     assert basic.work_entries() == []
+
+
+HANG_UP = r"""
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+s.sendall(sys.argv[2].encode() + b"\n")
+time.sleep(float(sys.argv[3]))
+s.close()
+"""
+
+
+def test_agent_hanging_up_withdraws_the_card(basic):
+    """An agent that goes away while its card waits gets nothing fetched:
+    the card is withdrawn, nothing lands in the workspace, the audit says so,
+    and the console serves the next request."""
+    from lfenv import as_user
+    req = basic.request("file.plan", {"profile": "invoices", "key": "2024/a.pdf",
+                                      "plugins": [{"name": "is-pdf"}]})
+    p = as_user("agent", ["/usr/bin/python3", "-c", HANG_UP, basic.socket,
+                          json.dumps(req), "1.5"])
+    assert p.returncode == 0, p.stderr
+    basic.wait_screen(r"the agent went away: plan withdrawn")
+    assert basic.work_entries() == []
+    rec = [r for r in basic.audit() if r.get("method") == "file.plan"]
+    assert rec[-1]["decision"] == "withdrawn"
+    assert "fetch_cause" not in rec[-1]
+    req, line, _ = basic.rpc("status")
+    assert check_reply(req, line) == "result"
