@@ -444,7 +444,7 @@ pcmd_update(struct pcmd *c, const char *name)
 		latest = index_latest(ix, e->name);
 		if (latest == NULL || version_cmp(latest->version,
 		    e->version) <= 0) {
-			printf("%s %s is the latest version in %s\n", e->name,
+			printf("%s %s: no newer version in %s\n", e->name,
 			    e->version, m->name);
 			continue;
 		}
