@@ -460,3 +460,37 @@ def test_proc_not_hidden(lockfile_bin):
             a.close()
     finally:
         env.cleanup()
+
+
+def test_cancelled_or_timed_out_plans_withdraw_the_card(world):
+    """The client closes the plan connection when the host cancels the call
+    (MCP) or its wait runs out (CLI): the console sees the hang-up and
+    withdraws the card; nothing is fetched."""
+    env, a = world
+    before = len(env.work_entries())
+    s = a.mcp
+    rid = s.request("tools/call", {"name": "plan", "arguments": PDF_PLAN},
+                    meta={"progressToken": "c1"})
+    a.cards += 1
+    env.wait_screen(r"Approve\?", count=a.cards)
+    s.notify("notifications/cancelled", {"requestId": rid})
+    env.wait_screen(r"the agent went away: plan withdrawn", count=1)
+    resp, notes = s.call("ping")
+    assert "result" in resp
+    assert not [n for n in notes if n.get("id") == rid]
+    # the CLI's own wait
+    box = {}
+    t = threading.Thread(target=lambda: box.update(r=as_user("agent", [
+        a.bin] + cli_args("file.plan", PDF_PLAN) + [
+        "--socket", env.socket, "--wait", "3", "--json"], timeout=60)))
+    t.start()
+    a.cards += 1
+    env.wait_screen(r"Approve\?", count=a.cards)
+    t.join(30)
+    r = box["r"]
+    assert r.returncode == 5
+    assert a.wl.cli_json("file.plan", r.stdout) == "timeout"
+    env.wait_screen(r"the agent went away: plan withdrawn", count=2)
+    assert len(env.work_entries()) == before
+    recs = [x for x in env.audit() if x.get("method") == "file.plan"]
+    assert [x["decision"] for x in recs[-2:]] == ["withdrawn", "withdrawn"]
