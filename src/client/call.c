@@ -239,8 +239,8 @@ static const struct {
 	    "no console answers on the socket, or this account may not use it",
 	    EXIT_UNREACHABLE },
 	[CL_TIMEOUT] = { "timeout", "timeout",
-	    "no answer within the client's wait; the human may still decide on "
-	    "the console", EXIT_TIMEOUT },
+	    "no answer within the client's wait; a card still waiting for the "
+	    "human is withdrawn", EXIT_TIMEOUT },
 };
 
 const char *

@@ -50,8 +50,8 @@ OWN = {
                     "no console answers on the socket, or this account may not "
                     "use it"),
     "timeout": ("timeout",
-                "no answer within the client's wait; the human may still "
-                "decide on the console"),
+                "no answer within the client's wait; a card still waiting "
+                "for the human is withdrawn"),
 }
 
 PROGRESS_TEXT = ("waiting for the lockfile console: a human approves every "
