@@ -61,6 +61,35 @@ usage_error(const struct cli *c, const char *why)
 	return EXIT_USAGE;
 }
 
+/* Print what a call ended in; returns its exit status. */
+static int
+report(struct cli *c, enum lf_method m, const struct call *call)
+{
+	int code = outcome_exit(call->outcome);
+
+	if (c->json) {
+		json_t *doc;
+		char *s;
+		if (call->outcome == CL_RESULT) {
+			doc = json_object();
+			json_object_set(doc, "result", call->result);
+		} else {
+			doc = outcome_error_json(call->outcome, call->err);
+		}
+		s = jsonx_dump_line(doc);
+		printf("%s\n", s);
+		free(s);
+		json_decref(doc);
+	} else if (call->outcome == CL_RESULT) {
+		text_result(stdout, m, call->result);
+	} else {
+		text_failure(stderr, call->outcome, call->err);
+	}
+	if (fflush(stdout) != 0)
+		fatal_errno("stdout");
+	return code;
+}
+
 /* Make the call and print what it ended in. */
 static int
 finish(struct cli *c, enum lf_method m, json_t *params)
@@ -70,28 +99,8 @@ finish(struct cli *c, enum lf_method m, json_t *params)
 
 	call_begin(&call, &c->cfg, m, params);
 	call_run(&call);
-	code = outcome_exit(call.outcome);
-	if (c->json) {
-		json_t *doc;
-		char *s;
-		if (call.outcome == CL_RESULT) {
-			doc = json_object();
-			json_object_set(doc, "result", call.result);
-		} else {
-			doc = outcome_error_json(call.outcome, call.err);
-		}
-		s = jsonx_dump_line(doc);
-		printf("%s\n", s);
-		free(s);
-		json_decref(doc);
-	} else if (call.outcome == CL_RESULT) {
-		text_result(stdout, m, call.result);
-	} else {
-		text_failure(stderr, call.outcome, call.err);
-	}
+	code = report(c, m, &call);
 	call_end(&call);
-	if (fflush(stdout) != 0)
-		fatal_errno("stdout");
 	return code;
 }
 
@@ -267,7 +276,8 @@ cmd_client_ask(int argc, char **argv)
 	    "the plan on the console first; this waits for the decision. You get\n"
 	    "only bits: per plugin 1, 0 or no answer (plugin_error), and a handle\n"
 	    "to ask more about the same file. Inputs are placeholders: the human\n"
-	    "types their values on the console; you never see them.\n\n" };
+	    "types their values on the console; you never see them. INPUT may be\n"
+	    "\"input\" for a plugin's only input, whatever its name.\n\n" };
 	struct ask a = { 0 };
 	json_t *params;
 	int r;
@@ -281,6 +291,20 @@ cmd_client_ask(int argc, char **argv)
 	if (optind != argc) {
 		json_decref(a.plugins);
 		return usage_error(&c, "ask takes no arguments besides its flags");
+	}
+	if (params_needs_manifests(a.plugins)) {
+		/* ":input=${x}" names a plugin's only input: ask which it is */
+		struct call pc;
+		call_begin(&pc, &c.cfg, M_FILE_PLUGINS, NULL);
+		call_run(&pc);
+		if (pc.outcome != CL_RESULT) {
+			r = report(&c, M_FILE_PLUGINS, &pc);
+			call_end(&pc);
+			json_decref(a.plugins);
+			return r;
+		}
+		params_bind_only_inputs(a.plugins, pc.result);
+		call_end(&pc);
 	}
 	params = params_plan(a.profile, a.key, a.handle, a.plugins, &a.why);
 	if (params == NULL)

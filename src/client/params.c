@@ -256,6 +256,59 @@ params_plugins_json(const json_t *arr, const char **why)
 	return out;
 }
 
+static int
+generic(const json_t *p)
+{
+	const json_t *in = json_object_get(p, "inputs");
+
+	return json_object_size(in) == 1 && json_object_get(in, "input") != NULL;
+}
+
+int
+params_needs_manifests(const json_t *plugins)
+{
+	const json_t *p;
+	size_t i;
+
+	json_array_foreach(plugins, i, p)
+		if (generic(p))
+			return 1;
+	return 0;
+}
+
+void
+params_bind_only_inputs(json_t *plugins, const json_t *listing)
+{
+	const json_t *m;
+	json_t *p;
+	size_t i, j;
+
+	json_array_foreach(plugins, i, p) {
+		const json_t *pin = json_object_get(p, "version");
+		if (!generic(p))
+			continue;
+		json_array_foreach(json_object_get(listing, "plugins"), j, m) {
+			const json_t *ins = json_object_get(m, "inputs");
+			const char *only;
+			json_t *val;
+			if (!json_equal(json_object_get(m, "name"),
+			    json_object_get(p, "name")) || (pin != NULL &&
+			    !json_equal(pin, json_object_get(m, "version"))) ||
+			    json_array_size(ins) != 1)
+				continue;
+			only = json_string_value(json_object_get(
+			    json_array_get(ins, 0), "name"));
+			if (only == NULL || strcmp(only, "input") == 0)
+				break;
+			val = json_incref(json_object_get(json_object_get(p,
+			    "inputs"), "input"));
+			json_object_set_new(p, "inputs", json_object());
+			json_object_set_new(json_object_get(p, "inputs"), only, val);
+			break;
+		}
+	}
+}
+
 json_t *
 params_run(const char *plan, const char **why)
 {

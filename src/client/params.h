@@ -32,6 +32,12 @@ int params_plugin_spec(json_t *plugins, const char *spec, const char **why);
  * nothing else. A new array or NULL. */
 json_t *params_plugins_json(const json_t *arr, const char **why);
 
+/* The CLI's shorthand INPUT "input": a plugin bound as {"input": V} whose
+ * manifest (in a checked file.plugins result) has exactly one input, of
+ * another name, gets that name. Returns 1 when plugins names "input". */
+int params_needs_manifests(const json_t *plugins);
+void params_bind_only_inputs(json_t *plugins, const json_t *listing);
+
 json_t *params_run(const char *plan, const char **why);
 json_t *params_release(const char *handle, const char **why);
 json_t *params_change(const char *text, size_t len, const char **why);

@@ -150,3 +150,49 @@ def test_the_client_never_includes_the_console():
                     inc == "config.h", (f, inc)
     with open(os.path.join(root, "src", "client", "meson.build")) as fh:
         assert "lib_console" not in fh.read()
+
+
+def test_input_shorthand_binds_the_only_input(lockfile_bin, wl):
+    """`:input=${x}` binds a plugin's only input whatever its name (the CLI
+    reads the names from file.plugins first); an explicit name is sent as
+    written, and so is "input" for a plugin the listing does not have."""
+    fake = FakeConsole()
+    try:
+        p = run(lockfile_bin, [
+            "ask", "--handle", HANDLE, "--plugin", "fake-two:input=${email}",
+            "--plugin", "nosuch:input=${x}", "--plugin", "fake",
+            "--socket", fake.path])
+        assert p.returncode == 0, p.stderr
+        assert wl.cli_text("file.plan", p.stdout, p.stderr) == "result"
+        assert [r["method"] for r in fake.requests] == [
+            "status", "file.plugins", "status", "file.plan"]
+        assert fake.requests[-1]["params"]["plugins"] == [
+            {"name": "fake-two", "inputs": {"needle": "${email}"}},
+            {"name": "nosuch", "inputs": {"input": "${x}"}},
+            {"name": "fake"}]
+        # without the shorthand, no listing is asked for
+        fake.requests.clear()
+        run(lockfile_bin, ["ask", "--handle", HANDLE, "--plugin",
+                           "fake-two:needle=${email}", "--socket", fake.path])
+        assert [r["method"] for r in fake.requests] == ["status",
+                                                        "file.plan"]
+    finally:
+        fake.stop()
+
+
+def test_input_shorthand_when_the_listing_fails(lockfile_bin, wl):
+    from fake_console import error_line
+    fake = FakeConsole(answer=lambda q: [b"garbage /srv/x\n"]
+                       if q["method"] == "file.plugins" else
+                       [error_line(q, "E_FETCH_FAILED", -32021,
+                                   "the file could not be fetched")])
+    try:
+        p = run(lockfile_bin, ["ask", "--handle", HANDLE, "--plugin",
+                               "contains:input=${email}", "--socket",
+                               fake.path])
+        assert p.returncode == 2
+        assert wl.cli_text("file.plugins", p.stdout, p.stderr) == \
+            "console error"
+        assert "file.plan" not in [r["method"] for r in fake.requests]
+    finally:
+        fake.stop()

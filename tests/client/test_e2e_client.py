@@ -389,6 +389,14 @@ def test_typed_value_and_progress(world):
             params, key="2024/b.json")))
         assert code == "result" and res["answers"][0]["result"] == 0
         assert res["held_inputs"] == ["email"]
+    # the CLI's shorthand for a plugin's only input
+    r = a.approved(lambda: as_user("agent", [
+        a.bin, "ask", "--profile", "invoices", "--key", "2024/c.txt",
+        "--plugin", "contains:input=${email}", "--socket", env.socket,
+        "--json"], timeout=120))
+    assert r.returncode == 0, r.stderr
+    assert a.wl.cli_json("file.plan", r.stdout) == "result"
+    assert json.loads(r.stdout)["result"]["answers"][0]["result"] == 1
     # the value never reached the agent side
     for s in (a.mcp, a.mcp_modern):
         assert b"alice@example.org" not in b"".join(s.lines)
