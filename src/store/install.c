@@ -33,10 +33,11 @@ struct change {
 static const struct mindex *
 get_index(struct pcmd *c, const struct market_conf *m)
 {
-	struct fetched *f = &c->fx[m - c->trust.m];
+	struct fetched *f;
 	char why[512];
 
 	ASSERT(m >= c->trust.m && m < c->trust.m + c->trust.nmarkets);
+	f = &c->fx[m - c->trust.m];
 	if (f->state == 0) {
 		f->m = m;
 		if (market_fetch_index(&c->trust, m, &c->st.db, c->now, &f->ix,

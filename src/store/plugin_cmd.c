@@ -39,11 +39,6 @@ pcmd_need_trust(struct pcmd *c)
 		logit("trust configuration: %s", why);
 		return -1;
 	}
-	if (c->market != NULL && trust_market(&c->trust, c->market) == NULL) {
-		logit("marketplace %s is not in trust.toml", c->market);
-		trust_free(&c->trust);
-		return -1;
-	}
 	return 0;
 }
 

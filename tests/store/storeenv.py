@@ -26,9 +26,12 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
 BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
-PLUGIN_BUILD = os.environ.get("PLUGIN_BUILD") or (
-    BUILD if os.path.isdir(os.path.join(BUILD, "plugins"))
-    else os.path.join(ROOT, "build"))
+# Plugins are static and built only in the plain build (a sanitized build
+# has none): take them from PLUGIN_BUILD, else BUILD, else build/.
+PLUGIN_BUILD = next(d for d in (os.environ.get("PLUGIN_BUILD"), BUILD,
+                                os.path.join(ROOT, "build"))
+                    if d and os.path.isfile(os.path.join(
+                        d, "plugins", "is-pdf", "is-pdf")))
 LOCKFILE = os.path.join(BUILD, "lockfile")
 TESTSIGN = os.path.join(PLUGIN_BUILD, "tests", "sigstore", "testsign")
 BUILDPY = os.path.join(ROOT, "marketplace", "build.py")

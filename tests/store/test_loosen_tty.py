@@ -1,7 +1,8 @@
 """A loosening on update, in a real terminal (pexpect's pty, the command's
-controlling terminal): the old and the new text are shown escaped, type-
-ahead cannot accept, anything but the typed word refuses and writes
-nothing, the word accepts."""
+controlling terminal): the old and the new text are shown escaped,
+anything but the typed word refuses and writes nothing, the word accepts.
+(That type-ahead cannot accept is in test_store_https.py, where the
+command can be held in a download while keys are typed.)"""
 import os
 
 import pexpect
@@ -33,8 +34,6 @@ def test_loosening_declined_writes_nothing(w):
     loosen(w)
     before = w.st.snapshot()
     child = spawn(w, "update")
-    # Typed before the card: flushed, it cannot accept.
-    child.send("accept\r")
     child.expect("LOOSENS")
     child.expect(r"Type 'accept'")
     card = child.before.decode()
@@ -45,12 +44,6 @@ def test_loosening_declined_writes_nothing(w):
     assert "needle (text, at most 1024 bytes)" in card
     assert "needle (text, at most 4096 bytes)" in card
     assert "contains  1.0.0 -> 1.1.0" in card
-    # Still waiting: the type-ahead did not answer.
-    try:
-        child.expect("accepted", timeout=1.5)
-        raise AssertionError("type-ahead answered the loosening prompt")
-    except pexpect.TIMEOUT:
-        pass
     child.sendline("yes")
     child.expect("not accepted")
     child.expect(pexpect.EOF)

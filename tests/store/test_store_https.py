@@ -11,8 +11,10 @@ import shutil
 import ssl
 import subprocess
 import threading
+import time
 import types
 
+import pexpect
 import pytest
 
 from storeenv import Market, Store, Trust, assert_clean_exit, make_base, out_text
@@ -52,6 +54,8 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     def do_GET(self):
         srv = self.server
         srv.hits.append(self.path)
+        if self.path in srv.holds:
+            srv.holds[self.path].wait(30)
         if self.path in srv.redirects:
             self.send_response(302)
             self.send_header("Location", srv.redirects[self.path])
@@ -88,7 +92,7 @@ def hw(signer):
     ctx.load_cert_chain(os.path.join(pki, "srv.pem"),
                         os.path.join(pki, "srv.key"))
     srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
-    srv.redirects, srv.streams, srv.hits = {}, {}, []
+    srv.redirects, srv.streams, srv.hits, srv.holds = {}, {}, [], {}
     port = srv.server_address[1]
     t = threading.Thread(target=srv.serve_forever, daemon=True)
     t.start()
@@ -104,15 +108,19 @@ def hw(signer):
     shutil.rmtree(base, ignore_errors=True)
 
 
-def run(hw, *args, ca=True):
-    """The command in a private mount namespace where the system CA bundle
-    is the test CA (ca=True) or left alone."""
+def wrapped(hw, args, ca=True):
+    """argv of the command in a private mount namespace where the system CA
+    bundle is the test CA (ca=True) or left alone."""
     argv = shlex.join(hw.st.argv(list(args), trust=hw.trust))
     script = ("mount --bind %s %s && exec %s" % (
         shlex.quote(os.path.join(hw.pki, "ca.pem")), CA_BUNDLE, argv)) \
         if ca else "exec " + argv
-    return subprocess.run(["unshare", "--mount", "--propagation", "private",
-                           "sh", "-c", script], stdin=subprocess.DEVNULL,
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+            script]
+
+
+def run(hw, *args, ca=True):
+    return subprocess.run(wrapped(hw, args, ca), stdin=subprocess.DEVNULL,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           timeout=120, start_new_session=True)
 
@@ -182,3 +190,40 @@ def test_streamed_over_the_cap_refused(hw):
     hw.srv.streams.clear()
     hw.srv.streams[mpath(hw, "plugins/is-pdf/1.0.0/manifest.json")] = 65536
     refused(hw, "larger than its limit", "install", "is-pdf")
+
+
+def test_type_ahead_cannot_accept_a_loosening(hw):
+    """Keys typed while the command is still downloading (held by the
+    server) are flushed before the card: they cannot accept it."""
+    assert_clean_exit(run(hw, "install", "contains"), 0)
+
+    def edit(m):
+        m["question"] = "Does the file contain the typed text, in any case?"
+    hw.mk.add_version("contains", "1.1.0", edit=edit)
+    hw.mk.publish(4)
+    before = hw.st.snapshot()
+    held = mpath(hw, "plugins/contains/1.1.0/plugin")
+    hw.srv.holds[held] = threading.Event()
+    argv = wrapped(hw, ["update"])
+    child = pexpect.spawn(argv[0], argv[1:], timeout=60, cwd="/")
+    for _ in range(600):
+        if held in hw.srv.hits:
+            break
+        time.sleep(0.05)
+    assert held in hw.srv.hits, child.read_nonblocking(4096, 1)
+    child.send("accept\r")
+    time.sleep(0.5)
+    hw.srv.holds[held].set()
+    child.expect("LOOSENS")
+    child.expect(r"Type 'accept'")
+    try:
+        child.expect("accepted", timeout=2)
+        raise AssertionError("type-ahead answered the loosening prompt")
+    except pexpect.TIMEOUT:
+        pass
+    child.sendline("no")
+    child.expect("not accepted")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 1
+    assert hw.st.snapshot() == before
