@@ -121,6 +121,10 @@ open_plugins(struct plan *pl, const char **why)
 
 	close_plugins(pl);
 	pl->nop = 0;
+	/* plugins.lock may have changed since the last plan: a `plugin verify`
+	 * that recorded a yank, an update. Read it again every time. */
+	if (store_reload(&pl->c->store, why) != 0)
+		return E_PLUGIN_TAMPERED;
 	for (i = 0; i < req->nplugins; i++) {
 		enum store_status st = store_open_plugin(&pl->c->store,
 		    req->plugins[i].name, req->plugins[i].version, &pl->op[i],
