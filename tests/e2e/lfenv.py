@@ -87,11 +87,17 @@ s.settimeout(timeout)
 t0 = time.monotonic()
 s.connect(path)
 if data:
-    s.sendall(data)
+    try:
+        s.sendall(data)
+    except (BrokenPipeError, ConnectionResetError):
+        pass    # a refused peer is answered and closed before it is read
 out = b""
 try:
     while True:
-        b = s.recv(65536)
+        try:
+            b = s.recv(65536)
+        except ConnectionResetError:
+            break
         if not b:
             break
         out += b
@@ -121,7 +127,10 @@ except (BrokenPipeError, ConnectionResetError):
 out = b""
 try:
     while not out.endswith(b"\n"):
-        b = s.recv(65536)
+        try:
+            b = s.recv(65536)
+        except ConnectionResetError:
+            break
         if not b:
             break
         out += b
