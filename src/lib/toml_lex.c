@@ -2,6 +2,7 @@
  * and the four string forms. This is where untrusted bytes are read; every
  * read is bounded by lx->end and every decoded string by TOML_MAX_STRING. */
 #include "lib/toml_int.h"
+#include "lib/text.h"
 #include "lib/log.h"
 
 #include <stdint.h>
@@ -215,18 +216,6 @@ put_utf8(struct tlex *lx, struct buf *b, uint32_t cp)
 	return put(lx, b, u, n);
 }
 
-static int
-hex_value(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* \uXXXX or \UXXXXXXXX at lx->p (the backslash), ndig hex digits. */
 static int
 unicode_escape(struct tlex *lx, struct buf *b, size_t ndig)
@@ -236,7 +225,7 @@ unicode_escape(struct tlex *lx, struct buf *b, size_t ndig)
 	int d;
 
 	for (i = 0; i < ndig; i++) {
-		if ((d = hex_value(tlex_peek(lx, 2 + i))) < 0)
+		if ((d = hex_digit(tlex_peek(lx, 2 + i))) < 0)
 			return tlex_fail(lx, lx->p, "bad \\u or \\U escape");
 		cp = (cp << 4) | (uint32_t)d;
 	}

@@ -2,6 +2,7 @@
 #include "store/manifest.h"
 #include "protocol/shape.h"
 #include "lib/jsonx.h"
+#include "lib/text.h"
 
 #include <string.h>
 
@@ -175,46 +176,14 @@ email_ok(const uint8_t *v, size_t len)
 	    v[len - 1] != '.' && v[at + 1] != '.';
 }
 
-static int
-text_ok(const uint8_t *v, size_t len)
-{
-	size_t i = 0;
-
-	while (i < len) {
-		unsigned c = v[i], cp, min;
-		size_t n, j;
-		if (c < 0x20 || c == 0x7f)
-			return 0;
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf) { n = 2; cp = c & 0x1f; min = 0x80; }
-		else if (c >= 0xe0 && c <= 0xef) { n = 3; cp = c & 0x0f; min = 0x800; }
-		else if (c >= 0xf0 && c <= 0xf4) { n = 4; cp = c & 7; min = 0x10000; }
-		else return 0;
-		if (i + n > len)
-			return 0;
-		for (j = 1; j < n; j++) {
-			if ((v[i + j] & 0xc0) != 0x80)
-				return 0;
-			cp = cp << 6 | (v[i + j] & 0x3f);
-		}
-		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ||
-		    (cp >= 0x80 && cp <= 0x9f))
-			return 0;
-		i += n;
-	}
-	return 1;
-}
-
 int
 input_value_fits(const struct manifest_input *in, const uint8_t *v,
     size_t len)
 {
 	if (len == 0 || len > in->max_bytes)
 		return 0;
-	return in->kind == INPUT_EMAIL ? email_ok(v, len) : text_ok(v, len);
+	return in->kind == INPUT_EMAIL ? email_ok(v, len) :
+	    utf8_valid(v, len, UTF8_NO_CONTROLS);
 }
 
 int
