@@ -3,6 +3,7 @@
  * | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV) from the directory opened at
  * start, on top of the key cleaning done before. */
 #include "sources/source.h"
+#include "sources/sink.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
 
@@ -15,7 +16,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
 
 struct source {
 	int dirfd;
@@ -94,8 +94,7 @@ local_fetch(struct source *s, const char *key, int outfd,
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
 		    RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
 	};
-	static __thread uint8_t chunk[1 << 20];
-	EVP_MD_CTX *ctx = NULL;
+	struct sink sk;
 	enum fetch_cause c = FC_IO;
 	struct stat st;
 	int fd;
@@ -115,23 +114,27 @@ local_fetch(struct source *s, const char *key, int outfd,
 	}
 	/* O_NONBLOCK only so a FIFO cannot stall the open; reads are normal. */
 	if (set_nonblock(fd, 0) != 0 || fstat(fd, &st) != 0) {
-		c = FC_IO;
-		goto out;
+		close(fd);
+		return FC_IO;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		c = FC_NOT_REGULAR;
-		goto out;
+		close(fd);
+		return FC_NOT_REGULAR;
 	}
 	if ((unsigned long long)st.st_size > cap) {
-		c = FC_TOO_BIG;
-		goto out;
+		close(fd);
+		return FC_TOO_BIG;
 	}
-	ctx = EVP_MD_CTX_new();
-	if (ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1)
-		fatal("sha256 init failed");
 	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	sink_init(&sk, outfd, cap);
+	/* Read straight into the sink's ring: it hashes on its own thread
+	 * while this one reads and writes. The file may grow while read: the
+	 * cap holds regardless. */
 	for (;;) {
-		ssize_t n = read(fd, chunk, sizeof(chunk));
+		size_t room;
+		uint8_t *buf = sink_buffer(&sk, &room);
+		ssize_t n = read(fd, buf, room);
+
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -142,26 +145,17 @@ local_fetch(struct source *s, const char *key, int outfd,
 		}
 		if (n == 0)
 			break;
-		/* The file may grow while read: the cap holds regardless. */
-		if (res->size + (unsigned long long)n > cap) {
-			c = FC_TOO_BIG;
-			goto out;
-		}
-		if (EVP_DigestUpdate(ctx, chunk, (size_t)n) != 1)
-			fatal("sha256 update failed");
-		if (write_full(outfd, chunk, (size_t)n) != 0) {
-			snprintf(res->detail, sizeof(res->detail), "spool: %s",
-			    strerror(errno));
-			c = FC_IO;
-			goto out;
-		}
-		res->size += (unsigned long long)n;
+		c = sink_commit(&sk, (size_t)n);
+		if (c != FC_OK)
+			goto done;
 	}
-	if (EVP_DigestFinal_ex(ctx, res->sha256, NULL) != 1)
-		fatal("sha256 final failed");
-	c = FC_OK;
+	c = sink_finish(&sk, res);
+done:
+	if (c == FC_IO)
+		snprintf(res->detail, sizeof(res->detail), "spool: %s",
+		    strerror(sk.write_errno));
 out:
-	EVP_MD_CTX_free(ctx);
+	sink_free(&sk);
 	close(fd);
 	return c;
 }

@@ -515,8 +515,9 @@ s3_fetch(struct source *s, const char *key, int outfd, unsigned long long cap,
 	setup(s, x, url, s->id, s->secret, cap, hdrs, resolve, errbuf);
 	rc = curl_easy_perform(x->h);
 	fc = outcome(x, rc, errbuf, res);
-	if (fc == FC_OK)
-		sink_finish(&x->sink, res);
+	if (fc == FC_OK && (fc = sink_finish(&x->sink, res)) != FC_OK)
+		snprintf(res->detail, sizeof(res->detail), "spool: %s",
+		    strerror(x->sink.write_errno));
 	/* Nothing of the secret or the key id in the audit. */
 	cred_scrub(s->cred, res->detail, sizeof(res->detail));
 	text_scrub_word(s->secret, res->detail, sizeof(res->detail));

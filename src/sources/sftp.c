@@ -482,6 +482,8 @@ transfer(struct conn *k, struct sink *sk, struct fetch_result *res,
 			return FC_OK;
 		{
 			struct req r = q[head];
+			uint8_t *dst;
+			size_t room;
 			int n;
 			enum fetch_cause fc;
 
@@ -489,7 +491,12 @@ transfer(struct conn *k, struct sink *sk, struct fetch_result *res,
 			count--;
 			if (eof)
 				continue;	/* answers past the end */
-			n = sftp_async_read(k->file, buf, SFTP_CHUNK, r.id);
+			/* Straight into the sink's ring when a whole answer
+			 * fits there, else through buf. */
+			dst = sink_buffer(sk, &room);
+			if (room < SFTP_CHUNK)
+				dst = buf;
+			n = sftp_async_read(k->file, dst, SFTP_CHUNK, r.id);
 			if (n < 0)
 				return sftp_status_cause(k, res, "read");
 			if (n == 0) {
@@ -499,7 +506,8 @@ transfer(struct conn *k, struct sink *sk, struct fetch_result *res,
 			if (r.off != sk->size)
 				fatal("sftp: out-of-order data");
 			stall_progress(&k->stall);
-			fc = sink_put(sk, buf, (size_t)n);
+			fc = dst == buf ? sink_put(sk, buf, (size_t)n) :
+			    sink_commit(sk, (size_t)n);
 			if (fc == FC_TOO_BIG) {
 				snprintf(res->detail, sizeof(res->detail), "over the "
 				    "reserved %llu bytes", sk->cap);
@@ -572,8 +580,9 @@ sftp_fetch(struct source *s, const char *key, int outfd,
 		    s->stall_timeout_s);
 		fc = FC_TIMEOUT;
 	}
-	if (fc == FC_OK)
-		sink_finish(&sk, res);
+	if (fc == FC_OK && (fc = sink_finish(&sk, res)) != FC_OK)
+		snprintf(res->detail, sizeof(res->detail), "spool: %s",
+		    strerror(sk.write_errno));
 	if (k.file != NULL)
 		(void)sftp_close(k.file);
 	if (k.sftp != NULL)

@@ -2,11 +2,13 @@
  * tests and bench/fetch.
  *
  *   fetch-one [--home DIR] [--cap BYTES] [--out FILE] [--repeat N]
- *             [--validate] KIND TABLE_JSON KEY
+ *             [--fsync] [--validate] KIND TABLE_JSON KEY
  *
  * TABLE_JSON is the profile table as the console hands it to the kind
  * (without production/source/prefix). Prints one line:
- *   cause=NAME size=N sha256=HEX rss_kb=N detail="..."
+ *   cause=NAME size=N sha256=HEX rss_kb=N fetch_ms=N fsync_ms=N detail="..."
+ * fetch_ms is the last fetch call alone; with --fsync the spool is then
+ * fsync'ed as the console does (fsync_ms), else fsync_ms=0.
  * Exit status: 0 fetched, 1 the fetch failed (cause printed), 2 the table
  * was refused by validate or open, 64 usage. Without --out the spool is a
  * temporary file, deleted after. */
@@ -30,7 +32,7 @@ static int
 usage(void)
 {
 	fputs("usage: fetch-one [--home DIR] [--cap BYTES] [--out FILE] "
-	    "[--repeat N] [--validate] KIND TABLE_JSON KEY\n", stderr);
+	    "[--repeat N] [--fsync] [--validate] KIND TABLE_JSON KEY\n", stderr);
 	return 64;
 }
 
@@ -43,6 +45,7 @@ main(int argc, char **argv)
 		{ "out", required_argument, NULL, 'o' },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "validate", no_argument, NULL, 'v' },
+		{ "fsync", no_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *home = getenv("HOME") ? getenv("HOME") : "/", *out = NULL;
@@ -57,7 +60,8 @@ main(int argc, char **argv)
 	json_error_t jerr;
 	struct rusage ru;
 	json_t *t;
-	int ch, only_validate = 0, fd;
+	int ch, only_validate = 0, do_fsync = 0, fd;
+	long long t0, fetch_ms = 0, fsync_ms = 0;
 
 	log_init("fetch-one");
 	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -65,6 +69,7 @@ main(int argc, char **argv)
 		case 'H': home = optarg; break;
 		case 'o': out = optarg; break;
 		case 'v': only_validate = 1; break;
+		case 'f': do_fsync = 1; break;
 		case 'c':
 			if (parse_u64(optarg, 0, 1ULL << 50, &cap) != 0)
 				return usage();
@@ -111,7 +116,15 @@ main(int argc, char **argv)
 		if (out == NULL)
 			(void)unlink(tmpl);
 		memset(&res, 0, sizeof(res));
+		t0 = now_ms();
 		fc = kind->fetch(src, argv[optind + 2], fd, cap, &res);
+		fetch_ms = now_ms() - t0;
+		if (do_fsync && fc == FC_OK) {
+			t0 = now_ms();
+			if (fsync(fd) != 0)
+				fc = FC_IO;
+			fsync_ms = now_ms() - t0;
+		}
 		close(fd);
 		if (out == NULL)
 			memcpy(tmpl + strlen(tmpl) - 6, "XXXXXX", 6);
@@ -121,9 +134,10 @@ main(int argc, char **argv)
 	hex_encode(res.sha256, SHA256_LEN, hex);
 	escape_text(res.detail, strlen(res.detail), detail, sizeof(detail));
 	getrusage(RUSAGE_SELF, &ru);
-	printf("cause=%s size=%llu sha256=%s rss_kb=%ld detail=\"%s\"\n",
-	    fetch_cause_name(fc), fc == FC_OK ? res.size : 0ULL,
-	    fc == FC_OK ? hex : "-", ru.ru_maxrss, detail);
+	printf("cause=%s size=%llu sha256=%s rss_kb=%ld fetch_ms=%lld "
+	    "fsync_ms=%lld detail=\"%s\"\n", fetch_cause_name(fc),
+	    fc == FC_OK ? res.size : 0ULL, fc == FC_OK ? hex : "-", ru.ru_maxrss,
+	    fetch_ms, fsync_ms, detail);
 	kind->close(src);
 	json_decref(t);
 	return fc == FC_OK ? 0 : 1;

@@ -20,7 +20,7 @@ FETCH_ONE = os.environ.get("LF_FETCH_ONE",
                            os.path.join(BUILD, "tests", "sources", "fetch-one"))
 
 LINE_RE = re.compile(r'^cause=(\S+) size=(\d+) sha256=(\S+) rss_kb=(\d+) '
-                     r'detail="(.*)"$')
+                     r'fetch_ms=(\d+) fsync_ms=(\d+) detail="(.*)"$')
 
 
 def fetch(kind, table, key, home, cap=None, out=None, timeout=120):
@@ -43,7 +43,8 @@ def fetch(kind, table, key, home, cap=None, out=None, timeout=120):
     if m:
         res.update(cause=m.group(1), size=int(m.group(2)),
                    sha256=m.group(3), rss_kb=int(m.group(4)),
-                   detail=m.group(5))
+                   fetch_ms=int(m.group(5)), fsync_ms=int(m.group(6)),
+                   detail=m.group(7))
     else:
         res.update(cause=None, detail=text)
     return res

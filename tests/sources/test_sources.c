@@ -547,6 +547,15 @@ test_scrub(void **state)
 
 /* ---- the sink ----------------------------------------------------------- */
 
+static off_t
+file_size(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_size;
+}
+
 static void
 test_sink(void **state)
 {
@@ -554,32 +563,105 @@ test_sink(void **state)
 	struct sink s;
 	struct fetch_result res;
 	uint8_t want[SHA256_LEN];
-	struct stat st;
 	int fd;
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/spool", tmpdir);
+	/* exactly the cap */
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	assert_true(fd >= 0);
 	sink_init(&s, fd, 10);
 	assert_int_equal(sink_put(&s, "hello", 5), FC_OK);
 	assert_int_equal(sink_put(&s, "world", 5), FC_OK);
-	assert_int_equal(sink_put(&s, "!", 1), FC_TOO_BIG);
 	memset(&res, 0, sizeof(res));
-	sink_finish(&s, &res);
+	assert_int_equal(sink_finish(&s, &res), FC_OK);
 	sink_free(&s);
 	close(fd);
 	sha256_mem("helloworld", 10, want);
 	assert_memory_equal(res.sha256, want, SHA256_LEN);
 	assert_int_equal(res.size, 10);
-	assert_int_equal(stat(path, &st), 0);
-	assert_int_equal(st.st_size, 10);	/* nothing past the cap */
+	assert_int_equal(file_size(path), 10);
+	/* one byte over: refused, sticky, nothing past the cap written */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	sink_init(&s, fd, 10);
+	assert_int_equal(sink_put(&s, "hello", 5), FC_OK);
+	assert_int_equal(sink_put(&s, "world!", 6), FC_TOO_BIG);
+	assert_int_equal(sink_put(&s, "x", 1), FC_TOO_BIG);
+	assert_int_equal(sink_finish(&s, &res), FC_TOO_BIG);
+	sink_free(&s);
+	close(fd);
+	assert_true(file_size(path) <= 10);
+	/* a write error */
 	fd = open(path, O_RDONLY);
 	sink_init(&s, fd, 100);
-	assert_int_equal(sink_put(&s, "x", 1), FC_IO);
+	assert_int_equal(sink_put(&s, "x", 1), FC_OK);	/* still buffered */
+	assert_int_equal(sink_finish(&s, &res), FC_IO);
 	assert_int_not_equal(s.write_errno, 0);
 	sink_free(&s);
 	close(fd);
+}
+
+/* Many slots, odd sizes, both ways of filling: the digest and the file
+ * are exactly the bytes given, in order. */
+static void
+test_sink_ring(void **state)
+{
+	const size_t total = 5 * SINK_BUF_SIZE + 12345;
+	uint8_t *data = malloc(total), want[SHA256_LEN], got[SHA256_LEN];
+	struct fetch_result res;
+	struct sink s;
+	char path[128];
+	size_t off = 0, step = 1;
+	int fd, rfd, round;
+
+	(void)state;
+	assert_non_null(data);
+	random_bytes(data, total);
+	sha256_mem(data, total, want);
+	snprintf(path, sizeof(path), "%s/ring", tmpdir);
+	for (round = 0; round < 2; round++) {
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		assert_true(fd >= 0);
+		sink_init(&s, fd, total);
+		for (off = 0, step = 1; off < total; step = step * 7 % 300007 + 1) {
+			size_t n = total - off < step ? total - off : step;
+			if (round == 0) {
+				assert_int_equal(sink_put(&s, data + off, n), FC_OK);
+			} else {
+				size_t room;
+				uint8_t *b = sink_buffer(&s, &room);
+				n = n < room ? n : room;
+				memcpy(b, data + off, n);
+				assert_int_equal(sink_commit(&s, n), FC_OK);
+			}
+			off += n;
+		}
+		memset(&res, 0, sizeof(res));
+		assert_int_equal(sink_finish(&s, &res), FC_OK);
+		sink_free(&s);
+		close(fd);
+		assert_int_equal(res.size, total);
+		assert_memory_equal(res.sha256, want, SHA256_LEN);
+		rfd = open(path, O_RDONLY);
+		assert_int_equal(sha256_fd(rfd, got), 0);
+		close(rfd);
+		assert_memory_equal(got, want, SHA256_LEN);
+	}
+	/* the cap in the middle of a slot, by commit */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	sink_init(&s, fd, SINK_BUF_SIZE + 10);
+	assert_int_equal(sink_put(&s, data, SINK_BUF_SIZE), FC_OK);
+	{
+		size_t room;
+		(void)sink_buffer(&s, &room);
+		assert_int_equal(room, SINK_BUF_SIZE);
+		assert_int_equal(sink_commit(&s, 11), FC_TOO_BIG);
+	}
+	assert_int_equal(sink_finish(&s, &res), FC_TOO_BIG);
+	sink_free(&s);
+	close(fd);
+	assert_true(file_size(path) <= SINK_BUF_SIZE + 10);
+	free(data);
 }
 
 int
@@ -599,6 +681,7 @@ main(void)
 		cmocka_unit_test(test_cred_command),
 		cmocka_unit_test(test_scrub),
 		cmocka_unit_test(test_sink),
+		cmocka_unit_test(test_sink_ring),
 	};
 	char cmd[128];
 	int r;
