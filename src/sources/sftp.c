@@ -44,13 +44,13 @@ struct source {
 	char hostkeys[64];		/* what the key exchange offers */
 	uint8_t pin[SHA256_LEN];
 	char pin_text[60];
-	unsigned connect_timeout_s, stall_timeout_s;
+	unsigned connect_timeout_s, stall_timeout_s, timeout_s;
 	struct cred *cred;
 };
 
 static const char *const sftp_keys[] = { "host", "port", "user",
 	"base_dir", "host_key_type", "host_key_sha256", "credentials",
-	"connect_timeout_s", "stall_timeout_s", NULL };
+	"connect_timeout_s", "stall_timeout_s", "timeout_s", NULL };
 
 static int
 host_ok(const char *h)
@@ -162,6 +162,10 @@ sftp_parse(const json_t *t, struct source *s, const char **why)
 	if (pt_uint(t, "stall_timeout_s", 1, 3600, 30, &x) < 0)
 		return -1;
 	s->stall_timeout_s = (unsigned)x;
+	*why = "sftp profile: timeout_s must be an integer in 1..86400";
+	if (pt_uint(t, "timeout_s", 1, 86400, 3600, &x) < 0)
+		return -1;
+	s->timeout_s = (unsigned)x;
 	*why = "sftp profile: credentials (the client's private key) is "
 	    "required";
 	if (json_object_get(t, "credentials") == NULL)
@@ -560,7 +564,8 @@ sftp_fetch(struct source *s, const char *key, int outfd,
 	if (fc == FC_OK)
 		fc = authenticate(s, &k, res);
 	if (fc == FC_OK && stall_start(&k.stall, ssh_get_fd(k.ssh),
-	    (long long)s->stall_timeout_s * 1000) != 0) {
+	    (long long)s->stall_timeout_s * 1000,
+	    (long long)s->timeout_s * 1000) != 0) {
 		snprintf(res->detail, sizeof(res->detail), "no watchdog thread");
 		fc = FC_IO;
 	}
@@ -576,8 +581,8 @@ sftp_fetch(struct source *s, const char *key, int outfd,
 		fc = transfer(&k, &sk, res, buf);
 	}
 	if (stall_stop(&k.stall) && fc != FC_OK) {
-		snprintf(res->detail, sizeof(res->detail), "no progress for %us",
-		    s->stall_timeout_s);
+		snprintf(res->detail, sizeof(res->detail), "no progress for %us, "
+		    "or over %us in all", s->stall_timeout_s, s->timeout_s);
 		fc = FC_TIMEOUT;
 	}
 	if (fc == FC_OK && (fc = sink_finish(&sk, res)) != FC_OK)

@@ -20,6 +20,8 @@ watch(void *arg)
 		long long now = now_ms(), until = last + w->stall_ms;
 		struct timespec ts;
 
+		if (until > w->deadline_ms)
+			until = w->deadline_ms;
 		if (now >= until) {
 			__atomic_store_n(&w->fired, 1, __ATOMIC_RELAXED);
 			(void)shutdown(w->fd, SHUT_RDWR);
@@ -41,7 +43,7 @@ watch(void *arg)
 }
 
 int
-stall_start(struct stall *w, int fd, long long stall_ms)
+stall_start(struct stall *w, int fd, long long stall_ms, long long total_ms)
 {
 	pthread_condattr_t ca;
 
@@ -49,6 +51,7 @@ stall_start(struct stall *w, int fd, long long stall_ms)
 	w->fd = fd;
 	w->stall_ms = stall_ms;
 	w->last_ms = now_ms();
+	w->deadline_ms = w->last_ms + total_ms;
 	if (pthread_mutex_init(&w->mu, NULL) != 0 ||
 	    pthread_condattr_init(&ca) != 0 ||
 	    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) != 0 ||

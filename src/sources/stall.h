@@ -2,7 +2,8 @@
  * wait without a timeout once the session is up; this thread watches the
  * progress the transfer reports and, after stall_ms without any, shuts
  * the socket down (shutdown(2) wakes the blocked poll, and the library
- * call then fails). The fetch reports FC_TIMEOUT when it fired. */
+ * call then fails). The same happens past an overall deadline, however
+ * the transfer trickles. The fetch reports FC_TIMEOUT when it fired. */
 #ifndef LOCKFILE_SOURCES_STALL_H
 #define LOCKFILE_SOURCES_STALL_H
 
@@ -14,14 +15,17 @@ struct stall {
 	pthread_cond_t cv;
 	int fd;
 	long long stall_ms;
+	long long deadline_ms;	/* now_ms() clock */
 	long long last_ms;	/* atomic: the last progress */
 	int stop;		/* under mu */
 	int fired;		/* atomic */
 	int running;
 };
 
-/* Start watching fd. 0, or -1 if no thread can be started. */
-int stall_start(struct stall *w, int fd, long long stall_ms);
+/* Start watching fd: no progress for stall_ms, or total_ms from now.
+ * 0, or -1 if no thread can be started. */
+int stall_start(struct stall *w, int fd, long long stall_ms,
+    long long total_ms);
 /* Progress was made: the stall clock starts again. */
 void stall_progress(struct stall *w);
 /* Stop and join; returns 1 when the watchdog fired. */

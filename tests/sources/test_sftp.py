@@ -276,3 +276,17 @@ def test_no_ssh_config_read(files, home):
                         json.dumps(profile(files, home)), "a.txt"], env=env,
                        stdout=subprocess.PIPE)
     assert r.returncode == 0, r.stdout
+
+
+def test_total_timeout(files, home):
+    """timeout_s bounds the whole transfer even while data keeps coming."""
+    p = os.path.join(files.data, "huge.bin")
+    with open(p, "wb") as f:
+        f.truncate(8 << 30)          # sparse: reads take many seconds
+    os.chown(p, *owner(files))
+    out = os.path.join(home, "spool")
+    r = fetch("sftp", profile(files, home, timeout_s=1), "huge.bin", home,
+              cap=16 << 30, out=out)
+    assert r["cause"] == "timeout", r
+    assert "in all" in r["detail"], r
+    assert r["secs"] < 15, r
