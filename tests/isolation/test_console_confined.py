@@ -1,0 +1,136 @@
+"""The real console, once started, is confined (confine.h): a system call
+made from inside it (injected with gdb, as root) cannot open a file outside
+its set nor make a socket, although the console account itself can (shown
+in the same test); plans still run, and the parser worker, a fresh exec of
+the console's own binary, still restarts. The sanitized console is
+confined too and exits cleanly (LeakSanitizer works under the filter).
+test_confine.c makes the before/after proof inside one process."""
+import os
+import re
+import signal
+import subprocess
+import threading
+
+import pytest
+
+from isoenv import CONSOLE_USER, as_user, error_code, plan_request, wait_for
+
+
+def gdb_call(pid, *exprs):
+    """Evaluate C expressions inside the process (its own system calls,
+    under its own Landlock domain and seccomp filter). Returns the
+    printed values as ints."""
+    argv = ["gdb", "-p", str(pid), "-batch", "-nx"]
+    for e in exprs:
+        argv += ["-ex", "print %s" % e]
+    r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       timeout=120)
+    out = r.stdout.decode("utf-8", "replace")
+    vals = [int(v) for v in re.findall(r"^\$\d+ = (-?\d+)$", out, re.M)]
+    assert len(vals) == len(exprs), out
+    return vals
+
+
+ERRNO = "*(int*)__errno_location()"
+
+
+def started(iso, build=None):
+    iso.start(pidns=False, procopts="hidepid=invisible", seccomp=None,
+              build=build)
+    # the socket exists before the console confines itself; the banner
+    # is printed after
+    iso.wait_screen("lockfile console [0-9.]+: socket")
+    return iso.console_pid
+
+
+def test_console_cannot_leave_its_set(iso):
+    pid = started(iso)
+    status = open("/proc/%d/status" % pid).read()
+    assert re.search(r"^Seccomp:\t2$", status, re.M)
+    assert re.search(r"^NoNewPrivs:\t1$", status, re.M)
+
+    # The console account can read /etc/hostname and write in its tmux
+    # directory: the refusals below are the confinement's.
+    assert as_user(CONSOLE_USER, ["cat", "/etc/hostname"]).returncode == 0
+    probe = os.path.join(iso.tmuxdir, "written-by-lockfile")
+    assert as_user(CONSOLE_USER, ["touch", probe]).returncode == 0
+    os.unlink(probe)
+
+    fd, err = gdb_call(pid, '(int)open("/etc/hostname", 0)', ERRNO)
+    assert (fd, err) == (-1, 13), "read outside the set: EACCES"
+    fd, err = gdb_call(pid, '(int)open("%s", 0101, 0600)' % probe, ERRNO)
+    assert (fd, err) == (-1, 13), "create outside the set: EACCES"
+    assert not os.path.exists(probe)
+    fd, err = gdb_call(pid, "(int)socket(1, 1, 0)", ERRNO)
+    assert (fd, err) == (-1, 1), "Unix socket: EPERM"
+    fd, err = gdb_call(pid, "(int)socket(2, 1, 0)", ERRNO)
+    assert (fd, err) == (-1, 1), "TCP socket: EPERM"
+    # inside the set: the policy in its home
+    fd, close_rc = gdb_call(pid, '(int)open("%s/.config/lockfile/policy.toml", 0)'
+                            % iso.home, "(int)close($1)")
+    assert fd >= 0 and close_rc == 0
+    # and it still serves
+    req, line, _ = iso.rpc("status")
+    assert '"console":"up"' in line
+
+
+def approved(iso):
+    res = {}
+    cards = iso.screen().count("Approve?")
+    t = threading.Thread(target=lambda: res.setdefault(
+        "line", iso.rpc("file.plan", plan_request())[1]))
+    t.start()
+    iso.wait_screen("Approve\\?", count=cards + 1)
+    iso.type("y")
+    t.join(60)
+    return res["line"]
+
+
+def workers(console_pid):
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % d, "rb") as f:
+                argv = f.read().split(b"\0")
+            with open("/proc/%s/status" % d) as f:
+                ppid = int(re.search(r"^PPid:\t(\d+)", f.read(), re.M).group(1))
+        except (OSError, AttributeError):
+            continue
+        if b"__parse-worker" in argv and ppid == console_pid:
+            out.append(int(d))
+    return out
+
+
+def test_plans_and_parser_worker_restart_under_confinement(iso):
+    pid = started(iso)
+    assert '"result":1' in approved(iso)
+    old = workers(pid)
+    assert len(old) == 1, old
+    os.kill(old[0], signal.SIGKILL)
+    # The next request finds the worker gone (E_BAD_REQUEST at most once),
+    # then a fresh exec of the console's binary serves again.
+    lines = [iso.rpc("status")[1] for _ in range(3)]
+    assert '"console":"up"' in lines[-1], lines
+    assert sum(1 for l in lines if error_code(l) == "E_BAD_REQUEST") <= 1
+    assert wait_for(lambda: workers(pid) and workers(pid) != old, 10)
+    assert '"result":1' in approved(iso)
+
+
+def test_sanitized_console_is_confined_and_exits_cleanly(iso):
+    asan = os.environ.get("BUILD_ASAN")
+    if not asan or not os.path.exists(os.path.join(asan, "lockfile")):
+        pytest.skip("BUILD_ASAN is not set (tests/run-all sets it)")
+    pid = started(iso, build=asan)
+    status = open("/proc/%d/status" % pid).read()
+    assert re.search(r"^Seccomp:\t2$", status, re.M)
+    assert re.search(r"^NoNewPrivs:\t1$", status, re.M)
+    # (no gdb probe here: gdb's string literals are malloc'ed inside the
+    # process and LeakSanitizer would rightly report them)
+    assert '"result":1' in approved(iso)
+    iso.signal(signal.SIGTERM)
+    iso.wait_exit()
+    screen = iso.screen()
+    assert "wiping values and deleting fetched files" in screen
+    assert "Sanitizer" not in screen, screen
