@@ -522,8 +522,9 @@ cred_open(const json_t *t, const char *home, struct cred **out,
 			close(homefd);
 		}
 	} else {
-		json_array_foreach(json_object_get(t, "command"), i, v)
+		json_array_foreach(json_object_get(t, "command"), i, v) {
 			sp.argv[i] = json_string_value(v);
+		}
 		if (hex_decode(json_string_value(json_object_get(t, "sha256")),
 		    sp.sha256, SHA256_LEN) != 0)
 			fatal("credentials: sha256 validated but not decodable");
