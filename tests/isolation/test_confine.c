@@ -272,7 +272,7 @@ status_field(const char *key)
 int
 main(int argc, char **argv)
 {
-	struct confine_spec *spec = calloc(1, sizeof(*spec));
+	struct confine_spec *spec;
 	struct landlock_caps caps;
 	struct sandbox sb;
 	const char *why = NULL;
@@ -288,10 +288,12 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: test_confine SCRATCH LOCKFILE KIND:PLUGIN...\n");
 		return 64;
 	}
-	if (spec == NULL || getuid() == 0) {
+	if (getuid() == 0) {
 		printf("Bail out! run as a non-root account\n");
 		return 1;
 	}
+	spec = calloc(1, sizeof(*spec));
+	must(spec != NULL, "calloc");
 	setup(argc, argv);
 	/* A process of ours outside the domain to come (forked before it).
 	 * It leaves when our end of a pipe closes: neither a signal from us
