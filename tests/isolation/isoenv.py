@@ -265,12 +265,15 @@ class IsoEnv(ConsoleEnv):
 
     # ---- the end -------------------------------------------------------
     def stop(self):
-        self.kill_joined()
-        super().stop()
-        if self.unshare is not None:
-            self.unshare.kill()
-            self.unshare.wait()
-            self.unshare = None
+        try:
+            self.kill_joined()
+            super().stop()
+        finally:
+            # the namespace goes whatever happened above (--kill-child)
+            if self.unshare is not None:
+                self.unshare.kill()
+                self.unshare.wait()
+                self.unshare = None
 
     def cleanup(self):
         super().cleanup()
