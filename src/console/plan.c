@@ -346,7 +346,14 @@ fetch(struct plan *pl)
 		return refuse(pl, E_FETCH_FAILED, why);
 	}
 	memset(&fr, 0, sizeof(fr));
-	fc = pl->pr->kind->fetch(pl->pr->src, pl->key, fd, pl->h->reserved, &fr);
+	/* A profile whose source could not be opened at start (start-up said
+	 * so) never reaches its source code: the fetch fails, told at the
+	 * quantum like any other. */
+	if (pl->pr->src == NULL)
+		fc = FC_UNAVAILABLE;
+	else
+		fc = pl->pr->kind->fetch(pl->pr->src, pl->key, fd,
+		    pl->h->reserved, &fr);
 	if (fc == FC_OK && fsync(fd) != 0)
 		fc = FC_IO;
 	if (close(fd) != 0 && fc == FC_OK)

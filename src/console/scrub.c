@@ -19,7 +19,7 @@ word_char(unsigned char c)
 static size_t
 sensitive(const char *s, const char **tag)
 {
-	size_t n = 0, dots = 0, alnum = 0, hex = 0;
+	size_t n = 0, dots = 0, alnum = 0, hex = 0, digits = 0;
 
 	/* scheme://... */
 	const char *p = s;
@@ -49,6 +49,8 @@ sensitive(const char *s, const char **tag)
 			alnum++;
 		if (isxdigit((unsigned char)s[n]))
 			hex++;
+		if (isdigit((unsigned char)s[n]))
+			digits++;
 		n++;
 	}
 	while (n > 0 && (s[n - 1] == '.' || s[n - 1] == ':'))
@@ -71,7 +73,9 @@ sensitive(const char *s, const char **tag)
 		*tag = "<id>";
 		return n;
 	}
-	if (n >= 20 && alnum >= 16) {
+	/* a long run of letters and digits (a key id, a token); a long word
+	 * without digits (SignatureDoesNotMatch) is kept */
+	if (n >= 20 && alnum >= 16 && digits >= 3) {
 		*tag = "<id>";
 		return n;
 	}
