@@ -157,10 +157,9 @@ apply_landlock(const struct confine_spec *s, const struct landlock_caps *in,
 	size_t i;
 	int rs;
 
-	/* A network profile connects anywhere (its endpoint is the other
-	 * side's business); binding a TCP port stays refused either way. */
-	if (s->network)
-		caps.net &= LF_NET_BIND_TCP;
+	/* A network profile connects only to its endpoints' ports (the
+	 * hosts are the resolver's business); binding a TCP port stays
+	 * refused either way. */
 	rs = landlock_ruleset_create(&caps);
 	if (rs < 0) {
 		*why = "landlock refused the console's ruleset";
@@ -186,6 +185,16 @@ apply_landlock(const struct confine_spec *s, const struct landlock_caps *in,
 		if (r != 0) {
 			logit_errno("confine: landlock rule for %s", p->path);
 			*why = "landlock refused a rule of the console";
+			close(rs);
+			return -1;
+		}
+	}
+	for (i = 0; s->network && i < s->nports; i++) {
+		if ((caps.net & LF_NET_CONNECT_TCP) &&
+		    landlock_allow_connect_port(rs, &caps, s->ports[i]) != 0) {
+			logit_errno("confine: landlock rule for TCP port %u",
+			    s->ports[i]);
+			*why = "landlock refused a port rule of the console";
 			close(rs);
 			return -1;
 		}
@@ -260,8 +269,13 @@ confine_console(struct console *c, const char **why)
 	for (i = 0; i < c->pol.nprofiles; i++) {
 		const struct profile *pr = &c->pol.profiles[i];
 		json_t *path = json_object_get(pr->table, "path");
-		if (strcmp(pr->kind->name, "local") != 0)
+		if (strcmp(pr->kind->name, "local") != 0) {
 			s->network = 1;
+			if (pr->src != NULL && pr->kind->tcp_ports != NULL)
+				s->nports += pr->kind->tcp_ports(pr->src,
+				    s->ports + s->nports,
+				    CONFINE_MAX_PORTS - s->nports);
+		}
 		else if (json_is_string(path))
 			r |= confine_add(s, json_string_value(path), CONFINE_READ, 1);
 	}

@@ -32,10 +32,14 @@ struct confine_path {
 	int optional;		/* a missing path is skipped */
 };
 
+#define CONFINE_MAX_PORTS 64
+
 struct confine_spec {
 	size_t npaths;
 	struct confine_path paths[CONFINE_MAX_PATHS];
 	int network;		/* TCP connect, inet and netlink sockets allowed */
+	size_t nports;		/* ...and TCP connect only to these ports */
+	unsigned ports[CONFINE_MAX_PORTS];
 };
 
 /* Rights used for the console's paths. */

@@ -103,6 +103,23 @@ landlock_allow_fd(int ruleset, const struct landlock_caps *caps, int fd,
 }
 
 int
+landlock_allow_connect_port(int ruleset, const struct landlock_caps *caps,
+    unsigned port)
+{
+	struct lf_net_port_attr np = {
+		.allowed_access = LF_NET_CONNECT_TCP,
+		.port = port,
+	};
+
+	if (!(caps->net & LF_NET_CONNECT_TCP) || port == 0 || port > 65535) {
+		errno = EINVAL;
+		return -1;
+	}
+	return (int)syscall(SYS_landlock_add_rule, ruleset, LF_RULE_NET_PORT,
+	    &np, 0);
+}
+
+int
 landlock_enforce(int ruleset, const struct landlock_caps *caps)
 {
 	int r = (int)syscall(SYS_landlock_restrict_self, ruleset,

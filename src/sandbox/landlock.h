@@ -26,6 +26,9 @@ int landlock_ruleset_create(const struct landlock_caps *caps);
  * what caps handles and to what the kernel allows for a file). 0 or -1. */
 int landlock_allow_fd(int ruleset, const struct landlock_caps *caps, int fd,
     uint64_t rights);
+/* Allow TCP connect to one port (ABI >= 4). 0 or -1. */
+int landlock_allow_connect_port(int ruleset, const struct landlock_caps *caps,
+    unsigned port);
 /* Child-safe. Enforce ruleset on the calling thread (no_new_privs must be
  * set), then close it. 0 or -1. */
 int landlock_enforce(int ruleset, const struct landlock_caps *caps);

@@ -31,8 +31,14 @@ struct lf_path_beneath_attr {
 	__s32 parent_fd;
 } __attribute__((packed));
 
+struct lf_net_port_attr {
+	__u64 allowed_access;
+	__u64 port;
+} __attribute__((packed));
+
 #define LF_CREATE_RULESET_VERSION	(1U << 0)
 #define LF_RULE_PATH_BENEATH		1
+#define LF_RULE_NET_PORT		2	/* ABI 4 */
 
 /* Filesystem rights (ABI 1 unless noted). */
 #define LF_FS_EXECUTE		(1ULL << 0)

@@ -532,7 +532,17 @@ s3_fetch(struct source *s, const char *key, int outfd, unsigned long long cap,
 	return fc;
 }
 
+static size_t
+s3_ports(const struct source *s, unsigned *ports, size_t max)
+{
+	if (max < 1)
+		return 0;
+	ports[0] = s->ep.port;
+	return 1;
+}
+
 const struct source_kind source_s3 = {
+	.tcp_ports = s3_ports,
 	.name = "s3",
 	.validate = s3_validate,
 	.open = s3_open,

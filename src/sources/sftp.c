@@ -605,7 +605,17 @@ sftp_fetch(struct source *s, const char *key, int outfd,
 	return fc;
 }
 
+static size_t
+sftp_ports(const struct source *s, unsigned *ports, size_t max)
+{
+	if (max < 1)
+		return 0;
+	ports[0] = s->port;
+	return 1;
+}
+
 const struct source_kind source_sftp = {
+	.tcp_ports = sftp_ports,
 	.name = "sftp",
 	.validate = sftp_validate,
 	.open = src_sftp_open,

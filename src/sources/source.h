@@ -61,6 +61,10 @@ struct source_kind {
 	 * bucket, endpoint, host, user, base directory). Up to max entries. */
 	size_t (*location_words)(const struct source *src, const char **words,
 	    size_t max);
+	/* The TCP ports a fetch connects to (the console confines itself to
+	 * them). NULL for a source without network. Up to max entries. */
+	size_t (*tcp_ports)(const struct source *src, unsigned *ports,
+	    size_t max);
 	void (*close)(struct source *src);
 };
 
