@@ -66,7 +66,6 @@ static const struct { int nr; const char *why; } allow_plain[] = {
 	{ SCMP_SYS(munmap), "memory management" },
 	{ SCMP_SYS(mremap), "memory management (realloc)" },
 	{ SCMP_SYS(mprotect), "memory management, guard pages, JITs" },
-	{ SCMP_SYS(madvise), "memory management (Go, jemalloc)" },
 	{ SCMP_SYS(rt_sigaction), "install own signal handlers" },
 	{ SCMP_SYS(rt_sigprocmask), "own signal mask" },
 	{ SCMP_SYS(rt_sigreturn), "return from own signal handler" },
@@ -135,6 +134,21 @@ static const int prctl_opts[] = {
 	PR_SET_NAME, PR_GET_NAME, PR_GET_DUMPABLE, PR_CAPBSET_READ,
 	PR_GET_NO_NEW_PRIVS, PR_GET_SECCOMP,
 	0x53564d41 /* PR_SET_VMA: glibc names its anonymous mappings */,
+};
+
+/* madvise advice allowed (Go, glibc, jemalloc), compared on the low 32
+ * bits (the kernel takes an int). Not MADV_MERGEABLE (12): KSM would merge
+ * a plugin's pages with another process's, a channel between them
+ * (PR_SET_MEMORY_MERGE is not among the prctl options either); not
+ * MADV_HWPOISON/SOFT_OFFLINE (100, 101). Anything new is refused. */
+static const unsigned madvise_ok[] = {
+	0 /* NORMAL */, 1 /* RANDOM */, 2 /* SEQUENTIAL */, 3 /* WILLNEED */,
+	4 /* DONTNEED */, 8 /* FREE */, 9 /* REMOVE */, 10 /* DONTFORK */,
+	11 /* DOFORK */, 13 /* UNMERGEABLE */, 14 /* HUGEPAGE */,
+	15 /* NOHUGEPAGE */, 16 /* DONTDUMP */, 17 /* DODUMP */,
+	18 /* WIPEONFORK */, 19 /* KEEPONFORK */, 20 /* COLD */, 21 /* PAGEOUT */,
+	22 /* POPULATE_READ */, 23 /* POPULATE_WRITE */, 24 /* DONTNEED_LOCKED */,
+	25 /* COLLAPSE */, 102 /* GUARD_INSTALL */, 103 /* GUARD_REMOVE */,
 };
 
 /* clone flags that create namespaces or hand out a pidfd. */
@@ -207,6 +221,11 @@ build_rules(scmp_filter_ctx ctx)
 		    ioctl_cmds[i]);
 		r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, &c);
 	}
+	for (i = 0; i < sizeof(madvise_ok) / sizeof(madvise_ok[0]); i++) {
+		struct scmp_arg_cmp c = SCMP_A2(SCMP_CMP_MASKED_EQ, 0xffffffffu,
+		    madvise_ok[i]);
+		r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(madvise), 1, &c);
+	}
 	for (i = 0; i < sizeof(prctl_opts) / sizeof(prctl_opts[0]); i++) {
 		struct scmp_arg_cmp c = SCMP_A0(SCMP_CMP_EQ,
 		    (uint64_t)prctl_opts[i]);
@@ -250,7 +269,7 @@ build_rules(scmp_filter_ctx ctx)
  * stat lstat newfstatat statx access faccessat faccessat2 readlink
  * readlinkat chdir fchdir getcwd setsid setpgid name_to_handle_at
  * open_by_handle_at kcmp seccomp landlock_* fork vfork mincore
- * sysinfo setrlimit flock get_robust_list. */
+ * sysinfo setrlimit flock get_robust_list; madvise(MADV_MERGEABLE). */
 
 /* The execve the sandbox itself makes, from a known instruction. The
  * label marks the address after the syscall instruction, which is what
@@ -268,40 +287,64 @@ extern const char lf_plugin_execve_ret[];
 #endif
 
 ONE_COPY long
-plugin_exec(const char *path, char *const argv[], char *const envp[])
+plugin_exec(const char *path, char *const argv[], char *const envp[],
+    const uint32_t key[EXEC_KEY_WORDS])
 {
+	register long r10 __asm__("r10") =
+	    (long)((uint64_t)key[1] << 32 | key[0]);
+	register long r8 __asm__("r8") =
+	    (long)((uint64_t)key[3] << 32 | key[2]);
 	long ret;
 
 	__asm__ volatile("syscall\n\t"
 	    ".globl lf_plugin_execve_ret\n"
 	    "lf_plugin_execve_ret:"
 	    : "=a"(ret)
-	    : "0"((long)SYS_execve), "D"(path), "S"(argv), "d"(envp)
+	    : "0"((long)SYS_execve), "D"(path), "S"(argv), "d"(envp),
+	      "r"(r10), "r"(r8)
 	    : "rcx", "r11", "memory");
 	return ret;
 }
+
+#define ARG_LO(n) (offsetof(struct seccomp_data, args) + (n) * 8)
+#define ARG_HI(n) (ARG_LO(n) + 4)
+
+/* Instructions of the guard whose constant is a word of the key. */
+static const size_t key_slots[EXEC_KEY_WORDS] = { 9, 11, 13, 15 };
 
 static void
 build_exec_guard(struct bpf_program *prog)
 {
 	uint64_t ip = (uint64_t)(uintptr_t)lf_plugin_execve_ret;
+	/* Jumps are relative: DENY is instruction 16, ALLOW 17. The key words
+	 * are zero here and patched in each child. */
 	struct sock_filter g[] = {
 		/* 0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 		    offsetof(struct seccomp_data, arch)),
-		/* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 7),
+		/* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 15),
 		/* 2 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 		    offsetof(struct seccomp_data, nr)),
-		/* 3 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 0, 5),
+		/* 3 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 0, 13),
 		/* 4 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 		    offsetof(struct seccomp_data, instruction_pointer)),
-		/* 5 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)ip, 0, 2),
+		/* 5 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)ip, 0, 10),
 		/* 6 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 		    offsetof(struct seccomp_data, instruction_pointer) + 4),
-		/* 7 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(ip >> 32), 1, 0),
-		/* 8 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
-		/* 9 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		/* 7 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(ip >> 32), 0, 8),
+		/* 8 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(3)),
+		/* 9 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 6),
+		/* 10 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_HI(3)),
+		/* 11 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 4),
+		/* 12 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(4)),
+		/* 13 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2),
+		/* 14 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_HI(4)),
+		/* 15 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0),
+		/* 16 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+		/* 17 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 
+	_Static_assert(sizeof(g) <= sizeof(prog->exec_guard),
+	    "exec guard does not fit");
 	/* The other architecture and the other calls fall through to ALLOW:
 	 * the main filter decides those. */
 	memcpy(prog->exec_guard, g, sizeof(g));
@@ -399,13 +442,16 @@ plugin_filter_free(struct bpf_program *prog)
 }
 
 int
-plugin_filter_load(struct bpf_program *prog, pid_t self)
+plugin_filter_load(struct bpf_program *prog, pid_t self,
+    const uint32_t key[EXEC_KEY_WORDS])
 {
 	struct sock_fprog fp;
 	size_t i;
 
 	for (i = 0; i < prog->npid_slots; i++)
 		prog->insns[prog->pid_slots[i]].k = (uint32_t)self;
+	for (i = 0; i < EXEC_KEY_WORDS; i++)
+		prog->exec_guard[key_slots[i]].k = key[i];
 	fp.len = (unsigned short)prog->exec_guard_len;
 	fp.filter = prog->exec_guard;
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp) != 0)

@@ -150,6 +150,25 @@ child_fail(int statusfd, int stage)
 	_exit(127);
 }
 
+/* Child-safe: the plugin starts with every signal at its default and none
+ * blocked, whatever its launcher ignores or blocks (the console ignores
+ * SIGPIPE and blocks the signals its signalfd reads; both survive exec). */
+static void
+reset_signals(void)
+{
+	struct sigaction sa;
+	sigset_t none;
+	int sig;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			(void)sigaction(sig, &sa, NULL);	/* EINVAL for libc's own */
+	sigemptyset(&none);
+	(void)sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 /* "/proc/self/fd/N" without stdio (child-safe). */
 static void
 fd_path(char out[32], int fd)
@@ -184,6 +203,7 @@ child_main(struct sandbox *sb, const struct plugin_run *run, pid_t parent,
 {
 	int hi[FD_NTARGET], bin_hi, st_hi, i;
 	char exe[32];
+	uint32_t key[EXEC_KEY_WORDS];
 	char *const argv[] = { (char *)run->argv0, NULL };
 	char *const envp[] = { NULL };
 	const struct plugin_limits *lim = &run->limits;
@@ -195,6 +215,7 @@ child_main(struct sandbox *sb, const struct plugin_run *run, pid_t parent,
 	/* No controlling terminal: TIOCSTI works on this kernel. */
 	if (setsid() < 0)
 		child_fail(statusfd, ST_SETSID);
+	reset_signals();
 
 	/* Move every source above the target range first, so no dup2 can
 	 * clobber a source that happens to sit on a target number. */
@@ -261,9 +282,13 @@ child_main(struct sandbox *sb, const struct plugin_run *run, pid_t parent,
 	/* The exec below goes through /proc/self/fd: execveat is refused by the
 	 * filter, and Landlock checks the re-opened binary either way. */
 	fd_path(exe, bin_hi);
-	if (plugin_filter_load(&sb->bpf, getpid()) != 0)
+	/* The exec guard's key, drawn here so that no other process ever
+	 * holds it; the exec replaces this memory (plugin_filter.h). */
+	if (syscall(SYS_getrandom, key, sizeof(key), 0) != (long)sizeof(key))
 		child_fail(statusfd, ST_SECCOMP);
-	errno = (int)-plugin_exec(exe, argv, envp);
+	if (plugin_filter_load(&sb->bpf, getpid(), key) != 0)
+		child_fail(statusfd, ST_SECCOMP);
+	errno = (int)-plugin_exec(exe, argv, envp, key);
 	child_fail(statusfd, ST_EXEC);
 }
 

@@ -32,12 +32,22 @@ def plugin(name):
     return os.path.join(H.HOSTILE, "c-" + name)
 
 
-def sandbox(ctx, name_or_path, args=(), params=None, user=H.CONSOLE_USER):
+def sandbox(ctx, name_or_path, args=(), params=None, user=H.CONSOLE_USER,
+            **popen_kw):
     rd = ctx.rd
     inp = rd.write_input(params or {})
     path = name_or_path if "/" in name_or_path else plugin(name_or_path)
     return H.finish(H.start(H.sandbox_cmd(ctx.lockfile, path, inp, args), rd,
-                            user=user))
+                            user=user, **popen_kw))
+
+
+def launcher_signal_state():
+    """preexec_fn: a launcher that ignores SIGUSR2 and blocks SIGUSR1 and
+    SIGTERM (as the console blocks what its signalfd reads); both survive
+    exec, and the sandbox must reset them for the plugin. sandbox-run itself
+    ignores SIGPIPE."""
+    signal.signal(signal.SIGUSR2, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1, signal.SIGTERM})
 
 
 def expect(tap, res, line, outcome, desc, extra_ok=True, extra=""):
@@ -286,11 +296,14 @@ def _processes(tap, ctx):
 @case("state", 3)
 def _state(tap, ctx):
     res = sandbox(ctx, "state", ["--memory", str(96 << 20), "--cpu", "7"],
-                  {"data_bytes": 96 << 20, "cpu_s": 7})
+                  {"data_bytes": 96 << 20, "cpu_s": 7},
+                  preexec_fn=launcher_signal_state)
     expect(tap, res, "1", "answer-1",
            "inside: empty environment, no_new_privs, seccomp, own session, "
            "rlimits CORE/FSIZE 0, STACK 8 MiB, DATA, AS = DATA + 4 GiB, CPU, "
-           "NPROC (0 = ok, else stderr bytes = failing check)")
+           "NPROC, signals at their defaults and none blocked whatever the "
+           "launcher ignored or blocked (0 = ok, else stderr bytes = failing "
+           "check)")
     res = sandbox(ctx, "fds", [], {"fds": "0,1,2,3"})
     expect(tap, res, "1", "answer-1",
            "protocol 1: exactly fds 0-3; stdin /dev/null, input read-only, "

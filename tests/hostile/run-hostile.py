@@ -42,13 +42,14 @@ ANY = None      # no fix is obvious; anything but 1 passes in the sandbox
 
 class A:
     def __init__(self, name, expect, why, fixtures=(), observe=None,
-                 sandbox_args=(), pty=False):
+                 sandbox_args=(), pty=False, sandbox_prefix=()):
         self.name = name
         self.expect = expect        # errno or ANY
         self.why = why              # the layer that must refuse it
         self.fixtures = fixtures    # listeners to start: tcp tcp6 udp abstract unix
         self.observe = observe      # name of a check in OBSERVERS
         self.sandbox_args = list(sandbox_args)
+        self.sandbox_prefix = list(sandbox_prefix)   # e.g. ASLR off
         self.pty = pty
 
 
@@ -70,6 +71,9 @@ ATTEMPTS = [
     A("proc-parent-fd", EACCES, "Landlock"),
     A("open-errno-oracle", EACCES, "a constant answer to every open"),
     A("exec-errno-oracle", EACCES, "a constant answer to every execve"),
+    A("exec-guard-forge", EACCES,
+      "the exec guard's per-run key (the launcher's address is known)",
+      sandbox_prefix=["setarch", "-R"]),
     # What Landlock does not cover: seccomp.
     A("stat-probe", EPERM, "seccomp (path-based stat)"),
     A("fstatat-empty-path-probe", EPERM, "seccomp (newfstatat)"),
@@ -264,10 +268,36 @@ def observed(a, rd, fx, obs, params, mode_input_mode):
     raise ValueError(o)
 
 
+def guard_ip(lockfile):
+    """Where the launcher's execve returns when lockfile runs with ASLR off
+    (setarch -R): its load base read from its own auxiliary vector (glibc's
+    LD_SHOW_AUXV, AT_ENTRY minus the ELF entry point) plus the symbol's
+    offset. Read from the binary as it really loads, so a wrong guess cannot
+    pass for a refusal."""
+    auxv = subprocess.run(["setarch", "-R", "env", "LD_SHOW_AUXV=1", lockfile,
+                           "--version"], stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, check=True).stdout.decode()
+    entry = [int(line.split()[1], 16) for line in auxv.splitlines()
+             if line.startswith("AT_ENTRY:")]
+    hdr = subprocess.run(["readelf", "-h", lockfile], stdout=subprocess.PIPE,
+                         check=True).stdout.decode()
+    e_entry = [int(line.split()[-1], 16) for line in hdr.splitlines()
+               if "Entry point address" in line]
+    syms = subprocess.run(["nm", lockfile], stdout=subprocess.PIPE,
+                          check=True).stdout.decode()
+    off = [int(line.split()[0], 16) for line in syms.splitlines()
+           if line.endswith(" lf_plugin_execve_ret")]
+    if len(entry) != 1 or len(e_entry) != 1 or len(off) != 1:
+        raise RuntimeError("cannot locate lf_plugin_execve_ret in " + lockfile)
+    return entry[0] - e_entry[0] + off[0]
+
+
 def run_one(a, mode, lockfile, top):
     rd = H.RunDir(top)
     fx = Fixtures(rd, a.fixtures)
     params = dict(fx.params)
+    if a.sandbox_prefix:
+        params["guard_ip"] = guard_ip(lockfile)
     params["lock_offset"] = 0x1000000000 + secrets.randbelow(1 << 36)
     params["tasks"] = 300 + secrets.randbelow(180)
     params["growsdown_bytes"] = 256 << 20
@@ -277,7 +307,8 @@ def run_one(a, mode, lockfile, top):
     if mode == "bare":
         cmd = H.bare_cmd(plugin, inp)
     else:
-        cmd = H.sandbox_cmd(lockfile, plugin, inp, a.sandbox_args)
+        cmd = a.sandbox_prefix + H.sandbox_cmd(lockfile, plugin, inp,
+                                               a.sandbox_args)
     extra = os.open(rd.secret, os.O_RDONLY)
     obs_p = start_observer(a, rd, params)
     master = None

@@ -3,6 +3,7 @@
  * as that many stderr bytes (see hostile.h) and answers 0. */
 #include "hostile.h"
 
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -23,6 +24,8 @@ main(void)
 {
 	unsigned long long data, cpu;
 	struct rlimit rl;
+	struct sigaction pipe_sa, usr2_sa;
+	sigset_t mask;
 	int fail = 0;
 
 	conf_load();
@@ -53,6 +56,15 @@ main(void)
 		fail = 11;			/* task count + 512 */
 	else if (getppid() == 1)
 		fail = 12;			/* a parent that reaps it */
+	else if (sigaction(SIGPIPE, NULL, &pipe_sa) != 0 ||
+	    pipe_sa.sa_handler != SIG_DFL ||
+	    sigaction(SIGUSR2, NULL, &usr2_sa) != 0 ||
+	    usr2_sa.sa_handler != SIG_DFL)
+		fail = 13;			/* launcher's ignored signals reset */
+	else if (sigprocmask(SIG_SETMASK, NULL, &mask) != 0 ||
+	    sigismember(&mask, SIGUSR1) || sigismember(&mask, SIGTERM) ||
+	    sigismember(&mask, SIGPIPE))
+		fail = 14;			/* launcher's blocked signals unblocked */
 	if (fail == 0)
 		return write(1, "1\n", 2) == 2 ? 0 : 1;
 	if (write_filler(2, (size_t)fail) != 0)
