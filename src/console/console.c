@@ -98,17 +98,24 @@ send_line(int fd, const char *line)
 static long
 read_line(struct conn *cn, long wait_ms)
 {
-	long long deadline = now_ms() + wait_ms;
+	long long deadline;
 
+	/* A line already begun (pipelined behind the last one) has the full
+	 * allowance, not the short wait for a next request. */
+	if (cn->len > 0 && wait_ms < REQUEST_READ_MS)
+		wait_ms = REQUEST_READ_MS;
+	deadline = now_ms() + wait_ms;
 	for (;;) {
 		char *nl = memchr(cn->buf, '\n', cn->len);
 		struct pollfd pfd = { .fd = cn->fd, .events = POLLIN };
 		long long left;
 		ssize_t n;
 
+		/* PROTO_MAX_LINE counts the newline (docs/protocol.md); the
+		 * client holds itself to the same limit. */
 		if (nl != NULL)
-			return nl - cn->buf;
-		if (cn->len > PROTO_MAX_LINE)
+			return nl - cn->buf + 1 > PROTO_MAX_LINE ? -2 : nl - cn->buf;
+		if (cn->len >= PROTO_MAX_LINE)
 			return -2;
 		left = deadline - now_ms();
 		if (left <= 0)
@@ -166,6 +173,20 @@ dispatch(struct console *c, const struct request *req, const struct peer *p)
 	}
 }
 
+/* Whether the session must end now: its time is up, or a signal waits on
+ * the signalfd (left there for the main loop to read and name). Checked
+ * between requests, so that no connection, however busy, outlives the
+ * session or a SIGTERM. */
+static int
+session_over(struct console *c)
+{
+	struct pollfd pfd = { .fd = c->sigfd, .events = POLLIN };
+
+	if (now_ms() >= c->session_end_ms)
+		return 1;
+	return poll(&pfd, 1, 0) > 0 && (pfd.revents & POLLIN);
+}
+
 static void
 serve(struct console *c, int fd)
 {
@@ -193,9 +214,15 @@ serve(struct console *c, int fd)
 		goto out;
 	}
 	for (;;) {
-		long n = read_line(cn, wait);
+		long n;
 		char *line;
 
+		if (session_over(c))
+			break;
+		/* Handles expire on time even on a connection that never
+		 * pauses. */
+		(void)ws_expire(&c->ws, now_ms());
+		n = read_line(cn, wait);
 		if (n == -1)
 			break;
 		c->last_request_ms = now_ms();
@@ -475,17 +502,11 @@ cmd_console(int argc, char **argv)
 		}
 		if (!(pfd[0].revents & POLLIN))
 			continue;
-		while ((fd = listener_accept(&c->lis)) >= 0) {
+		/* Back to the top (timeouts, signals, expiry) after each
+		 * connection: a stream of connections must not hold it off. */
+		if ((fd = listener_accept(&c->lis)) >= 0)
 			serve(c, fd);
-			/* a signal during a long plan ends the session next */
-			struct signalfd_siginfo si;
-			if (read(c->sigfd, &si, sizeof(si)) == sizeof(si)) {
-				end = "signal";
-				goto done;
-			}
-		}
 	}
-done:
 	shutdown_console(c, end);
 	return 0;
 }

@@ -46,12 +46,10 @@ only_keys(const json_t *obj, const char *const *allowed)
 static int
 parse_id(const json_t *id, struct request *req)
 {
-	if (id == NULL)
-		return -1;	/* notifications are not served */
-	if (json_is_null(id)) {
-		req->id_kind = RID_NULL;
-		return 0;
-	}
+	/* Notifications are not served; a null id (JSON-RPC discourages it)
+	 * could not be told from the answer to an unreadable request. */
+	if (id == NULL || json_is_null(id))
+		return -1;
 	if (json_is_integer(id)) {
 		req->id_kind = RID_INT;
 		req->id_int = json_integer_value(id);
@@ -232,7 +230,8 @@ request_parse(const char *line, size_t len, struct request *req)
 	req->method = M__COUNT;
 	req->id_kind = RID_NULL;
 
-	doc = jsonx_parse(line, len, PROTO_MAX_LINE, REQ_MAX_DEPTH);
+	/* The line without its newline: PROTO_MAX_LINE counts the newline. */
+	doc = jsonx_parse(line, len, PROTO_MAX_LINE - 1, REQ_MAX_DEPTH);
 	if (doc == NULL || !json_is_object(doc))
 		goto out;
 	/* Read the id first, so that even a bad request is answered on it. */

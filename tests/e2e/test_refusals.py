@@ -64,6 +64,7 @@ BAD = [
     (b"[{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"status\"}]\n", None),
     (b"{\"jsonrpc\":\"2.0\",\"method\":\"status\"}\n", None),      # no id
     (b"{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"status\"}\n", None),
+    (b"{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"status\"}\n", None),
     (b"{\"jsonrpc\":\"2.0\",\"id\":[3],\"method\":\"status\"}\n", None),
     (b"{\"jsonrpc\":\"2.0\",\"id\":3,\"id\":4,\"method\":\"status\"}\n", None),
     (b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"file.delete\"}\n", 3),
@@ -129,11 +130,17 @@ def test_oversized_line(basic):
     line = raw(basic, data)
     assert err(line) == "E_BAD_REQUEST"
     assert json.loads(line)["id"] is None
-    # a line of exactly 64 KiB is read and answered
+    # a line of exactly 64 KiB, newline included, is read and answered
     body = b"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"status\"}"
-    data = body + b" " * (64 * 1024 - len(body)) + b"\n"
+    data = body + b" " * (64 * 1024 - 1 - len(body)) + b"\n"
+    assert len(data) == 64 * 1024
     line = raw(basic, data)
     assert json.loads(line)["result"]["console"] == "up"
+    # one byte more is refused, even when the newline arrives with it
+    data = body + b" " * (64 * 1024 - len(body)) + b"\n"
+    line = raw(basic, data)
+    assert err(line) == "E_BAD_REQUEST"
+    assert json.loads(line)["id"] is None
     # the console still serves afterwards
     req, line, _ = basic.rpc("status")
     assert check_reply(req, line) == "result"
