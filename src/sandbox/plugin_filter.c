@@ -136,20 +136,14 @@ static const int prctl_opts[] = {
 	0x53564d41 /* PR_SET_VMA: glibc names its anonymous mappings */,
 };
 
-/* madvise advice allowed (Go, glibc, jemalloc), compared on the low 32
- * bits (the kernel takes an int). Not MADV_MERGEABLE (12): KSM would merge
- * a plugin's pages with another process's, a channel between them
- * (PR_SET_MEMORY_MERGE is not among the prctl options either); not
- * MADV_HWPOISON/SOFT_OFFLINE (100, 101). Anything new is refused. */
-static const unsigned madvise_ok[] = {
-	0 /* NORMAL */, 1 /* RANDOM */, 2 /* SEQUENTIAL */, 3 /* WILLNEED */,
-	4 /* DONTNEED */, 8 /* FREE */, 9 /* REMOVE */, 10 /* DONTFORK */,
-	11 /* DOFORK */, 13 /* UNMERGEABLE */, 14 /* HUGEPAGE */,
-	15 /* NOHUGEPAGE */, 16 /* DONTDUMP */, 17 /* DODUMP */,
-	18 /* WIPEONFORK */, 19 /* KEEPONFORK */, 20 /* COLD */, 21 /* PAGEOUT */,
-	22 /* POPULATE_READ */, 23 /* POPULATE_WRITE */, 24 /* DONTNEED_LOCKED */,
-	25 /* COLLAPSE */, 102 /* GUARD_INSTALL */, 103 /* GUARD_REMOVE */,
-};
+/* madvise advice allowed (Go, glibc, jemalloc): 0..25 but MADV_MERGEABLE
+ * (12), and the guard-page pair 102..103. Not MERGEABLE: KSM would merge a
+ * plugin's pages with another process's, a channel between them
+ * (PR_SET_MEMORY_MERGE is not among the prctl options either); nothing
+ * above 25 but the guards (HWPOISON, SOFT_OFFLINE, what comes next). The
+ * comparison takes all 64 bits: a value with high bits set (which the
+ * kernel would truncate to an int) is refused, never let through. */
+#define MADV_MERGEABLE_NR 12
 
 /* clone flags that create namespaces or hand out a pidfd. */
 #define CLONE_FORBIDDEN (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | \
@@ -221,10 +215,22 @@ build_rules(scmp_filter_ctx ctx)
 		    ioctl_cmds[i]);
 		r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, &c);
 	}
-	for (i = 0; i < sizeof(madvise_ok) / sizeof(madvise_ok[0]); i++) {
-		struct scmp_arg_cmp c = SCMP_A2(SCMP_CMP_MASKED_EQ, 0xffffffffu,
-		    madvise_ok[i]);
-		r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(madvise), 1, &c);
+	{
+		/* 0..11, 13, 14..15, 16..23, 24..25, 102..103: libseccomp takes
+		 * one comparison per argument and rule, so ranges are masks over
+		 * all 64 bits. */
+		static const struct { uint64_t mask, value; } adv[] = {
+			{ ~0ULL, 13 }, { ~1ULL, 14 }, { ~7ULL, 16 },
+			{ ~1ULL, 24 }, { ~1ULL, 102 },
+		};
+		struct scmp_arg_cmp lo = SCMP_A2(SCMP_CMP_LT, MADV_MERGEABLE_NR);
+
+		r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(madvise), 1, &lo);
+		for (i = 0; i < sizeof(adv) / sizeof(adv[0]); i++) {
+			struct scmp_arg_cmp c = SCMP_A2(SCMP_CMP_MASKED_EQ,
+			    adv[i].mask, adv[i].value);
+			r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(madvise), 1, &c);
+		}
 	}
 	for (i = 0; i < sizeof(prctl_opts) / sizeof(prctl_opts[0]); i++) {
 		struct scmp_arg_cmp c = SCMP_A0(SCMP_CMP_EQ,
@@ -309,16 +315,24 @@ plugin_exec(const char *path, char *const argv[], char *const envp[],
 #define ARG_LO(n) (offsetof(struct seccomp_data, args) + (n) * 8)
 #define ARG_HI(n) (ARG_LO(n) + 4)
 
+/* The exec guard, the head of the one program loaded: execve passes only
+ * from plugin_exec()'s syscall instruction with the run's key in r10/r8
+ * (args 3 and 4); everything else, and an execve that passes, continues
+ * into the allowlist (instruction GUARD_LEN, the first of libseccomp's
+ * program), which decides as for any call. One program, not two: each
+ * attach costs a JIT and the kernel's action-cache emulation. */
+#define GUARD_LEN 17
+
 /* Instructions of the guard whose constant is a word of the key. */
 static const size_t key_slots[EXEC_KEY_WORDS] = { 9, 11, 13, 15 };
 
 static void
-build_exec_guard(struct bpf_program *prog)
+build_exec_guard(struct sock_filter out[GUARD_LEN])
 {
 	uint64_t ip = (uint64_t)(uintptr_t)lf_plugin_execve_ret;
-	/* Jumps are relative: DENY is instruction 16, ALLOW 17. The key words
-	 * are zero here and patched in each child. */
-	struct sock_filter g[] = {
+	/* Jumps are relative: DENY is instruction 16, the allowlist starts at
+	 * 17. The key words are zero here and patched in each child. */
+	const struct sock_filter g[GUARD_LEN] = {
 		/* 0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 		    offsetof(struct seccomp_data, arch)),
 		/* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 15),
@@ -340,15 +354,9 @@ build_exec_guard(struct bpf_program *prog)
 		/* 14 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_HI(4)),
 		/* 15 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0),
 		/* 16 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
-		/* 17 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 
-	_Static_assert(sizeof(g) <= sizeof(prog->exec_guard),
-	    "exec guard does not fit");
-	/* The other architecture and the other calls fall through to ALLOW:
-	 * the main filter decides those. */
-	memcpy(prog->exec_guard, g, sizeof(g));
-	prog->exec_guard_len = sizeof(g) / sizeof(g[0]);
+	memcpy(out, g, sizeof(g));
 }
 
 int
@@ -365,9 +373,15 @@ plugin_filter_build(struct bpf_program *prog, const char **why)
 		*why = "seccomp_init failed";
 		goto out;
 	}
+	/* A binary tree sorted by syscall number, not libseccomp's default
+	 * linear chain: at attach the kernel emulates the filter for every
+	 * syscall number (its action cache) with interrupts off, which for a
+	 * chain of ~190 instructions cost more than the rest of the spawn; a
+	 * tree also makes each of the plugin's calls cheaper. */
 	if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
 	    SCMP_ACT_KILL_PROCESS) != 0 ||
-	    seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) != 0) {
+	    seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) != 0 ||
+	    seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2) != 0) {
 		*why = "seccomp attributes refused";
 		goto out;
 	}
@@ -388,24 +402,28 @@ plugin_filter_build(struct bpf_program *prog, const char **why)
 		goto out;
 	}
 	size = (size_t)end;
-	data = malloc(size);
+	data = malloc(GUARD_LEN * sizeof(struct sock_filter) + size);
 	if (data == NULL)
 		fatal("out of memory");
-	if (pread(fd, data, size, 0) != (ssize_t)size) {
+	if (pread(fd, data + GUARD_LEN * sizeof(struct sock_filter), size, 0) !=
+	    (ssize_t)size) {
 		*why = "seccomp export unreadable";
 		goto out;
 	}
 	prog->insns = (struct sock_filter *)(void *)data;
-	prog->len = size / sizeof(struct sock_filter);
+	prog->len = GUARD_LEN + size / sizeof(struct sock_filter);
 	data = NULL;
+	build_exec_guard(prog->insns);
 
-	for (i = 0, n = 0; i < prog->len; i++)
+	/* The pid slots are in libseccomp's part only (a word of the guard's
+	 * address could equal the placeholder). */
+	for (i = GUARD_LEN, n = 0; i < prog->len; i++)
 		if (prog->insns[i].k == PID_PLACEHOLDER)
 			n++;
 	prog->pid_slots = calloc(n ? n : 1, sizeof(size_t));
 	if (prog->pid_slots == NULL)
 		fatal("out of memory");
-	for (i = 0; i < prog->len; i++) {
+	for (i = GUARD_LEN; i < prog->len; i++) {
 		struct sock_filter *f = &prog->insns[i];
 		if (f->k != PID_PLACEHOLDER)
 			continue;
@@ -420,7 +438,6 @@ plugin_filter_build(struct bpf_program *prog, const char **why)
 		*why = "seccomp pid rules missing from the program";
 		goto out;
 	}
-	build_exec_guard(prog);
 	ret = 0;
 out:
 	if (ret != 0)
@@ -451,11 +468,7 @@ plugin_filter_load(struct bpf_program *prog, pid_t self,
 	for (i = 0; i < prog->npid_slots; i++)
 		prog->insns[prog->pid_slots[i]].k = (uint32_t)self;
 	for (i = 0; i < EXEC_KEY_WORDS; i++)
-		prog->exec_guard[key_slots[i]].k = key[i];
-	fp.len = (unsigned short)prog->exec_guard_len;
-	fp.filter = prog->exec_guard;
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp) != 0)
-		return -1;
+		prog->insns[key_slots[i]].k = key[i];
 	fp.len = (unsigned short)prog->len;
 	fp.filter = prog->insns;
 	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp);
