@@ -119,6 +119,7 @@ ATTEMPTS = [
     A("sysv-sem", EPERM, "seccomp"),
     A("posix-mq", EPERM, "seccomp"),
     A("memfd-create", EPERM, "seccomp"),
+    A("ksm-mergeable", EPERM, "seccomp (madvise advice)"),
     A("growsdown-rlimit", ANY, "RLIMIT_DATA (or seccomp on MAP_GROWSDOWN)",
       sandbox_args=["--memory", str(32 << 20)]),
     # Kernel interfaces.
