@@ -43,12 +43,34 @@ split(const char *text, size_t len, struct lines *l)
 	return 0;
 }
 
+/* Every byte of the line, escaped, in pieces: nothing past a cut may hide
+ * a change. */
 static void
 show_line(struct term *t, char mark, const char *s, size_t len)
 {
+	size_t off = 0;
+
 	term_printf(t, "%c ", mark);
-	term_untrusted(t, s, len, 1024);
+	do {
+		size_t n = len - off > 1024 ? 1024 : len - off;
+		term_untrusted(t, s + off, n, 1024);
+		off += n;
+	} while (off < len);
 	term_printf(t, "\n");
+}
+
+/* Each line of text, marked, in full. */
+static void
+show_all(struct term *t, char mark, const char *text, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t e = nl ? (size_t)(nl - text) : len;
+		show_line(t, mark, text + i, e - i);
+		i = e + 1;
+	}
 }
 
 static int
@@ -66,11 +88,17 @@ show_diff(struct term *t, const char *old, size_t oldlen, const char *new,
 	unsigned short *tab;
 	size_t i, j, w;
 
-	if (old == NULL || split(old, oldlen, &a) != 0 ||
-	    split(new, newlen, &b) != 0) {
-		if (split(new, newlen, &b) == 0)
-			for (i = 0; i < b.n; i++)
-				show_line(t, '+', b.s[i], b.len[i]);
+	if (old == NULL) {
+		show_all(t, '+', new, newlen);
+		return;
+	}
+	/* Too many lines for the table: both versions, every line, rather
+	 * than a card that hides anything. */
+	if (split(old, oldlen, &a) != 0 || split(new, newlen, &b) != 0) {
+		term_printf(t, "(too many lines for a diff: the approved policy "
+		    "in full, then the edited one)\n");
+		show_all(t, '-', old, oldlen);
+		show_all(t, '+', new, newlen);
 		return;
 	}
 	w = b.n + 1;
@@ -187,13 +215,18 @@ cmd_policy(int argc, char **argv)
 			rc = 1;
 			goto out;
 		}
-		escape_text(old, oldlen, safe, sizeof(safe));
-		/* keep newlines readable: the escaper turns them into \x0a */
-		for (char *p = safe; (p = strstr(p, "\\x0a")) != NULL;)
-			memcpy(p, "\n   ", 4);
 		sha256_mem(old, oldlen, pol.fingerprint);
 		hex_encode(pol.fingerprint, SHA256_LEN, fp);
-		printf("approved policy (fingerprint %s):\n   %s\n", fp, safe);
+		printf("approved policy (fingerprint %s):\n", fp);
+		/* Line by line, each escaped on its own: a literal "\x0a" in
+		 * the text stays text, never a line break. */
+		for (size_t i = 0; i < oldlen;) {
+			const char *nl = memchr(old + i, '\n', oldlen - i);
+			size_t e = nl ? (size_t)(nl - old) : oldlen;
+			escape_text(old + i, e - i, safe, sizeof(safe));
+			printf("   %s\n", safe);
+			i = e + 1;
+		}
 		text = policy_read_file(edit, &len, &rwhy);
 		if (text != NULL && (len != oldlen || memcmp(text, old, len) != 0))
 			printf("the edited policy %s differs: review it with "

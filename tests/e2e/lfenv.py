@@ -271,6 +271,31 @@ class ConsoleEnv:
                                           "HOME": self.home, "TERM": "xterm"},
                        check=check)
 
+    def run_in_pane(self, args):
+        """Run `lockfile ARGS` as the console account in this environment's
+        own terminal (a tmux pane, as the console runs): for the commands
+        that ask the human, like `policy approve`."""
+        inner = " ".join(shlex_quote(c) for c in [self.binary] + list(args))
+        # The history limit must be set before the window exists (a long
+        # policy is thousands of lines): from a config file.
+        conf = os.path.join(self.tmuxdir, "tmux.conf")
+        with open(conf, "w") as f:
+            f.write("set-option -g history-limit 50000\n"
+                    "set-option -g remain-on-exit on\n")
+        os.chmod(conf, 0o644)
+        tmux_cmd = ("tmux -L %s -f %s new-session -d -s lf -x 220 -y 80 %s"
+                    % (shlex_quote(self.name), shlex_quote(conf),
+                       shlex_quote("exec " + inner)))
+        subprocess.run(["setpriv", "--reuid=" + CONSOLE_USER,
+                        "--regid=" + CONSOLE_USER, "--init-groups", "env",
+                        "-i", "PATH=/usr/bin:/bin",
+                        "TMUX_TMPDIR=" + self.tmuxdir, "HOME=" + self.home,
+                        "TERM=xterm", "sh", "-c", tmux_cmd], check=True,
+                       timeout=30)
+        self.started = True
+        pids = self.tmux("list-panes", "-F", "#{pane_pid}").stdout.split()
+        self.console_pid = int(pids[0]) if pids else None
+
     def start(self, args=(), hidepid=True, wait=True, build=None, wrapper=()):
         """wrapper: argv the console command is appended to (it must exec
         it), e.g. a seccomp shim that takes Landlock away."""

@@ -1,0 +1,83 @@
+"""`lockfile policy approve` and `policy show` in a real terminal, as the
+console account: an edit takes effect only once the human has seen every
+changed byte and typed `approve`; nothing in the edit can hide a change
+(a long file, a long line) or fake a line on the screen."""
+import os
+
+import pytest
+
+from lfenv import CONSOLE_USER, ConsoleEnv, as_user
+
+BASE = 'security_level = 1\nanswer_quantum_s = 1\n'
+
+
+@pytest.fixture
+def env():
+    e = ConsoleEnv()
+    yield e
+    e.cleanup()
+
+
+def approved_text(env):
+    with open(os.path.join(env.home, ".local/state/lockfile/"
+                           "policy.approved.toml")) as f:
+        return f.read()
+
+
+def approve(env, old, new, answer="approve"):
+    env.write_policy(text=old)
+    env.write_policy(approved=False, text=new)
+    env.run_in_pane(["policy", "--home", env.home, "approve"])
+    screen = env.wait_screen(r"Type 'approve' to make this")
+    env.type(answer)
+    env.wait_exit(timeout=20)
+    return screen
+
+
+def test_an_edit_takes_effect_once_typed(env):
+    new = BASE.replace("security_level = 1", "security_level = 0")
+    screen = approve(env, BASE, new)
+    assert "- security_level = 1" in screen
+    assert "+ security_level = 0" in screen
+    assert "  answer_quantum_s = 1" in screen
+    assert approved_text(env) == new
+
+
+def test_anything_but_approve_leaves_it(env):
+    new = BASE + "allowed_uids = [1002]\n"
+    approve(env, BASE, new, answer="yes")
+    assert "not approved" in env.screen()
+    assert approved_text(env) == BASE
+
+
+def test_a_long_policy_still_shows_every_change(env):
+    # More lines than the diff table takes: both versions in full, never
+    # an empty card.
+    new = "security_level = 0\nallowed_uids = [1002]\n" + "#\n" * 2100
+    screen = approve(env, BASE, new)
+    assert "too many lines for a diff" in screen
+    assert "+ allowed_uids = [1002]" in screen
+    assert "+ security_level = 0" in screen
+    assert "- security_level = 1" in screen
+    assert approved_text(env) == new
+
+
+def test_a_change_at_the_end_of_a_long_line_is_shown(env):
+    old = BASE + "allowed_uids = [" + " " * 4200 + "1000]\n"
+    new = BASE + "allowed_uids = [" + " " * 4200 + "1002]\n"
+    screen = approve(env, old, new, answer="no")
+    joined = screen.replace("\n", "")
+    assert "1000]" in joined and "1002]" in joined
+    assert approved_text(env) == old
+
+
+def test_show_never_fakes_a_line(env):
+    text = BASE + "# a note \\x0aallowed_uids = [1002]\n"
+    env.write_policy(text=text)
+    r = as_user(CONSOLE_USER, [env.binary, "policy", "--home", env.home,
+                               "show"], check=True)
+    out = r.stdout.decode()
+    lines = out.splitlines()
+    assert not any(l.strip().startswith("allowed_uids") for l in lines), out
+    assert any("a note" in l and "allowed_uids" in l for l in lines), out
+    assert all(0x20 <= ord(ch) < 0x7f for ch in out.replace("\n", "")), out
