@@ -41,27 +41,55 @@ store_plugin_dir(const struct store *s, const char *name, const char *version,
 	return 0;
 }
 
-/* Open a file of the store without following symlinks anywhere in the
- * path below the store root, regular and not writable by others. */
+/* One step of a walk below the store root: dfd's entry NAME, opened
+ * without following a symlink, owned by the console account and not
+ * writable by group or others (a directory of another account could be
+ * swapped under us between the hash and the exec). */
 static int
-open_store_file(const char *dir, const char *file)
+open_owned(int dfd, const char *name, int flags, mode_t type)
 {
-	char path[PATH_MAX];
 	struct stat st;
 	int fd;
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >=
-	    (int)sizeof(path))
+	if (name[0] == '\0' || strchr(name, '/') != NULL ||
+	    strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+		errno = EPERM;
 		return -1;
-	fd = open(path, OPEN_RO_SAFE);
+	}
+	fd = openat(dfd, name, flags | O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
+	    O_NOCTTY);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+	if (fstat(fd, &st) != 0 || (st.st_mode & S_IFMT) != type ||
+	    st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
 		close(fd);
 		errno = EPERM;
 		return -1;
 	}
+	return fd;
+}
+
+/* Open root/NAME/VERSION/FILE component by component: no symlink anywhere
+ * below the root, every step the console account's own. */
+static int
+open_store_file(const struct store *s, const char *name, const char *version,
+    const char *file)
+{
+	int root, nd = -1, vd = -1, fd = -1, e;
+
+	root = open(s->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (root < 0)
+		return -1;
+	if ((nd = open_owned(root, name, O_DIRECTORY, S_IFDIR)) >= 0 &&
+	    (vd = open_owned(nd, version, O_DIRECTORY, S_IFDIR)) >= 0)
+		fd = open_owned(vd, file, 0, S_IFREG);
+	e = errno;
+	if (vd >= 0)
+		close(vd);
+	if (nd >= 0)
+		close(nd);
+	close(root);
+	errno = e;
 	return fd;
 }
 
@@ -91,7 +119,7 @@ store_open_plugin(const struct store *s, const char *name,
 		*why = "store path too long";
 		return STORE_NOT_INSTALLED;
 	}
-	mfd = open_store_file(dir, "manifest.json");
+	mfd = open_store_file(s, e->name, e->version, "manifest.json");
 	if (mfd < 0) {
 		*why = errno == ENOENT ? "manifest missing" : "manifest unsafe";
 		return errno == ENOENT ? STORE_NOT_INSTALLED : STORE_TAMPERED;
@@ -115,7 +143,7 @@ store_open_plugin(const struct store *s, const char *name,
 		*why = "manifest does not match its plugins.lock record";
 		goto out;
 	}
-	out->binfd = open_store_file(dir, "plugin");
+	out->binfd = open_store_file(s, e->name, e->version, "plugin");
 	if (out->binfd < 0) {
 		*why = "plugin binary missing or unsafe";
 		goto out;
