@@ -580,6 +580,18 @@ sftp_fetch(struct source *s, const char *key, int outfd,
 		stall_progress(&k.stall);
 		fc = transfer(&k, &sk, res, buf);
 	}
+	/* The teardown talks to the server too (the close waits for its
+	 * reply, with no timeout of libssh's): still under the watchdog, with
+	 * a fresh stall window, so a server that never answers it cannot
+	 * hold the console. Stopped before ssh_disconnect closes the socket:
+	 * the watchdog must never shut down a descriptor number reused. */
+	stall_progress(&k.stall);
+	if (k.file != NULL)
+		(void)sftp_close(k.file);
+	if (k.sftp != NULL)
+		sftp_free(k.sftp);
+	/* Fired during the transfer: the transfer failed. Fired only in the
+	 * teardown: the file was already whole. */
 	if (stall_stop(&k.stall) && fc != FC_OK) {
 		snprintf(res->detail, sizeof(res->detail), "no progress for %us, "
 		    "or over %us in all", s->stall_timeout_s, s->timeout_s);
@@ -588,10 +600,6 @@ sftp_fetch(struct source *s, const char *key, int outfd,
 	if (fc == FC_OK && (fc = sink_finish(&sk, res)) != FC_OK)
 		snprintf(res->detail, sizeof(res->detail), "spool: %s",
 		    strerror(sk.write_errno));
-	if (k.file != NULL)
-		(void)sftp_close(k.file);
-	if (k.sftp != NULL)
-		sftp_free(k.sftp);
 	if (k.ssh != NULL) {
 		if (ssh_is_connected(k.ssh))
 			ssh_disconnect(k.ssh);

@@ -42,7 +42,12 @@ def keygen(path, kind="ed25519"):
 
 
 class SshEnv:
-    def __init__(self, host_key_type="ed25519"):
+    def __init__(self, host_key_type="ed25519", sftp_command=None):
+        """sftp_command: a program to serve SFTP instead of internal-sftp
+        (a hostile server). sshd runs it through the login shell, and the
+        SFTP account has none: such a server logs in root instead (on this
+        loopback-only, key-only sshd)."""
+        self.user = "root" if sftp_command else SFTP_USER
         self.base = tempfile.mkdtemp(prefix="lfssh-", dir="/tmp")
         os.chmod(self.base, 0o755)
         self.port = free_port()
@@ -58,8 +63,8 @@ class SshEnv:
         self.authdir = os.path.join(self.base, "authorized")
         os.mkdir(self.authdir)
         shutil.copyfile(self.client_key_path + ".pub",
-                        os.path.join(self.authdir, SFTP_USER))
-        os.chmod(os.path.join(self.authdir, SFTP_USER), 0o644)
+                        os.path.join(self.authdir, self.user))
+        os.chmod(os.path.join(self.authdir, self.user), 0o644)
         pw = pwd.getpwnam(SFTP_USER)
         self.data = os.path.join(self.base, "data")
         os.mkdir(self.data, 0o755)
@@ -75,7 +80,7 @@ AuthorizedKeysFile %s/%%u
 AllowUsers %s
 StrictModes no
 UsePAM no
-PermitRootLogin no
+PermitRootLogin %s
 PasswordAuthentication no
 KbdInteractiveAuthentication no
 PubkeyAuthentication yes
@@ -83,11 +88,13 @@ AuthenticationMethods publickey
 X11Forwarding no
 AllowTcpForwarding no
 PermitTTY no
-Subsystem sftp internal-sftp
-ForceCommand internal-sftp
+Subsystem sftp %s
+ForceCommand %s
 LogLevel DEBUG1
 MaxStartups 100
-""" % (self.port, self.host_key, self.base, self.authdir, SFTP_USER))
+""" % (self.port, self.host_key, self.base, self.authdir, self.user,
+       "prohibit-password" if self.user == "root" else "no",
+       sftp_command or "internal-sftp", sftp_command or "internal-sftp"))
         self.proc = None
 
     def start(self, timeout=20):
@@ -186,7 +193,7 @@ MaxStartups 100
     def profile(self, **over):
         """The sftp profile table for this server (credentials to be set by
         the caller)."""
-        t = {"host": "127.0.0.1", "port": self.port, "user": SFTP_USER,
+        t = {"host": "127.0.0.1", "port": self.port, "user": self.user,
              "base_dir": self.data, "host_key_type": self.host_key_type,
              "host_key_sha256": self.host_key_sha256}
         t.update(over)

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from sshenv import keygen
+from sshenv import SshEnv, keygen
 from srcutil import FETCH_ONE, closed_port, fetch, write_secret
 
 FILES = {
@@ -290,3 +290,24 @@ def test_total_timeout(files, home):
     assert r["cause"] == "timeout", r
     assert "in all" in r["detail"], r
     assert r["secs"] < 15, r
+
+
+def test_server_never_answers_the_close(home):
+    """The file is served whole, then the close is never answered: libssh
+    waits for that reply without a timeout, so the teardown runs under the
+    watchdog too. The fetch ends after stall_timeout_s with the file."""
+    cmd = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                       "sftp-drop-close")
+    sd = SshEnv(sftp_command=cmd)
+    try:
+        sd.start()
+        data = os.urandom(200000)
+        sd.write("a.bin", data)
+        out = os.path.join(home, "spool")
+        r = fetch("sftp", profile(sd, home, stall_timeout_s=2, timeout_s=20),
+                  "a.bin", home, out=out, timeout=60)
+        assert r["cause"] == "ok", r
+        assert r["secs"] < 10, r
+        assert r["sha256"] == hashlib.sha256(data).hexdigest()
+    finally:
+        sd.cleanup()
