@@ -208,7 +208,7 @@ serve(struct console *c, int fd)
 		json_object_set_new(rec, "peer_uid", json_integer(cn->peer.uid));
 		json_object_set_new(rec, "outcome", json_string("E_PEER_REFUSED"));
 		if (audit_write(&c->audit, rec) != 0)
-			fatal("audit write failed: stopping");
+			console_audit_failed(c);
 		console_window(c, "refused a connection from uid %u",
 		    (unsigned)cn->peer.uid);
 		goto out;
@@ -403,6 +403,14 @@ shutdown_console(struct console *c, const char *why)
 	policy_free(&c->pol);
 	audit_close(&c->audit);
 	term_close(&c->term);
+}
+
+void
+console_audit_failed(struct console *c)
+{
+	logit("audit write failed: stopping");
+	shutdown_console(c, "the audit cannot be written");
+	_exit(70);
 }
 
 int

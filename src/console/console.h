@@ -49,6 +49,9 @@ char *handle_change(struct console *c, const struct request *req,
 
 /* Sleep until the next multiple of the quantum after start_ms. */
 void console_hold_until_quantum(struct console *c, long long start_ms);
+/* The audit cannot be written: stop as a shutdown does (fetched files
+ * deleted, values wiped), then exit 70. Never returns. */
+void console_audit_failed(struct console *c) __attribute__((noreturn));
 /* A line for the console window (our text; agent text through term). */
 void console_window(struct console *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

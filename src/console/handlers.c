@@ -200,7 +200,7 @@ handle_release(struct console *c, const struct request *req,
 		line = proto_result_line(M_FILE_RELEASE, id, r);
 	}
 	if (audit_write(&c->audit, rec) != 0)
-		fatal("audit write failed: stopping");
+		console_audit_failed(c);
 	/* Deleting a larger file takes longer: the answer, refusal included,
 	 * waits for the quantum. */
 	console_hold_until_quantum(c, start);
@@ -225,7 +225,7 @@ handle_change(struct console *c, const struct request *req,
 	json_object_set_new(rec, "peer_uid", json_integer(peer->uid));
 	json_object_set_new(rec, "text", json_stringn(req->text, req->text_len));
 	if (audit_write(&c->audit, rec) != 0)
-		fatal("audit write failed: stopping");
+		console_audit_failed(c);
 	r = json_object();
 	json_object_set_new(r, "queued", json_true());
 	line = proto_result_line(M_CHANGE_REQUEST, id, r);

@@ -581,7 +581,7 @@ hold:
 out:
 	close_plugins(pl);
 	if (audit_write(&c->audit, pl->rec) != 0)
-		fatal("audit write failed: stopping");
+		console_audit_failed(c);
 	json_decref(pl->id);
 	explicit_bzero(pl, sizeof(*pl));
 	free(pl);
