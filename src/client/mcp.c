@@ -377,7 +377,12 @@ mcp_message(struct mcp *s, const char *line, size_t len)
 	if (!json_is_string(ver) || strcmp(json_string_value(ver), "2.0") != 0 ||
 	    !json_is_string(method) || (params != NULL &&
 	    !json_is_object(params)) || (id != NULL && !valid_id(id))) {
-		if (id != NULL)
+		/* Silence is for a well-formed notification only (JSON-RPC 2.0:
+		 * an invalid request is answered, with id null when it has
+		 * none or a bad one). */
+		if (id != NULL || !json_is_string(ver) ||
+		    strcmp(json_string_value(ver), "2.0") != 0 ||
+		    !json_is_string(method))
 			send_error(valid_id(id) ? id : NULL, -32600,
 			    "not a JSON-RPC 2.0 request", NULL);
 		goto out;

@@ -132,6 +132,14 @@ def test_strict_input(lockfile_bin, fake):
     s.send_raw(b'{"jsonrpc":"2.0","id":true,"method":"tools/list"}\n')
     m = s.read(10)
     assert m["error"]["code"] == -32600 and m["id"] is None
+    # invalid requests without an id are answered too (JSON-RPC 2.0's own
+    # example); only a well-formed notification is not
+    s.send_raw(b'{"jsonrpc":"2.0","method":1,"params":"bar"}\n')
+    m = s.read(10)
+    assert m["error"]["code"] == -32600 and m["id"] is None
+    s.send_raw(b'{"jsonrpc":"2.0"}\n')
+    m = s.read(10)
+    assert m["error"]["code"] == -32600 and m["id"] is None
     s.send_raw(b'{"jsonrpc":"2.0","id":4,"method":' + b'[' * 50 + b']' * 50
                + b'}\n')
     assert s.read(10)["error"]["code"] == -32700         # too deep
