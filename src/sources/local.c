@@ -90,14 +90,15 @@ local_fetch(struct source *s, const char *key, int outfd,
     unsigned long long cap, struct fetch_result *res)
 {
 	struct open_how how = {
-		.flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK,
+		.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW,
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
 		    RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
 	};
 	struct sink sk;
 	enum fetch_cause c = FC_IO;
-	struct stat st;
-	int fd;
+	struct stat st, st2;
+	char self[40];
+	int fd, pfd;
 
 	memset(res, 0, sizeof(*res));
 	if (s == NULL) {
@@ -105,21 +106,37 @@ local_fetch(struct source *s, const char *key, int outfd,
 		    "be opened at console start (see its start-up warning)");
 		return FC_UNAVAILABLE;
 	}
-	fd = (int)syscall(SYS_openat2, s->dirfd, key, &how, sizeof(how));
-	if (fd < 0) {
+	/* The lookup with O_PATH: nothing is opened yet, so a FIFO cannot
+	 * stall us and a device node's driver is never called; only a
+	 * regular file is then opened for reading, through the same inode. */
+	pfd = (int)syscall(SYS_openat2, s->dirfd, key, &how, sizeof(how));
+	if (pfd < 0) {
 		c = errno_cause(errno);
 		snprintf(res->detail, sizeof(res->detail), "open: %s",
 		    strerror(errno));
 		return c;
 	}
-	/* O_NONBLOCK only so a FIFO cannot stall the open; reads are normal. */
-	if (set_nonblock(fd, 0) != 0 || fstat(fd, &st) != 0) {
-		close(fd);
+	if (fstat(pfd, &st) != 0) {
+		close(pfd);
 		return FC_IO;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		close(fd);
+		close(pfd);
 		return FC_NOT_REGULAR;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	c = fd < 0 ? errno_cause(errno) : FC_OK;
+	if (fd < 0)
+		snprintf(res->detail, sizeof(res->detail), "open: %s",
+		    strerror(errno));
+	close(pfd);
+	if (fd < 0)
+		return c;
+	if (fstat(fd, &st2) != 0 || st2.st_dev != st.st_dev ||
+	    st2.st_ino != st.st_ino || !S_ISREG(st2.st_mode)) {
+		close(fd);
+		return FC_IO;
 	}
 	if ((unsigned long long)st.st_size > cap) {
 		close(fd);

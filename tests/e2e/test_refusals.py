@@ -8,6 +8,7 @@ denied and timed out, and fetch failures of every cause."""
 import json
 import os
 import stat
+import subprocess
 import threading
 import time
 
@@ -440,6 +441,13 @@ def test_fetch_failed_causes(env):
     os.symlink("/etc/passwd", os.path.join(d, "passwd"))
     os.symlink("secret", os.path.join(d, "linkdir"))
     os.mkfifo(os.path.join(d, "fifo"))
+    # A writer waiting on the FIFO is released by any open for reading: the
+    # console must look at what a key names without opening it.
+    writer = subprocess.Popen(["/usr/bin/python3", "-c",
+                               "import sys; open(sys.argv[1], 'wb'); "
+                               "print('opened', flush=True)",
+                               os.path.join(d, "fifo")],
+                              stdout=subprocess.PIPE)
     os.mknod(os.path.join(d, "null"), 0o666 | stat.S_IFCHR, os.makedev(1, 3))
     with open(os.path.join(d, "locked.pdf"), "wb") as f:
         f.write(make_pdf())
@@ -463,6 +471,10 @@ def test_fetch_failed_causes(env):
     recs = [r for r in env.audit() if r.get("method") == "file.plan"]
     got = {r["key"]: r["fetch_cause"] for r in recs}
     assert got == want
+    time.sleep(0.5)
+    assert writer.poll() is None, "the FIFO was opened"
+    writer.kill()
+    writer.wait()
     # exactly the cap fits
     line = approved_plan(env, {"profile": "docs", "key": "fits.bin",
                                "plugins": [{"name": "is-pdf"}]})
