@@ -514,6 +514,11 @@ s3_fetch(struct source *s, const char *key, int outfd, unsigned long long cap,
 	sink_init(&x->sink, outfd, cap);
 	setup(s, x, url, s->id, s->secret, cap, hdrs, resolve, errbuf);
 	rc = curl_easy_perform(x->h);
+	/* Scrubbed before it is cut to the detail's size, so that no prefix
+	 * of a secret survives the cut. */
+	cred_scrub(s->cred, errbuf, sizeof(errbuf));
+	text_scrub_word(s->secret, errbuf, sizeof(errbuf));
+	text_scrub_word(s->id, errbuf, sizeof(errbuf));
 	fc = outcome(x, rc, errbuf, res);
 	if (fc == FC_OK && (fc = sink_finish(&x->sink, res)) != FC_OK)
 		snprintf(res->detail, sizeof(res->detail), "spool: %s",

@@ -267,8 +267,15 @@ struct conn {
 static void
 detail_from(const struct conn *k, struct fetch_result *res, const char *what)
 {
-	snprintf(res->detail, sizeof(res->detail), "%s: %s", what,
-	    ssh_get_error(k->ssh));
+	char full[1024] = { 0 };
+
+	/* Scrubbed whole, then cut to the detail's size: no prefix of a
+	 * secret survives the cut. */
+	snprintf(full, sizeof(full), "%s: %s", what, ssh_get_error(k->ssh));
+	cred_scrub(k->cred, full, sizeof(full));
+	full[sizeof(res->detail) - 1] = '\0';
+	memcpy(res->detail, full, sizeof(res->detail));
+	explicit_bzero(full, sizeof(full));
 	cred_scrub(k->cred, res->detail, sizeof(res->detail));
 }
 
