@@ -31,16 +31,6 @@ store_reload(struct store *s, const char **why)
 	return lockdb_load(s->lockpath, &s->db, why);
 }
 
-int
-store_plugin_dir(const struct store *s, const char *name, const char *version,
-    char *out, size_t outlen)
-{
-	if (snprintf(out, outlen, "%s/%s/%s", s->root, name, version) >=
-	    (int)outlen)
-		return -1;
-	return 0;
-}
-
 /* One step of a walk below the store root: dfd's entry NAME, opened
  * without following a symlink, owned by the console account and not
  * writable by group or others (a directory of another account could be
@@ -69,28 +59,26 @@ open_owned(int dfd, const char *name, int flags, mode_t type)
 	return fd;
 }
 
-/* Open root/NAME/VERSION/FILE component by component: no symlink anywhere
- * below the root, every step the console account's own. */
+/* Open root/NAME/VERSION component by component: no symlink anywhere
+ * below the root, every step the console account's own. The version's
+ * files are then opened from it with open_owned(). */
 static int
-open_store_file(const struct store *s, const char *name, const char *version,
-    const char *file)
+open_version_dir(const struct store *s, const char *name, const char *version)
 {
-	int root, nd = -1, vd = -1, fd = -1, e;
+	int root, nd, vd = -1, e;
 
 	root = open(s->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (root < 0)
 		return -1;
-	if ((nd = open_owned(root, name, O_DIRECTORY, S_IFDIR)) >= 0 &&
-	    (vd = open_owned(nd, version, O_DIRECTORY, S_IFDIR)) >= 0)
-		fd = open_owned(vd, file, 0, S_IFREG);
+	nd = open_owned(root, name, O_DIRECTORY, S_IFDIR);
+	if (nd >= 0)
+		vd = open_owned(nd, version, O_DIRECTORY, S_IFDIR);
 	e = errno;
-	if (vd >= 0)
-		close(vd);
 	if (nd >= 0)
 		close(nd);
 	close(root);
 	errno = e;
-	return fd;
+	return vd;
 }
 
 enum store_status
@@ -98,10 +86,10 @@ store_open_plugin(const struct store *s, const char *name,
     const char *version, struct opened_plugin *out, const char **why)
 {
 	const struct lock_entry *e = lockdb_find_const(&s->db, name);
-	char dir[PATH_MAX], mbuf[MANIFEST_MAX_BYTES];
+	char mbuf[MANIFEST_MAX_BYTES];
 	uint8_t h[SHA256_LEN];
 	ssize_t n;
-	int mfd = -1;
+	int vd, mfd;
 	enum store_status st = STORE_TAMPERED;
 
 	memset(out, 0, sizeof(*out));
@@ -115,14 +103,15 @@ store_open_plugin(const struct store *s, const char *name,
 		*why = "recorded as yanked";
 		return STORE_YANKED;
 	}
-	if (store_plugin_dir(s, e->name, e->version, dir, sizeof(dir)) != 0) {
-		*why = "store path too long";
-		return STORE_NOT_INSTALLED;
-	}
-	mfd = open_store_file(s, e->name, e->version, "manifest.json");
+	vd = open_version_dir(s, e->name, e->version);
+	mfd = vd < 0 ? -1 : open_owned(vd, "manifest.json", 0, S_IFREG);
 	if (mfd < 0) {
-		*why = errno == ENOENT ? "manifest missing" : "manifest unsafe";
-		return errno == ENOENT ? STORE_NOT_INSTALLED : STORE_TAMPERED;
+		int missing = errno == ENOENT;
+
+		if (vd >= 0)
+			close(vd);
+		*why = missing ? "manifest missing" : "manifest unsafe";
+		return missing ? STORE_NOT_INSTALLED : STORE_TAMPERED;
 	}
 	n = read_full(mfd, mbuf, sizeof(mbuf));
 	close(mfd);
@@ -143,7 +132,7 @@ store_open_plugin(const struct store *s, const char *name,
 		*why = "manifest does not match its plugins.lock record";
 		goto out;
 	}
-	out->binfd = open_store_file(s, e->name, e->version, "plugin");
+	out->binfd = open_owned(vd, "plugin", 0, S_IFREG);
 	if (out->binfd < 0) {
 		*why = "plugin binary missing or unsafe";
 		goto out;
@@ -157,6 +146,7 @@ store_open_plugin(const struct store *s, const char *name,
 	*why = NULL;
 	st = STORE_OK;
 out:
+	close(vd);
 	if (st != STORE_OK && out->binfd >= 0) {
 		close(out->binfd);
 		out->binfd = -1;

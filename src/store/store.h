@@ -43,8 +43,4 @@ int store_reload(struct store *s, const char **why);
 enum store_status store_open_plugin(const struct store *s, const char *name,
     const char *version, struct opened_plugin *out, const char **why);
 
-/* Directory of an installed version (for install/remove). */
-int store_plugin_dir(const struct store *s, const char *name,
-    const char *version, char *out, size_t outlen);
-
 #endif
