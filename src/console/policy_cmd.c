@@ -25,20 +25,33 @@ struct lines {
 	size_t len[DIFF_MAX_LINES];
 };
 
+/* The line of text starting at *pos (its length in *n, the newline not
+ * counted), and *pos moved past it; NULL once the text is done. */
+static const char *
+next_line(const char *text, size_t len, size_t *pos, size_t *n)
+{
+	const char *s = text + *pos, *nl;
+
+	if (*pos >= len)
+		return NULL;
+	nl = memchr(s, '\n', len - *pos);
+	*n = nl ? (size_t)(nl - s) : len - *pos;
+	*pos += *n + 1;
+	return s;
+}
+
 static int
 split(const char *text, size_t len, struct lines *l)
 {
-	size_t i = 0;
+	size_t pos = 0, n;
+	const char *s;
 
 	l->n = 0;
-	while (i < len) {
-		const char *nl = memchr(text + i, '\n', len - i);
-		size_t e = nl ? (size_t)(nl - text) : len;
+	while ((s = next_line(text, len, &pos, &n)) != NULL) {
 		if (l->n >= DIFF_MAX_LINES)
 			return -1;
-		l->s[l->n] = text + i;
-		l->len[l->n++] = e - i;
-		i = e + 1;
+		l->s[l->n] = s;
+		l->len[l->n++] = n;
 	}
 	return 0;
 }
@@ -63,14 +76,11 @@ show_line(struct term *t, char mark, const char *s, size_t len)
 static void
 show_all(struct term *t, char mark, const char *text, size_t len)
 {
-	size_t i = 0;
+	size_t pos = 0, n;
+	const char *s;
 
-	while (i < len) {
-		const char *nl = memchr(text + i, '\n', len - i);
-		size_t e = nl ? (size_t)(nl - text) : len;
-		show_line(t, mark, text + i, e - i);
-		i = e + 1;
-	}
+	while ((s = next_line(text, len, &pos, &n)) != NULL)
+		show_line(t, mark, s, n);
 }
 
 static int
@@ -210,6 +220,7 @@ cmd_policy(int argc, char **argv)
 
 	if (strcmp(verb, "show") == 0) {
 		char safe[POLICY_MAX_BYTES * 4 + 8];
+		const char *line;
 		if (old == NULL) {
 			printf("no approved policy\n");
 			rc = 1;
@@ -220,12 +231,10 @@ cmd_policy(int argc, char **argv)
 		printf("approved policy (fingerprint %s):\n", fp);
 		/* Line by line, each escaped on its own: a literal "\x0a" in
 		 * the text stays text, never a line break. */
-		for (size_t i = 0; i < oldlen;) {
-			const char *nl = memchr(old + i, '\n', oldlen - i);
-			size_t e = nl ? (size_t)(nl - old) : oldlen;
-			escape_text(old + i, e - i, safe, sizeof(safe));
+		for (size_t pos = 0, n; (line = next_line(old, oldlen, &pos,
+		    &n)) != NULL;) {
+			escape_text(line, n, safe, sizeof(safe));
 			printf("   %s\n", safe);
-			i = e + 1;
 		}
 		text = policy_read_file(edit, &len, &rwhy);
 		if (text != NULL && (len != oldlen || memcmp(text, old, len) != 0))
