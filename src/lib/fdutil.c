@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -107,6 +108,15 @@ set_nonblock(int fd, int on)
 		return -1;
 	fl = on ? (fl | O_NONBLOCK) : (fl & ~O_NONBLOCK);
 	return fcntl(fd, F_SETFL, fl);
+}
+
+int
+fd_reopen(int fd, int flags)
+{
+	char path[40];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return open(path, flags);
 }
 
 int

@@ -20,6 +20,11 @@ void close_fds_except(int lowfd, const int *keep, size_t nkeep);
 int set_cloexec(int fd, int on);
 int set_nonblock(int fd, int on);
 
+/* A fresh open file description of what fd refers to (through
+ * /proc/self/fd: its own offset and status flags; from an O_PATH
+ * descriptor, the first real open). Returns the new fd or -1 with errno. */
+int fd_reopen(int fd, int flags);
+
 /* Open flags for opening a regular file that must not be a symlink. */
 #define OPEN_RO_SAFE (O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY)
 

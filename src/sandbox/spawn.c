@@ -437,13 +437,11 @@ sandbox_run(struct sandbox *sb, const struct plugin_run *run,
 		fatal("sandbox_run: values too large");
 	{
 		int fl = fcntl(run->inputfd, F_GETFL);
-		char p[32];
 		if (fl < 0 || (fl & O_ACCMODE) != O_RDONLY)
 			fatal("sandbox_run: input fd is not read-only");
 		/* A fresh open file description for every run: a plugin's seek or
 		 * status flags must not carry over to the caller or the next run. */
-		fd_path(p, run->inputfd);
-		input = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		input = fd_reopen(run->inputfd, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 		if (input < 0) {
 			logit_errno("reopening the input");
 			res->outcome = OUT_EXEC_FAILED;

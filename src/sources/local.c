@@ -97,7 +97,6 @@ local_fetch(struct source *s, const char *key, int outfd,
 	struct sink sk;
 	enum fetch_cause c = FC_IO;
 	struct stat st, st2;
-	char self[40];
 	int fd, pfd;
 
 	memset(res, 0, sizeof(*res));
@@ -124,8 +123,7 @@ local_fetch(struct source *s, const char *key, int outfd,
 		close(pfd);
 		return FC_NOT_REGULAR;
 	}
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
-	fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	fd = fd_reopen(pfd, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	c = fd < 0 ? errno_cause(errno) : FC_OK;
 	if (fd < 0)
 		snprintf(res->detail, sizeof(res->detail), "open: %s",
