@@ -276,7 +276,6 @@ detail_from(const struct conn *k, struct fetch_result *res, const char *what)
 	full[sizeof(res->detail) - 1] = '\0';
 	memcpy(res->detail, full, sizeof(res->detail));
 	explicit_bzero(full, sizeof(full));
-	cred_scrub(k->cred, res->detail, sizeof(res->detail));
 }
 
 static int
