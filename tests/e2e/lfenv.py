@@ -271,30 +271,39 @@ class ConsoleEnv:
                                           "HOME": self.home, "TERM": "xterm"},
                        check=check)
 
-    def run_in_pane(self, args):
-        """Run `lockfile ARGS` as the console account in this environment's
-        own terminal (a tmux pane, as the console runs): for the commands
-        that ask the human, like `policy approve`."""
-        inner = " ".join(shlex_quote(c) for c in [self.binary] + list(args))
-        # The history limit must be set before the window exists (a long
-        # policy is thousands of lines): from a config file.
+    def _pane_command(self, argv):
+        """The shell command that starts argv, as the console account, in
+        this environment's own tmux server (one pane, kept after exit).
+        Options come from a config file: set after new-session they would
+        miss the first window (the history limit matters: a long policy is
+        thousands of lines)."""
         conf = os.path.join(self.tmuxdir, "tmux.conf")
         with open(conf, "w") as f:
             f.write("set-option -g history-limit 50000\n"
                     "set-option -g remain-on-exit on\n")
         os.chmod(conf, 0o644)
+        inner = " ".join(shlex_quote(c) for c in argv)
         tmux_cmd = ("tmux -L %s -f %s new-session -d -s lf -x 220 -y 80 %s"
                     % (shlex_quote(self.name), shlex_quote(conf),
                        shlex_quote("exec " + inner)))
-        subprocess.run(["setpriv", "--reuid=" + CONSOLE_USER,
-                        "--regid=" + CONSOLE_USER, "--init-groups", "env",
-                        "-i", "PATH=/usr/bin:/bin",
-                        "TMUX_TMPDIR=" + self.tmuxdir, "HOME=" + self.home,
-                        "TERM=xterm", "sh", "-c", tmux_cmd], check=True,
-                       timeout=30)
+        return ("setpriv --reuid=%s --regid=%s --init-groups env -i "
+                "PATH=/usr/bin:/bin TMUX_TMPDIR=%s HOME=%s TERM=xterm sh -c %s"
+                % (CONSOLE_USER, CONSOLE_USER, self.tmuxdir, self.home,
+                   shlex_quote(tmux_cmd)))
+
+    def _started(self):
         self.started = True
         pids = self.tmux("list-panes", "-F", "#{pane_pid}").stdout.split()
         self.console_pid = int(pids[0]) if pids else None
+
+    def run_in_pane(self, args):
+        """Run `lockfile ARGS` as the console account in this environment's
+        own terminal (a tmux pane, as the console runs): for the commands
+        that ask the human, like `policy approve`."""
+        subprocess.run(["sh", "-c", self._pane_command([self.binary]
+                                                       + list(args))],
+                       check=True, timeout=30)
+        self._started()
 
     def start(self, args=(), hidepid=True, wait=True, build=None, wrapper=()):
         """wrapper: argv the console command is appended to (it must exec
@@ -303,15 +312,7 @@ class ConsoleEnv:
         cmd = list(wrapper) + [binary, "console", "--home", self.home,
                                "--socket", self.socket]
         cmd += list(args)
-        inner = " ".join(shlex_quote(c) for c in cmd)
-        tmux_cmd = ("tmux -L %s -f /dev/null new-session -d -s lf -x 220 -y 80 %s "
-                    "\\; set-option -g remain-on-exit on \\; "
-                    "set-option -g history-limit 20000"
-                    % (shlex_quote(self.name), shlex_quote("exec " + inner)))
-        priv = ("setpriv --reuid=%s --regid=%s --init-groups env -i "
-                "PATH=/usr/bin:/bin TMUX_TMPDIR=%s HOME=%s TERM=xterm sh -c %s"
-                % (CONSOLE_USER, CONSOLE_USER, self.tmuxdir, self.home,
-                   shlex_quote(tmux_cmd)))
+        priv = self._pane_command(cmd)
         if hidepid:
             outer = ["unshare", "--mount", "--propagation", "private", "sh",
                      "-c", "mount -t proc -o hidepid=invisible proc /proc && "
@@ -319,9 +320,7 @@ class ConsoleEnv:
         else:
             outer = ["sh", "-c", priv]
         subprocess.run(outer, check=True, timeout=30)
-        self.started = True
-        pids = self.tmux("list-panes", "-F", "#{pane_pid}").stdout.split()
-        self.console_pid = int(pids[0]) if pids else None
+        self._started()
         if wait:
             self.wait_for_socket()
 
