@@ -7,6 +7,7 @@ unavailable, /proc not hidden, handle expired, input invalid, approval
 denied and timed out, and fetch failures of every cause."""
 import json
 import os
+import shutil
 import stat
 import subprocess
 import threading
@@ -15,7 +16,7 @@ import time
 import pytest
 
 from conftest import make_pdf
-from lfenv import assert_no_leak, check_reply
+from lfenv import assert_no_leak, check_reply, chown_tree
 
 H32 = "0123456789abcdef0123456789abcdef"
 
@@ -252,6 +253,39 @@ def test_plugin_not_installed_yanked_tampered(env):
               if r.get("outcome") == "E_PLUGIN_TAMPERED"]
     assert causes == ["binary hash differs from plugins.lock",
                       "manifest hash differs from plugins.lock"]
+
+
+def test_plugin_directory_not_the_consoles_own(env):
+    """The same plugin bytes, but its version directory a symlink, or
+    owned by another account: refused as tampered (another account could
+    swap them between the hash and the exec). The same bytes in the
+    console's own directory run: the refusal is for the place, not the
+    bytes."""
+    env.add_local_profile("docs", files={"a.pdf": make_pdf()})
+    d = env.install_plugin("is-pdf")
+    env.write_policy()
+    env.start()
+    plan = {"profile": "docs", "key": "a.pdf", "plugins": [{"name": "is-pdf"}]}
+
+    def listed():
+        _, line, _ = env.rpc("file.plugins")
+        return [p["name"] for p in json.loads(line)["result"]["plugins"]]
+    assert listed() == ["is-pdf"]
+    moved = os.path.join(env.base, "elsewhere")
+    shutil.copytree(d, moved)
+    chown_tree(moved, "agent")
+    shutil.rmtree(d)
+    os.symlink(moved, d)
+    req, line, _ = env.rpc("file.plan", plan)
+    assert check_reply(req, line) == "error E_PLUGIN_TAMPERED"
+    assert listed() == []
+    os.unlink(d)
+    os.rename(moved, d)                 # a real directory, the agent's
+    req, line, _ = env.rpc("file.plan", plan)
+    assert check_reply(req, line) == "error E_PLUGIN_TAMPERED"
+    chown_tree(d, "lockfile")           # the same bytes, the console's own
+    assert listed() == ["is-pdf"]
+    assert "Approve?" not in env.screen()
 
 
 def test_tampered_between_approval_and_run(env):
