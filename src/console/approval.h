@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "console/term.h"
+#include "term/term.h"
 #include "store/manifest.h"
 
 struct card_binding {

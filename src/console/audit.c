@@ -1,6 +1,6 @@
 /* The audit log and `lockfile audit` (see audit.h). */
 #include "console/audit.h"
-#include "console/home.h"
+#include "term/home.h"
 #include "lib/escape.h"
 #include "lib/fdutil.h"
 #include "lib/jsonx.h"

@@ -2,7 +2,7 @@
  * and the glue that builds it from the console's own state. */
 #include "console/confine.h"
 #include "console/console.h"
-#include "console/isolation_int.h"
+#include "term/iso.h"
 #include "sandbox/landlock_abi.h"
 #include "lib/log.h"
 #include "lib/sysconf.h"

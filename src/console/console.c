@@ -8,7 +8,7 @@
 #include "config.h"
 #include "console/confine.h"
 #include "console/console.h"
-#include "console/home.h"
+#include "term/home.h"
 #include "console/isolation.h"
 #include "protocol/response.h"
 #include "lib/fdutil.h"

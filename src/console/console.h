@@ -9,7 +9,7 @@
 #include "console/listener.h"
 #include "console/parser_worker.h"
 #include "console/policy.h"
-#include "console/term.h"
+#include "term/term.h"
 #include "console/values.h"
 #include "console/workspace.h"
 #include "protocol/request.h"

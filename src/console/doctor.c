@@ -1,10 +1,10 @@
 /* `lockfile doctor` (see doctor.h). Every condition is evaluated by the
- * same code the console uses (isolation.c, isolation_term.c, the sandbox
+ * same code the console uses (isolation.c, term/check.c, the sandbox
  * probes, the policy parser, the store); doctor only gathers and prints.
  * It reads; it never changes a file or a mode. */
 #include "config.h"
 #include "console/doctor.h"
-#include "console/home.h"
+#include "term/home.h"
 #include "console/isolation.h"
 #include "console/policy.h"
 #include "sandbox/sandbox.h"

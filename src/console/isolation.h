@@ -12,28 +12,22 @@
  * Run at console start, when a plan arrives and just before each plugin
  * runs; docs/isolation.md lists every condition and its residuals.
  *
- * Terminal (isolation_term.c): the console's terminal is a real terminal
- * (echo can be switched off) owned by the console account, not open to an
- * agent's groups, not relayed by a program named in system.toml (a
- * multiplexer is allowed when it runs as the console account), and not an
- * X11 terminal when system.toml says x11 = "refuse". */
+ * Terminal (term/check.h, below the store, which runs them too): the
+ * console's terminal is a real terminal (echo can be switched off) owned by
+ * the console account, not open to an agent's groups, not relayed by a
+ * program named in system.toml (a multiplexer is allowed when it runs as
+ * the console account), and not an X11 terminal when system.toml says x11 =
+ * "refuse". */
 #ifndef LOCKFILE_ISOLATION_H
 #define LOCKFILE_ISOLATION_H
 
 #include <stddef.h>
 #include <sys/types.h>
 
-struct console;
+#include "term/check.h"
+#include "term/iso.h"
 
-/* Who the checks protect against: every account allowed on the socket
- * except the console account itself (root is always refused there). */
-struct iso_agents {
-	uid_t console_uid;
-	int have_clients_gid;
-	gid_t clients_gid;
-	const uid_t *allowed;
-	size_t nallowed;
-};
+struct console;
 
 /* Facts only observable before the console confines itself: its own
  * filter and no_new_privs would mask the container's. A seccomp filter and
@@ -53,21 +47,6 @@ struct isolation {
 	char why[320];		/* the last failing condition, for the audit */
 };
 
-#define ISO_MAX_CHECKS 16
-#define ISO_DETAIL_MAX 200
-
-struct iso_check {
-	const char *name;	/* stable, documented in docs/isolation.md */
-	int ok;
-	char detail[ISO_DETAIL_MAX];	/* our text; values from files escaped */
-};
-
-struct iso_report {
-	int container;		/* 1 when the declaration file exists */
-	size_t n;
-	struct iso_check c[ISO_MAX_CHECKS];
-};
-
 /* Record the pre-confinement facts (see struct iso_snapshot). */
 void isolation_snapshot(struct iso_snapshot *s);
 
@@ -75,14 +54,6 @@ void isolation_snapshot(struct iso_snapshot *s);
  * could not be evaluated fails. Returns 0 when all pass, -1 otherwise. */
 int isolation_proc_report(const struct iso_agents *a,
     const struct iso_snapshot *s, struct iso_report *r);
-
-/* Every terminal condition for the terminal open at ttyfd (-1: none). */
-int isolation_terminal_report(int ttyfd, const struct iso_agents *a,
-    struct iso_report *r);
-
-/* The first failing condition of r as "name: detail" into out. */
-void isolation_first_failure(const struct iso_report *r, char *out,
-    size_t outlen);
 
 /* The console's view: agents from its listener. */
 void isolation_agents(const struct console *c, struct iso_agents *a);
@@ -94,11 +65,5 @@ int isolation_proc_hidden(struct console *c, const char **why);
 
 /* 0 when the console's terminal passes; -1 with *why as above. */
 int isolation_terminal_ok(struct console *c, const char **why);
-
-/* Shared helpers (also used by doctor). 1 when some allowed agent may
- * have group g (primary or supplementary), 0 when none has, and 1 with
- * who saying why when it cannot be known (fail closed). */
-int iso_agent_has_gid(const struct iso_agents *a, gid_t g, char *who,
-    size_t wholen);
 
 #endif

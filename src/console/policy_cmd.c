@@ -1,10 +1,10 @@
 /* `lockfile policy show|approve`: the human reviews an edit of the policy
  * on the console terminal and types to accept it; only then does the
  * console use it. Nothing through the socket can do this. */
-#include "console/home.h"
+#include "term/home.h"
 #include "console/policy.h"
 #include "console/policy_cmd.h"
-#include "console/term.h"
+#include "term/term.h"
 #include "lib/escape.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"

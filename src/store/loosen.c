@@ -2,7 +2,7 @@
  * signed but still untrusted: every byte of it reaches the terminal only
  * through term_untrusted() (escaped). */
 #include "store/loosen.h"
-#include "console/term.h"
+#include "term/term.h"
 #include "lib/fdutil.h"
 
 #include <stdio.h>

@@ -1,12 +1,12 @@
 /* `lockfile plugin install|update|verify|list|remove`: the store's
  * commands, in the console account only (root is refused), never through
  * the socket (no method installs, trusts or loosens anything). They use the
- * console's home and terminal helpers (console/home.h, console/term.h), so
+ * console's home and terminal helpers (term/home.h, term/term.h), so
  * --home and the terminal behave as for the console. */
 #include "store/cmd.h"
 #include "store/plugin_cmd.h"
 #include "store/fetch.h"
-#include "console/home.h"
+#include "term/home.h"
 #include "protocol/shape.h"
 #include "lib/log.h"
 

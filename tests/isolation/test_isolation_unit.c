@@ -6,7 +6,7 @@
  * (owner, mode, content) through a test system configuration directory.
  * Runs as root (it makes root-owned and non-root-owned files); TAP. */
 #include "console/isolation.h"
-#include "console/isolation_int.h"
+#include "term/iso.h"
 #include "lib/fdutil.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* Resolving the console home (see home.h). */
-#include "console/home.h"
+#include "term/home.h"
 #include "lib/log.h"
 
 #include <pwd.h>

@@ -1,10 +1,8 @@
-/* The helpers shared by the isolation checks (see isolation_int.h): the
+/* The helpers shared by the isolation checks (see term/iso.h): the
  * report builder, the strict reader of /proc/<pid>/status, and which
  * groups the allowed agents have (from the password and group databases;
  * an agent whose groups cannot be known counts as having every group). */
-#include "console/isolation.h"
-#include "console/isolation_int.h"
-#include "console/console.h"
+#include "term/iso.h"
 #include "lib/escape.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
@@ -321,16 +319,5 @@ iso_agent_has_gid(const struct iso_agents *a, gid_t g, char *who,
 		return 1;
 	}
 	return found;
-}
-
-void
-isolation_agents(const struct console *c, struct iso_agents *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->console_uid = c->lis.console_uid;
-	a->have_clients_gid = c->lis.have_clients_gid;
-	a->clients_gid = c->lis.clients_gid;
-	a->allowed = c->lis.allowed;
-	a->nallowed = c->lis.nallowed;
 }
 

@@ -4,8 +4,8 @@
  * Input is flushed before each question so type-ahead cannot answer it;
  * secret values are read with echo off, straight into the caller's locked
  * buffer. */
-#ifndef LOCKFILE_TERM_H
-#define LOCKFILE_TERM_H
+#ifndef LOCKFILE_TERM_TERM_H
+#define LOCKFILE_TERM_TERM_H
 
 #include <stddef.h>
 #include <termios.h>

@@ -1,5 +1,5 @@
 /* The console terminal (see term.h). */
-#include "console/term.h"
+#include "term/term.h"
 #include "lib/escape.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"

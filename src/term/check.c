@@ -1,4 +1,4 @@
-/* The terminal checks (see isolation.h) and the terminal rules of
+/* The terminal checks (see term/check.h) and the terminal rules of
  * system.toml. Boundary (seed, "The agent cannot drive the console"): the
  * human's terminal is the console account's, no agent can write to it or
  * read it, and it is not relayed by a program another account controls.
@@ -8,9 +8,8 @@
  * console account's own processes, which are the ones that could relay
  * its terminal without root). A relay run by root or another account above
  * an invisible ancestor is not seen: docs/isolation.md, residuals. */
-#include "console/isolation.h"
-#include "console/isolation_int.h"
-#include "console/console.h"
+#include "term/check.h"
+#include "term/iso.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
 #include "lib/sysconf.h"
@@ -18,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -410,18 +410,4 @@ isolation_terminal_report(int ttyfd, const struct iso_agents *a,
 		if (!r->c[i].ok)
 			return -1;
 	return 0;
-}
-
-int
-isolation_terminal_ok(struct console *c, const char **why)
-{
-	struct iso_agents a;
-	struct iso_report r;
-
-	isolation_agents(c, &a);
-	if (isolation_terminal_report(c->term.fd, &a, &r) == 0)
-		return 0;
-	isolation_first_failure(&r, c->iso.why, sizeof(c->iso.why));
-	*why = c->iso.why;
-	return -1;
 }

@@ -1,0 +1,18 @@
+/* The terminal checks (docs/isolation.md, "The terminal conditions"): the
+ * terminal is a real terminal (echo can be switched off) owned by the
+ * console account, not open to an agent's groups, not relayed by a program
+ * named in system.toml (a multiplexer is allowed when it runs as the
+ * console account), and not an X11 terminal when system.toml says x11 =
+ * "refuse". The console runs them at start and doctor reports them; the
+ * store's loosening prompt runs them on its own terminal. */
+#ifndef LOCKFILE_TERM_CHECK_H
+#define LOCKFILE_TERM_CHECK_H
+
+#include "term/iso.h"
+
+/* Every terminal condition for the terminal open at ttyfd (-1: none), in
+ * order. Returns 0 when all pass, -1 otherwise. */
+int isolation_terminal_report(int ttyfd, const struct iso_agents *a,
+    struct iso_report *r);
+
+#endif
