@@ -35,6 +35,9 @@ struct plan {
 	char key[PROTO_MAX_KEY + 1];	/* cleaned */
 	struct opened_plugin op[PROTO_MAX_PLUGINS];
 	size_t nop;
+	/* What the card showed, per plugin (name, version, both hashes,
+	 * marketplace, official): the run opens exactly this. */
+	struct lock_entry pin[PROTO_MAX_PLUGINS];
 	struct card_plugin cp[PROTO_MAX_PLUGINS];
 	unsigned left_before;
 };
@@ -112,7 +115,8 @@ store_err(enum store_status st)
 	}
 }
 
-/* Open (and verify) every plugin of the plan. */
+/* Open (and verify) every plugin of the plan, as plugins.lock records it
+ * now; what was opened becomes the plan's pins. */
 static enum lf_err
 open_plugins(struct plan *pl, const char **why)
 {
@@ -133,7 +137,39 @@ open_plugins(struct plan *pl, const char **why)
 			close_plugins(pl);
 			return store_err(st);
 		}
+		pl->pin[i] = pl->op[i].entry;
 		pl->nop = i + 1;
+	}
+	return E_NONE;
+}
+
+/* Just before the run: exactly the pinned versions, or nothing. An update,
+ * a rewritten plugins.lock or a removed version since the card was shown
+ * is E_PLUGIN_TAMPERED (docs/security.md), so a version whose inputs
+ * differ never reaches values_blob(). */
+static enum lf_err
+open_pinned(struct plan *pl, const char **why)
+{
+	size_t i, n = pl->nop;
+
+	close_plugins(pl);
+	pl->nop = 0;
+	if (store_reload(&pl->c->store, why) != 0)
+		return E_PLUGIN_TAMPERED;
+	for (i = 0; i < n; i++) {
+		enum store_status st = store_open_pinned(&pl->c->store,
+		    &pl->pin[i], &pl->op[i], why);
+		pl->nop = i + 1;
+		if (st == STORE_OK &&
+		    !bindings_match(&pl->req->plugins[i], &pl->op[i].m)) {
+			*why = "inputs differ from the approved manifest";
+			st = STORE_TAMPERED;
+		}
+		if (st != STORE_OK) {
+			close_plugins(pl);
+			return st == STORE_YANKED ? E_PLUGIN_YANKED
+			    : E_PLUGIN_TAMPERED;
+		}
 	}
 	return E_NONE;
 }
@@ -411,8 +447,9 @@ run(struct plan *pl, json_t **answers_out)
 	enum lf_err e;
 	size_t i;
 
-	/* Again just before the run: the bytes checked are the bytes run. */
-	e = open_plugins(pl, &why);
+	/* Again just before the run: the bytes checked are the bytes run, and
+	 * they are the ones the human approved. */
+	e = open_pinned(pl, &why);
 	if (e != E_NONE) {
 		json_decref(answers);
 		json_decref(outcomes);

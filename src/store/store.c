@@ -81,28 +81,30 @@ open_version_dir(const struct store *s, const char *name, const char *version)
 	return vd;
 }
 
-enum store_status
-store_open_plugin(const struct store *s, const char *name,
-    const char *version, struct opened_plugin *out, const char **why)
+static int
+same_record(const struct lock_entry *a, const struct lock_entry *b)
 {
-	const struct lock_entry *e = lockdb_find_const(&s->db, name);
+	return strcmp(a->name, b->name) == 0 &&
+	    strcmp(a->version, b->version) == 0 &&
+	    memcmp(a->manifest_sha256, b->manifest_sha256, SHA256_LEN) == 0 &&
+	    memcmp(a->binary_sha256, b->binary_sha256, SHA256_LEN) == 0 &&
+	    strcmp(a->marketplace, b->marketplace) == 0 &&
+	    !a->official == !b->official;
+}
+
+/* Open the version that record e names and check it against e: both
+ * hashes on the opened files, the manifest naming e's name and version.
+ * A missing version answers gone. */
+static enum store_status
+open_recorded(const struct store *s, const struct lock_entry *e,
+    enum store_status gone, struct opened_plugin *out, const char **why)
+{
 	char mbuf[MANIFEST_MAX_BYTES];
 	uint8_t h[SHA256_LEN];
 	ssize_t n;
 	int vd, mfd;
 	enum store_status st = STORE_TAMPERED;
 
-	memset(out, 0, sizeof(*out));
-	out->binfd = -1;
-	if (e == NULL || (version != NULL && version[0] != '\0' &&
-	    strcmp(version, e->version) != 0)) {
-		*why = "not recorded in plugins.lock";
-		return STORE_NOT_INSTALLED;
-	}
-	if (e->yanked) {
-		*why = "recorded as yanked";
-		return STORE_YANKED;
-	}
 	vd = open_version_dir(s, e->name, e->version);
 	mfd = vd < 0 ? -1 : open_owned(vd, "manifest.json", 0, S_IFREG);
 	if (mfd < 0) {
@@ -111,7 +113,7 @@ store_open_plugin(const struct store *s, const char *name,
 		if (vd >= 0)
 			close(vd);
 		*why = missing ? "manifest missing" : "manifest unsafe";
-		return missing ? STORE_NOT_INSTALLED : STORE_TAMPERED;
+		return missing ? gone : STORE_TAMPERED;
 	}
 	n = read_full(mfd, mbuf, sizeof(mbuf));
 	close(mfd);
@@ -152,4 +154,50 @@ out:
 		out->binfd = -1;
 	}
 	return st;
+}
+
+enum store_status
+store_open_plugin(const struct store *s, const char *name,
+    const char *version, struct opened_plugin *out, const char **why)
+{
+	const struct lock_entry *e = lockdb_find_const(&s->db, name);
+
+	memset(out, 0, sizeof(*out));
+	out->binfd = -1;
+	if (e == NULL || (version != NULL && version[0] != '\0' &&
+	    strcmp(version, e->version) != 0)) {
+		*why = "not recorded in plugins.lock";
+		return STORE_NOT_INSTALLED;
+	}
+	if (e->yanked) {
+		*why = "recorded as yanked";
+		return STORE_YANKED;
+	}
+	return open_recorded(s, e, STORE_NOT_INSTALLED, out, why);
+}
+
+enum store_status
+store_open_pinned(const struct store *s, const struct lock_entry *pin,
+    struct opened_plugin *out, const char **why)
+{
+	const struct lock_entry *e = lockdb_find_const(&s->db, pin->name);
+
+	memset(out, 0, sizeof(*out));
+	out->binfd = -1;
+	/* Whatever moved since the pin was taken (removed, updated to another
+	 * version, re-recorded with other hashes or another marketplace) is
+	 * not what was approved: tampered, never "not installed". */
+	if (e == NULL) {
+		*why = "no longer recorded in plugins.lock";
+		return STORE_TAMPERED;
+	}
+	if (e->yanked) {
+		*why = "recorded as yanked since the approval";
+		return STORE_YANKED;
+	}
+	if (!same_record(e, pin)) {
+		*why = "plugins.lock changed since the approval";
+		return STORE_TAMPERED;
+	}
+	return open_recorded(s, pin, STORE_TAMPERED, out, why);
 }

@@ -42,5 +42,14 @@ int store_reload(struct store *s, const char **why);
  * precise cause for the audit. */
 enum store_status store_open_plugin(const struct store *s, const char *name,
     const char *version, struct opened_plugin *out, const char **why);
+/* Open exactly the version pin names (a copy of the record a plan was
+ * approved with): STORE_TAMPERED when plugins.lock no longer records that
+ * very name, version, both hashes, marketplace and official flag, or the
+ * version's files are gone or differ; STORE_YANKED when it was yanked
+ * since. Boundary: "a plan runs only the version and hashes it was
+ * approved with" (docs/security.md). */
+enum store_status store_open_pinned(const struct store *s,
+    const struct lock_entry *pin, struct opened_plugin *out,
+    const char **why);
 
 #endif

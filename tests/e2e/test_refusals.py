@@ -311,6 +311,90 @@ def test_tampered_between_approval_and_run(env):
     assert env.work_entries() == []
 
 
+def _to_another_version(env, d):
+    """plugins.lock rewritten to version 9.9.9 of the same name, with
+    another binary (is-pdf's: it would answer 0 where is-utf8 answers 1)."""
+    env.install_plugin("is-utf8", binary=os.path.join(
+        env.plugin_build, "plugins", "is-pdf", "is-pdf"),
+        manifest_edit=lambda m: m.update(version="9.9.9"))
+
+
+def _version_removed(env, d):
+    shutil.rmtree(d)
+
+
+def _no_longer_official(env, d):
+    """The same bytes, recorded as from an unofficial marketplace: the card
+    said "(official)"."""
+    for p in env.lock["plugins"]:
+        if p["name"] == "is-utf8":
+            p["official"] = False
+            p["marketplace"] = "community"
+    env.write_lock()
+
+
+@pytest.mark.parametrize("change", [_to_another_version, _version_removed,
+                                    _no_longer_official])
+def test_run_pins_what_the_card_showed(env, change):
+    """The store changes while the card waits (the request names no
+    version): the approved plan must run exactly the version, hashes and
+    marketplace the card showed, or nothing (E_PLUGIN_TAMPERED, also for a
+    removed version: not "not installed")."""
+    env.add_local_profile("docs", files={"a.txt": b"hello\n"})
+    d = env.install_plugin("is-utf8")
+    env.write_policy()
+    env.start()
+    t, box = plan_async(env, {"profile": "docs", "key": "a.txt",
+                              "plugins": [{"name": "is-utf8"}]})
+    s = env.wait_screen(r"Approve\?")
+    assert "is-utf8 1.0.0  (official)" in s
+    change(env, d)
+    env.type("y")
+    t.join()
+    assert check_reply(box["req"], box["line"]) == "error E_PLUGIN_TAMPERED"
+    rec = [r for r in env.audit() if r.get("method") == "file.plan"][-1]
+    assert rec["decision"] == "approved" and "plugins" not in rec, rec
+    assert env.work_entries() == []
+
+
+def test_pinned_inputs_never_meet_another_manifest(env):
+    """A newer version of `contains` whose input has another name appears
+    while the card waits: the value typed for the approved input must not
+    be handed to it (before the pins, the console read a NULL binding there
+    and died)."""
+    env.add_local_profile("docs", files={"a.txt": b"alice@example.org\n"})
+    env.install_plugin("contains")
+
+    def renamed(m):
+        m["version"] = "9.9.9"
+        m["inputs"][0]["name"] = "pattern"
+    env.write_policy()
+    env.start()
+    t, box = plan_async(env, {"profile": "docs", "key": "a.txt",
+                              "plugins": [{"name": "contains", "inputs": {
+                                  "needle": "${email}"}}]})
+    env.wait_screen(r"Approve\?")
+    env.install_plugin("contains", manifest_edit=renamed)
+    env.type("y")
+    env.wait_screen(r"value for \$\{email\}")
+    env.type("alice@example.org")
+    t.join()
+    assert check_reply(box["req"], box["line"]) == "error E_PLUGIN_TAMPERED"
+    assert env.console_alive()
+    rec = [r for r in env.audit() if r.get("method") == "file.plan"][-1]
+    assert rec["cause"] == "plugins.lock changed since the approval"
+    assert "plugins" not in rec
+    # the new version is what a new plan is offered
+    t, box = plan_async(env, {"profile": "docs", "key": "a.txt",
+                              "plugins": [{"name": "contains", "inputs": {
+                                  "pattern": "${email}"}}]})
+    s = env.wait_screen(r"Approve\?", count=2)
+    assert "contains 9.9.9" in s[s.rfind("an agent asks"):]
+    env.type("n")
+    t.join()
+    assert check_reply(box["req"], box["line"]) == "error E_APPROVAL_DENIED"
+
+
 def test_too_many_plugins(basic):
     seven = [{"name": n} for n in ("is-pdf", "is-utf8", "is-json", "is-pdf",
                                    "is-utf8", "is-json", "is-pdf")]

@@ -157,6 +157,44 @@ def test_update_while_the_console_runs(cw):
     assert json.loads(line)["result"]["answers"][0]["version"] == "1.0.1"
 
 
+def test_update_while_the_card_waits(cw):
+    """A real `lockfile plugin update` while the human reads the card of a
+    plan that names no version: the approval was for 1.0.0, so the run
+    opens 1.0.0 or nothing. plugins.lock now records 1.0.1:
+    E_PLUGIN_TAMPERED, no plugin runs (the console before the pins ran
+    1.0.1 and answered with it)."""
+    install(cw, "is-utf8")
+    cw.env.start()
+    box = {}
+
+    def go():
+        box["req"], box["line"], _ = cw.env.rpc("file.plan", {
+            "profile": "invoices", "key": "2024/c.txt",
+            "plugins": [{"name": "is-utf8"}]}, timeout=60)
+    t = threading.Thread(target=go)
+    t.start()
+    s = cw.env.wait_screen(r"Approve\?")
+    assert "is-utf8 1.0.0" in s
+
+    def tighter(m):
+        m["limits"]["cpu_s"] -= 1
+    cw.mk.add_version("is-utf8", "1.0.1", edit=tighter)
+    cw.mk.publish(4)
+    assert_clean_exit(cw.st.run("update", trust=cw.trust), 0)
+    cw.env.type("y")
+    t.join()
+    assert check_reply(box["req"], box["line"]) == "error E_PLUGIN_TAMPERED"
+    rec = [r for r in cw.env.audit() if r.get("method") == "file.plan"][-1]
+    assert rec["decision"] == "approved" and "plugins" not in rec, rec
+    assert rec["cause"] == "plugins.lock changed since the approval"
+    assert cw.env.work_entries() == []
+    # the next plan is shown, and runs, the new version
+    cw.env.approvals = 1
+    req, line = plan(cw.env, ["is-utf8"], key="2024/c.txt", approve="y")
+    assert check_reply(req, line) == "result"
+    assert json.loads(line)["result"]["answers"][0]["version"] == "1.0.1"
+
+
 def test_no_socket_method_installs_trusts_or_loosens(cw):
     """Nothing reaches the store through the socket: every such method
     name is an unknown method (E_BAD_REQUEST), and the store is unchanged."""
