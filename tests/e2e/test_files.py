@@ -15,8 +15,8 @@ import pytest
 
 from lfenv import assert_no_leak, check_reply
 
-SUITE = os.environ.get("JSON_TEST_SUITE",
-                       "/work/shared/testdata/JSONTestSuite/test_parsing")
+SUITE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data",
+                     "JSONTestSuite", "test_parsing")
 PLUGINS = ("is-pdf", "is-utf8", "is-json")
 
 

@@ -1,8 +1,7 @@
 /* libFuzzer target for Sigstore bundle parsing (src/sigstore/bundle.c) and,
  * for what parses, the whole offline verification (tlog entries, bodies,
  * checkpoints, timestamps, certificates) against the Sigstore public-good
- * trusted root of the conformance data ($SIGSTORE_CONFORMANCE, default
- * /work/shared/sigstore-conformance), for the conformance artifact and
+ * trusted root of the conformance data (tests/data/sigstore-conformance), for the conformance artifact and
  * identity, so the corpus's happy paths reach every step. Checks beyond
  * "no crash, no leak, no overread": a parsed bundle is consistent (one
  * material, one content, counts under their caps) and every result is a
@@ -32,14 +31,16 @@ static const uint8_t digest[32] = {
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *base = getenv("SIGSTORE_CONFORMANCE");
-	char path[4096];
+	const char *path = LF_TESTDATA
+	    "/sigstore-conformance/production_trusted_root.json";
 
-	snprintf(path, sizeof(path), "%s/production_trusted_root.json",
-	    base != NULL ? base : "/work/shared/sigstore-conformance");
-	if (sigstore_root_load(path, 0, &root) != SIGSTORE_OK)
-		fprintf(stderr, "fuzz_sigstore_bundle: no trusted root at %s: "
-		    "parsing only\n", path);
+	/* Without the root every input stops after parsing: the run would
+	 * pass while fuzzing a fraction of the code, so refuse to start. */
+	if (sigstore_root_load(path, 0, &root) != SIGSTORE_OK) {
+		fprintf(stderr, "fuzz_sigstore_bundle: no trusted root at %s\n",
+		    path);
+		exit(1);
+	}
 	return 0;
 }
 

@@ -41,16 +41,11 @@ go)
 	    go build -trimpath -o "$out/answer-go" answer.go)
 	;;
 rust)
-	# Debian's rustc (what CI installs) first; the root toolchain under
-	# ~/.cargo only when Debian's is absent.
-	rustc=
-	for c in /usr/bin/rustc "${HOME:-/root}/.cargo/bin/rustc" \
-	    /root/.cargo/bin/rustc; do
-		if [ -x "$c" ]; then rustc=$c; break; fi
-	done
-	[ -n "$rustc" ] || missing "rustc (rustc, libstd-rust-dev)"
-	"$rustc" --version
-	"$rustc" --edition 2021 -O -C target-feature=+crt-static \
+	# From PATH like the others (Debian's rustc, what install-deps adds),
+	# never a toolchain at a fixed path outside the tree.
+	command -v rustc >/dev/null || missing "rustc (rustc, libstd-rust-dev)"
+	rustc --version
+	rustc --edition 2021 -O -C target-feature=+crt-static \
 	    -o "$out/answer-rust" "$here/answer.rs"
 	;;
 *)

@@ -441,15 +441,13 @@ test_root_file(void)
 static void
 test_verify_file(void)
 {
-	const char *base = getenv("SIGSTORE_CONFORMANCE");
+	const char *base = LF_TESTDATA "/sigstore-conformance";
 	char root_path[4096], bundle[4096], art[4096];
 	struct sigstore_root *root = NULL;
 	struct sigstore_policy p;
 	struct sigstore_result res;
 	int fd;
 
-	if (base == NULL)
-		base = "/work/shared/sigstore-conformance";
 	snprintf(root_path, sizeof(root_path), "%s/production_trusted_root.json",
 	    base);
 	snprintf(bundle, sizeof(bundle), "%s/test/assets/bundle-verify/"

@@ -3,8 +3,8 @@
 Debian's Swift (swift-proxy, swift-object, swift-container,
 swift-account; scripts/install-deps.d/sources.sh) is the S3-compatible
 server here because it verifies SigV4 for real: the signature, the access
-key, the region, in path and virtual-hosted style (see
-/work/shared/notes/sources.md). Four servers, one device, rings with one
+key, the region, in path and virtual-hosted style (docs/sources.md,
+"Tests and benchmark"). Four servers, one device, rings with one
 replica, tempauth with the account test:tester / testing, all under a
 fresh directory; nothing in /etc/swift is read or written (swift_dir).
 

@@ -8,13 +8,10 @@ import random
 
 from harness import Case
 
-SUITE = "/work/shared/testdata/JSONTestSuite/test_parsing"
+SUITE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                     "..", "tests", "data", "JSONTestSuite", "test_parsing")
 CHUNK = 64 * 1024          # the plugin's read size
 DEPTH = 512                # JSON_MAX_DEPTH
-
-
-def suite_dir(ctx):
-    return os.environ.get("JSONTESTSUITE_DIR", SUITE)
 
 
 def python_valid(data):
@@ -68,7 +65,7 @@ def nested(depth, kind):
 
 
 def cases(ctx):
-    d = suite_dir(ctx)
+    d = SUITE
     names = sorted(os.listdir(d))
     expect = {"y": "1", "n": "0", "i": "answer"}
     for name in names:
