@@ -10,7 +10,8 @@ import sys
 import pytest
 
 from fake_console import HANDLE, PLAN_ID, TEXTS, good_result
-from whitelist import OWN, PROGRESS_TEXT, Whitelist, WhitelistError, read_table
+from whitelist import (OWN, PROGRESS_TEXT, ROOT, Whitelist, WhitelistError,
+                       check_table, dump_table, read_table)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -21,10 +22,59 @@ def plan_result():
         {"name": "fake-two", "inputs": {"needle": "${email}"}}]})
 
 
-def test_table_matches_the_spec():
+def test_table_matches_the_protocol():
     t = read_table()
     assert t["E_APPROVAL_DENIED"] == (-32030, "the human denied the plan")
     assert len(t) == 17
+
+
+def docs_errors():
+    """{name: (code, hint)} from the Errors table of docs/protocol.md."""
+    with open(os.path.join(ROOT, "docs", "protocol.md")) as f:
+        text = f.read()
+    section = text.split("\n## Errors\n", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and cells[1].startswith("`E_"):
+            rows[cells[1].strip("`")] = (int(cells[0]), cells[2])
+    return rows
+
+
+def test_table_matches_the_docs():
+    """The compiled table and docs/protocol.md list the same codes, numbers
+    and hints: a new row without its line in the docs fails here."""
+    assert docs_errors() == read_table()
+
+
+def bad_tables():
+    good = dump_table()
+    yield "extra key", dict(good, extra=1)
+    for what, fn in (
+            ("renamed row", lambda r: r[0].update(name="E_NEW")),
+            ("duplicate row", lambda r: r.append(dict(r[0]))),
+            ("missing row", lambda r: r.pop()),
+            ("duplicate number", lambda r: r[1].update(code=r[0]["code"])),
+            ("number as text", lambda r: r[0].update(code="-32600")),
+            ("control in a hint", lambda r: r[0].update(hint="a\x1b[2Jb")),
+            ("non-ASCII hint", lambda r: r[0].update(hint="caf\u00e9")),
+            ("empty hint", lambda r: r[0].update(hint="")),
+            ("extra field", lambda r: r[0].update(detail="x")),
+    ):
+        doc = copy.deepcopy(good)
+        fn(doc["errors"])
+        yield what, doc
+    doc = copy.deepcopy(good)
+    doc["methods"][0]["errors"].append("E_UNKNOWN")
+    yield "a method answering an unknown code", doc
+
+
+@pytest.mark.parametrize("what,doc", list(bad_tables()),
+                         ids=[w for w, _ in bad_tables()])
+def test_bad_tables_are_refused(what, doc):
+    check_table(copy.deepcopy(dump_table()))     # the control passes
+    with pytest.raises(WhitelistError):
+        check_table(doc)
 
 
 @pytest.mark.parametrize("method", ["status", "sources", "file.plugins",

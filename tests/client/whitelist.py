@@ -1,9 +1,9 @@
 """whitelist: the tests' check of everything the agent's side prints.
 
-Seed: "the CLI and MCP tests check their text, JSON, structured content and
+The CLI and MCP tests check their text, JSON, structured content and
 progress output against the same whitelist: any key, value or word outside
-it fails." This module is that whitelist, written apart from the C code
-from SPEC section 5 (the closed list), so a mistake in the client's table
+it fails. This module is that whitelist, written apart from the C code
+from docs/protocol.md (the closed list), so a mistake in the client's table
 or in its printing is caught rather than copied:
 
   wl = Whitelist.for_build(build)       # knows the built plugins' manifests
@@ -13,8 +13,9 @@ or in its printing is caught rather than copied:
   wl.mcp_progress(notification)
 
 Every check raises WhitelistError naming what is outside the list. The
-error codes are the SPEC's; their numbers and hints are read from the one
-table (src/protocol/table.c) and must be static printable text. Manifest
+error codes are those of docs/protocol.md; their numbers and hints are read
+from the compiled table (src/protocol/table.c, dumped as JSON by
+$BUILD/tests/harness/dump-table) and must be static printable text. Manifest
 text (question, one, zero) must be one of the manifests the test installed:
 a console that forwards any other text fails even when it is printable.
 
@@ -25,12 +26,13 @@ import glob
 import json
 import os
 import re
+import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-# SPEC section 5: the E_* codes, the only error codes a console may send.
-SPEC_ERRORS = (
+# docs/protocol.md, "Errors": the only error codes a console may send.
+PROTOCOL_ERRORS = (
     "E_KEY_OUTSIDE_PREFIX", "E_TOO_MANY_PLUGINS", "E_UNKNOWN_PROFILE",
     "E_PLUGIN_NOT_INSTALLED", "E_PLUGIN_TAMPERED", "E_PLUGIN_YANKED",
     "E_SANDBOX_UNAVAILABLE", "E_PROC_NOT_HIDDEN", "E_HANDLE_EXPIRED",
@@ -78,24 +80,56 @@ def fail(what, where):
     raise WhitelistError("outside the whitelist: %s at %s" % (what, where))
 
 
-def read_table(root=ROOT):
-    """{name: (code, hint)} from the one table; checked against the SPEC."""
-    with open(os.path.join(root, "src", "protocol", "table.c")) as f:
-        text = f.read()
-    rows = re.findall(r'\[(E_[A-Z_]+)\]\s*=\s*\{\s*"(E_[A-Z_]+)",\s*(-?\d+),'
-                      r'\s*((?:"(?:[^"\\]|\\.)*"\s*)+)\}', text)
-    table = {}
-    for key, name, code, hint in rows:
-        if key != name:
-            fail("table row %s named %s" % (key, name), "table.c")
-        h = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', hint))
-        if "\\" in h or not re.fullmatch(r"[ -~]{1,200}", h):
+def default_build():
+    return os.environ.get("BUILD", os.path.join(ROOT, "build"))
+
+
+def dump_table(build=None):
+    """The compiled table as dump-table prints it (a dict)."""
+    exe = os.path.join(build or default_build(), "tests", "harness",
+                       "dump-table")
+    try:
+        p = subprocess.run([exe], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=30)
+    except OSError as e:
+        fail("no table (%s: build the tree first)" % e.strerror, exe)
+    if p.returncode != 0:
+        fail("dump-table exit status %d" % p.returncode, exe)
+    return json.loads(p.stdout)
+
+
+def check_table(doc):
+    """{name: (code, hint)} from a dumped table, checked against the
+    protocol's list: every code once, distinct numbers, static hints."""
+    if not isinstance(doc, dict) or sorted(doc) != ["errors", "methods"] or \
+            not isinstance(doc["errors"], list):
+        fail("a table that is not {errors, methods}", "dump-table")
+    table, numbers = {}, set()
+    for row in doc["errors"]:
+        if not isinstance(row, dict) or sorted(row) != ["code", "hint", "name"]:
+            fail("an error row that is not {name, code, hint}", "dump-table")
+        name, code, hint = row["name"], row["code"], row["hint"]
+        if not is_str(name, r"E_[A-Z_]{1,40}") or name in table:
+            fail("error row %r" % (name,), "dump-table")
+        if type(code) is not int or code in numbers:
+            fail("error number %r" % (code,), name)
+        if not is_str(hint, r"[ -~]{1,200}"):
             fail("a hint that is not plain static text", name)
-        table[name] = (int(code), h)
-    if sorted(table) != sorted(SPEC_ERRORS):
-        fail("error codes %s" % sorted(set(table) ^ set(SPEC_ERRORS)),
-             "table.c vs SPEC")
+        table[name] = (code, hint)
+        numbers.add(code)
+    for m in doc["methods"]:
+        for e in m.get("errors", ()):
+            if e not in table:
+                fail("method %r answers %r" % (m.get("name"), e), "dump-table")
+    if sorted(table) != sorted(PROTOCOL_ERRORS):
+        fail("error codes %s" % sorted(set(table) ^ set(PROTOCOL_ERRORS)),
+             "table vs docs/protocol.md")
     return table
+
+
+def read_table(build=None):
+    """{name: (code, hint)} from the compiled table of build."""
+    return check_table(dump_table(build))
 
 
 def is_int(v, lo, hi):
@@ -118,9 +152,9 @@ class Whitelist:
             with open(m) as f:
                 doc = json.load(f)
             texts.update([doc["question"], doc["one"], doc["zero"]])
-        return cls(texts)
+        return cls(texts, read_table(build))
 
-    # ---- the console's results (SPEC section 5) ----
+    # ---- the console's results (docs/protocol.md) ----
     def _keys(self, obj, required, optional, where):
         if not isinstance(obj, dict):
             fail("not an object", where)
@@ -374,8 +408,7 @@ def main(argv):
     if len(argv) != 3:
         sys.stderr.write("usage: whitelist.py KIND METHOD < OUTPUT\n")
         return 2
-    build = os.environ.get("BUILD", os.path.join(ROOT, "build"))
-    wl = Whitelist.for_build(build)
+    wl = Whitelist.for_build(default_build())
     data = sys.stdin.read()
     try:
         kind, method = argv[1], argv[2]
