@@ -1,76 +1,169 @@
 /* The approval card (see approval.h). */
 #include "console/approval.h"
 #include "lib/fdutil.h"
+#include "lib/render.h"
+#include "protocol/table.h"
 
 #include <pwd.h>
 #include <string.h>
+#include <sys/ioctl.h>
+
+/* The card's layout: labels in a column of LABEL_COLS, values after it,
+ * wrapped at the terminal's width with a hanging indent. Every value from
+ * outside goes through render_text() (lib/render.h); widths are display
+ * columns, so wide characters keep the columns aligned. */
+#define LABEL_COLS	12
+#define TEXT_COLS	16	/* "      question: " */
+#define MAX_NAME_COLS	32
+
+static size_t
+term_width(const struct term *t)
+{
+	struct winsize ws;
+
+	if (ioctl(t->fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
+		return ws.ws_col;
+	return 80;
+}
+
+/* Safe text, starting at column indent, wrapped with the same indent. */
+static void
+put_wrapped(struct term *t, size_t indent, const char *safe, size_t len)
+{
+	size_t width = term_width(t), avail, off = 0;
+
+	avail = width > indent + 20 ? width - indent : 20;
+	while (off < len) {
+		size_t n = render_fit(safe + off, len - off, avail);
+
+		if (off > 0)
+			term_printf(t, "\n%*s", (int)indent, "");
+		(void)write_full(t->fd, safe + off, n);
+		off += n;
+	}
+	term_printf(t, "\n");
+}
+
+/* Outside text rendered (quoted or not) and wrapped, after its label. */
+static void
+value_line(struct term *t, const char *label, const char *s, size_t len,
+    unsigned flags)
+{
+	char out[4 * PROTO_MAX_KEY + 8];
+	struct render_info ri;
+
+	term_printf(t, "  %-*s", LABEL_COLS - 2, label);
+	render_text(s, len, flags, 0, out, sizeof(out), &ri);
+	put_wrapped(t, LABEL_COLS, out, ri.len);
+}
+
+/* One warning line per path component that mixes scripts in a word. */
+static void
+mixed_script_lines(struct term *t, const char *key)
+{
+	char out[4 * PROTO_MAX_KEY + 64];
+	const char *p = key, *slash;
+
+	for (; *p != '\0'; p = slash + 1) {
+		slash = strchr(p, '/');
+		if (slash == NULL)
+			slash = p + strlen(p);
+		if (render_mixed_scripts(p, (size_t)(slash - p), out,
+		    sizeof(out))) {
+			term_printf(t, "  %-*s", LABEL_COLS - 2, "WARNING");
+			put_wrapped(t, LABEL_COLS, out, strlen(out));
+		}
+		if (*slash == '\0')
+			break;
+	}
+}
 
 static void
-untrusted_line(struct term *t, const char *label, const char *s, size_t len)
+text_line(struct term *t, const char *label, const char *s)
 {
-	term_printf(t, "  %-9s ", label);
-	term_untrusted(t, s, len, 1024);
-	term_printf(t, "\n");
+	char out[4 * PROTO_MAX_MANIFEST_TEXT + 8];
+	struct render_info ri;
+
+	term_printf(t, "      %-*s", TEXT_COLS - 6, label);
+	render_text(s, strlen(s), 0, 0, out, sizeof(out), &ri);
+	put_wrapped(t, TEXT_COLS, out, ri.len);
+}
+
+/* A short field (a name, a version), cut to max_cols columns. */
+static size_t
+short_field(const char *s, size_t max_cols, char *out, size_t outlen)
+{
+	struct render_info ri;
+
+	render_text(s, strlen(s), 0, max_cols, out, outlen, &ri);
+	return ri.cols;
 }
 
 void
 approval_show(struct term *t, const struct card *c)
 {
 	struct passwd *pw = getpwuid(c->uid);
-	size_t i, j;
+	char name[4 * MAX_NAME_COLS + 8], ver[4 * MAX_NAME_COLS + 8];
+	size_t i, j, name_cols = 0;
 
 	term_printf(t, "\n=== lockfile: an agent asks for a plan ===\n");
 	/* The account name comes from the password database, not the agent;
-	 * still escaped. */
-	term_printf(t, "  %-9s %u (", "from uid", (unsigned)c->uid);
-	if (pw != NULL)
-		term_untrusted(t, pw->pw_name, strlen(pw->pw_name), 64);
-	else
-		term_printf(t, "no account name");
-	term_printf(t, ")\n");
-	term_printf(t, "  %-9s ", "profile");
-	term_untrusted(t, c->profile, strlen(c->profile), 64);
-	term_printf(t, "%s\n", c->production ? "   [PRODUCTION]" : "");
-	if (c->handle != NULL) {
-		untrusted_line(t, "handle", c->handle, strlen(c->handle));
-		untrusted_line(t, "key", c->key, strlen(c->key));
+	 * still rendered. */
+	term_printf(t, "  %-*s%u (", LABEL_COLS - 2, "from uid",
+	    (unsigned)c->uid);
+	if (pw != NULL) {
+		short_field(pw->pw_name, MAX_NAME_COLS, name, sizeof(name));
+		term_printf(t, "%s)\n", name);
 	} else {
-		untrusted_line(t, "key", c->key, strlen(c->key));
-		if (c->typed_len != strlen(c->key) ||
-		    memcmp(c->typed, c->key, c->typed_len) != 0)
-			untrusted_line(t, "typed", c->typed, c->typed_len);
+		term_printf(t, "no account name)\n");
 	}
+	short_field(c->profile, 64, ver, sizeof(ver));
+	term_printf(t, "  %-*s%s%s\n", LABEL_COLS - 2, "profile", ver,
+	    c->production ? "   [PRODUCTION]" : "");
+	if (c->handle != NULL)
+		value_line(t, "handle", c->handle, strlen(c->handle), 0);
+	/* Quoted, so edge and repeated spaces show ("a.pdf" vs "a.pdf "). */
+	value_line(t, "key", c->key, strlen(c->key), RENDER_QUOTE);
+	if (c->handle == NULL && (c->typed_len != strlen(c->key) ||
+	    memcmp(c->typed, c->key, c->typed_len) != 0))
+		value_line(t, "typed", c->typed, c->typed_len, RENDER_QUOTE);
+	mixed_script_lines(t, c->key);
 	term_printf(t, "  this plan reveals %u answer%s; the handle has %u left "
 	    "(%u after)\n", c->reveals, c->reveals == 1 ? "" : "s",
 	    c->left_before, c->left_before - c->reveals);
+	/* The versions in one column: names padded by display width. */
+	for (i = 0; i < c->nplugins; i++) {
+		size_t w = short_field(c->plugins[i].m->name, MAX_NAME_COLS,
+		    name, sizeof(name));
+		if (w > name_cols)
+			name_cols = w;
+	}
 	for (i = 0; i < c->nplugins; i++) {
 		const struct card_plugin *p = &c->plugins[i];
-		term_printf(t, "  [%zu] ", i + 1);
-		term_untrusted(t, p->m->name, strlen(p->m->name), 32);
-		term_printf(t, " ");
-		term_untrusted(t, p->m->version, strlen(p->m->version), 20);
-		term_printf(t, "%s\n", p->official ? "  (official)"
+		size_t w = short_field(p->m->name, MAX_NAME_COLS, name,
+		    sizeof(name));
+
+		short_field(p->m->version, 20, ver, sizeof(ver));
+		term_printf(t, "  [%zu] %s%*s %s%s\n", i + 1, name,
+		    (int)(name_cols - w), "", ver, p->official ? "  (official)"
 		    : "  WARNING: unofficial marketplace");
-		term_printf(t, "      question: ");
-		term_untrusted(t, p->m->question, strlen(p->m->question), 200);
-		term_printf(t, "\n      1 means:  ");
-		term_untrusted(t, p->m->one, strlen(p->m->one), 200);
-		term_printf(t, "\n      0 means:  ");
-		term_untrusted(t, p->m->zero, strlen(p->m->zero), 200);
-		term_printf(t, "\n");
+		text_line(t, "question:", p->m->question);
+		text_line(t, "1 means:", p->m->one);
+		text_line(t, "0 means:", p->m->zero);
 		for (j = 0; j < p->nbind; j++) {
 			const struct card_binding *b = &p->bind[j];
-			term_printf(t, "      input ");
-			term_untrusted(t, b->input, strlen(b->input), 32);
-			term_printf(t, " = ${");
-			term_untrusted(t, b->placeholder, strlen(b->placeholder), 32);
+			char in[4 * 32 + 8], ph[4 * 32 + 8];
+
+			short_field(b->input, 32, in, sizeof(in));
+			short_field(b->placeholder, 32, ph, sizeof(ph));
 			if (b->held)
-				term_printf(t, "}  (value held; already replayed on "
-				    "%zu file%s)\n", b->replayed,
-				    b->replayed == 1 ? "" : "s");
+				term_printf(t, "      input %s = ${%s}  (value held; "
+				    "already replayed on %zu file%s)\n", in, ph,
+				    b->replayed, b->replayed == 1 ? "" : "s");
 			else
-				term_printf(t, "}  (you will type the value; it must "
-				    "come from your own need, not the agent's)\n");
+				term_printf(t, "      input %s = ${%s}  (you will "
+				    "type the value; it must come from your own "
+				    "need, not the agent's)\n", in, ph);
 		}
 	}
 }

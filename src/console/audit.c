@@ -5,6 +5,7 @@
 #include "lib/fdutil.h"
 #include "lib/jsonx.h"
 #include "lib/log.h"
+#include "lib/render.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -79,22 +80,46 @@ audit_write(struct audit *a, json_t *rec)
 	return ret;
 }
 
-/* Print one record readably: key=value pairs, every value escaped. */
+/* A string value that needs quotes to be read right: empty, or holding
+ * anything but printable ASCII other than space, quote, backslash and '='
+ * (a key "a.pdf " and a key "a.pdf" differ on screen). */
+static int
+needs_quotes(const char *s)
+{
+	if (*s == '\0')
+		return 1;
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s <= ' ' || (unsigned char)*s >= 0x7f ||
+		    *s == '"' || *s == '\\' || *s == '=')
+			return 1;
+	return 0;
+}
+
+/* Print one record readably: key=value pairs, every name and value
+ * rendered for the terminal (lib/render.h), strings quoted when they
+ * need it; other values as compact JSON. */
 static void
 print_record(const json_t *rec)
 {
 	const char *k;
 	json_t *v;
-	char safe[8192];
-
+	char safe[8192], name[256];
 	int first = 1;
 
 	json_object_foreach((json_t *)rec, k, v) {
 		char *txt = json_is_string(v) ? NULL :
 		    json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
 		const char *s = json_is_string(v) ? json_string_value(v) : txt;
-		escape_text(s ? s : "", s ? strlen(s) : 0, safe, sizeof(safe));
-		printf("%s%s=%s", first ? "" : " ", k, safe);
+		size_t n = json_is_string(v) ? json_string_length(v) :
+		    (s != NULL ? strlen(s) : 0);
+
+		if (s == NULL)
+			s = "";
+		render_text(k, strlen(k), 0, 0, name, sizeof(name), NULL);
+		render_text(s, n, json_is_string(v) && (needs_quotes(s) ||
+		    strlen(s) != n) ? RENDER_QUOTE : 0, 0, safe, sizeof(safe),
+		    NULL);
+		printf("%s%s=%s", first ? "" : " ", name, safe);
 		first = 0;
 		free(txt);
 	}

@@ -9,10 +9,11 @@
 #include "console/policy.h"
 #include "sandbox/sandbox.h"
 #include "store/store.h"
-#include "lib/escape.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/render.h"
 #include "lib/sysconf.h"
+#include "lib/text.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -60,6 +61,17 @@ struct doctor {
 	int have_policy;
 };
 
+/* A detail cut by its buffer ends on a whole character: rendered values
+ * hold UTF-8, and --json needs valid UTF-8 (a cut one would drop it). */
+static void
+trim_utf8(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 0 && !utf8_valid((const uint8_t *)s, n, 0))
+		s[--n] = '\0';
+}
+
 static void add(struct doctor *d, const char *name, int ok,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
@@ -75,6 +87,7 @@ add(struct doctor *d, const char *name, int ok, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(d->line[d->n].detail, sizeof(d->line[0].detail), fmt, ap);
 	va_end(ap);
+	trim_utf8(d->line[d->n].detail);
 	d->n++;
 }
 
@@ -87,10 +100,13 @@ add_report(struct doctor *d, const struct iso_report *r)
 		add(d, r->c[i].name, r->c[i].ok, "%s", r->c[i].detail);
 }
 
+/* A file-derived value (a path, a name, a parser's message) as a human
+ * reads it (lib/render.h): readable text as it is, everything else as a
+ * visible escape. */
 static void
 esc(const char *in, char *out, size_t outlen)
 {
-	escape_text(in, strlen(in), out, outlen);
+	render_text(in, strlen(in), 0, 0, out, outlen, NULL);
 }
 
 /* ---- sandbox ---- */
@@ -308,9 +324,12 @@ check_plugins(struct doctor *d)
 	for (i = 0; i < s.db.n; i++) {
 		const struct lock_entry *e = &s.db.e[i];
 		struct opened_plugin op;
-		char name[80];
+		char name[80], n[48], v[32];
 
-		snprintf(name, sizeof(name), "%s@%s", e->name, e->version);
+		/* plugins.lock is a file: its names are rendered too */
+		esc(e->name, n, sizeof(n));
+		esc(e->version, v, sizeof(v));
+		snprintf(name, sizeof(name), "%s@%s", n, v);
 		if (e->yanked) {
 			size_t l = strlen(yanked);
 			if (l + strlen(name) + 3 < sizeof(yanked))

@@ -1,0 +1,180 @@
+/* libFuzzer target for src/lib/render.c. Beyond "no crash, no overread"
+ * (ASan/UBSan), it checks on every input what a human's screen relies on:
+ * the output fits its exact-size heap buffer, NUL-terminated; it is valid
+ * UTF-8 with no control, bidirectional control, invisible, private-use,
+ * unassigned character or non-ASCII space in it; a combining mark only
+ * follows a letter, in a run of at most RENDER_MAX_MARKS; the columns
+ * reported are the columns written and within the limit; and what was not
+ * cut unescapes to the input exactly (no escape is ambiguous). The same
+ * holds for render_mixed_scripts(). The property checks are written from
+ * the rules (docs/rendering.md), not from render.c. */
+#include "lib/render.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <unictype.h>
+#include <unistr.h>
+#include <uniwidth.h>
+
+#define CHECK(cond) do { if (!(cond)) { \
+	fprintf(stderr, "fuzz_render: check failed: %s\n", #cond); \
+	abort(); } } while (0)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Nothing but printable characters, marks only on letters. */
+static void
+check_safe(const char *s, size_t n)
+{
+	const uint8_t *p = (const uint8_t *)s;
+	size_t i = 0;
+	unsigned marks = 0;
+	int base = 0;
+
+	CHECK(u8_check(p, n) == NULL);
+	while (i < n) {
+		ucs4_t c;
+		int len = u8_mbtoucr(&c, p + i, n - i);
+
+		CHECK(len > 0);
+		i += (size_t)len;
+		CHECK(c >= 0x20 && c != 0x7f);
+		if (c < 0x80) {
+			base = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+			marks = 0;
+			continue;
+		}
+		CHECK(!uc_is_general_category(c, UC_CATEGORY_C));
+		CHECK(!uc_is_general_category(c, UC_CATEGORY_Z));
+		CHECK(!uc_is_property_default_ignorable_code_point(c));
+		CHECK(!uc_is_property_variation_selector(c));
+		CHECK(!uc_is_property_bidi_control(c));
+		CHECK(!uc_is_property_bidi_embedding_or_override(c));
+		CHECK(uc_width(c, "UTF-8") >= 0);
+		if (uc_is_general_category(c, UC_CATEGORY_M) ||
+		    uc_width(c, "UTF-8") == 0) {
+			CHECK(base);
+			CHECK(++marks <= RENDER_MAX_MARKS);
+		} else {
+			base = uc_is_general_category(c, UC_CATEGORY_L);
+			marks = 0;
+		}
+	}
+}
+
+static size_t
+put_utf8(uint8_t *out, unsigned v)
+{
+	int n = u8_uctomb(out, v, 4);
+
+	CHECK(n > 0);
+	return (size_t)n;
+}
+
+/* The inverse of the rendering; out holds at least strlen(s) bytes. */
+static size_t
+unrender(const char *s, size_t n, uint8_t *out, int quoted)
+{
+	size_t i = 0, o = 0;
+
+	if (quoted) {
+		CHECK(n >= 2 && s[0] == '"' && s[n - 1] == '"');
+		i = 1;
+		n--;
+	}
+	while (i < n) {
+		unsigned v;
+		char *end;
+
+		if (s[i] != '\\') {
+			CHECK(!(quoted && s[i] == '"'));
+			out[o++] = (uint8_t)s[i++];
+			continue;
+		}
+		CHECK(i + 1 < n);
+		switch (s[i + 1]) {
+		case '\\':
+		case '"':
+			out[o++] = (uint8_t)s[i + 1];
+			i += 2;
+			break;
+		case 'x':
+			CHECK(i + 3 < n);
+			CHECK(sscanf(s + i + 2, "%2x", &v) == 1);
+			out[o++] = (uint8_t)v;
+			i += 4;
+			break;
+		case 'u':
+			CHECK(s[i + 2] == '{');
+			v = (unsigned)strtoul(s + i + 3, &end, 16);
+			CHECK(*end == '}' && end - (s + i + 3) >= 4);
+			o += put_utf8(out + o, v);
+			i = (size_t)(end - s) + 1;
+			break;
+		default:
+			CHECK(0);
+		}
+	}
+	return o;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct render_info ri;
+	unsigned flags;
+	size_t max_cols, outlen;
+	char *out, *in;
+	uint8_t *back;
+
+	if (size < 3)
+		return 0;
+	flags = data[0] & 1 ? RENDER_QUOTE : 0;
+	max_cols = data[1] & 0x80 ? 0 : data[1];
+	outlen = data[2] & 0x80 ? size * 4 + 8 : data[2];
+	data += 3;
+	size -= 3;
+
+	in = malloc(size ? size : 1);
+	out = malloc(outlen ? outlen : 1);
+	back = malloc(outlen + 1);
+	CHECK(in != NULL && out != NULL && back != NULL);
+	memcpy(in, data, size);
+
+	render_text(in, size, flags, max_cols, out, outlen, &ri);
+	if (outlen == 0) {
+		CHECK(ri.len == 0);
+	} else {
+		CHECK(ri.len < outlen && strlen(out) == ri.len);
+		check_safe(out, ri.len);
+		CHECK(ri.cols == render_width(out, ri.len));
+		CHECK(max_cols == 0 || ri.cols <= max_cols);
+		if (!ri.truncated) {
+			size_t n = unrender(out, ri.len, back, flags != 0);
+			CHECK(n == size && memcmp(back, in, size) == 0);
+		} else if (ri.len > 0) {
+			CHECK(ri.len >= 3 &&
+			    memcmp(out + ri.len - 3, "...", 3) == 0);
+		}
+		/* room for everything: never cut */
+		if (outlen >= size * 4 + 3 && max_cols == 0)
+			CHECK(!ri.truncated);
+	}
+
+	if (outlen > 0) {
+		int r = render_mixed_scripts(in, size, out, outlen);
+		size_t n = strlen(out);
+
+		CHECK(n < outlen);
+		check_safe(out, n);
+		CHECK(r == 1 || n == 0);
+	}
+	free(back);
+	free(out);
+	free(in);
+	return 0;
+}
