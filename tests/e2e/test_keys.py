@@ -58,8 +58,9 @@ BAD = [
 # Clean into the prefix: shown on the card (escaped), then denied.
 SHOWN = [
     ("2024/%252e%252e/secret/outside.txt", "2024/%2e%2e/secret/outside.txt"),
-    ("2024/\u202efdp.exe", "2024/\\xe2\\x80\\xaefdp.exe"),
-    ("2024/\u2066isolate\u2069\u200b.pdf", "2024/\\xe2\\x81\\xa6isolate"),
+    ("2024/\u202efdp.exe", '"2024/\\u{202E}fdp.exe"'),
+    ("2024/\u2066isolate\u2069\u200b.pdf",
+     '"2024/\\u{2066}isolate\\u{2069}\\u{200B}.pdf"'),
     ("2024/x/../a.pdf", "2024/a.pdf"),
     ("./2024//./a.pdf", "2024/a.pdf"),
     ("2024/" + "b" * 1019, "2024/" + "b" * 100),
@@ -167,8 +168,247 @@ def test_change_request_text_escaped(basic):
     assert check_reply(req, line) == "result"
     s = basic.wait_screen("change request from uid")
     assert "add is-xml \\x1b[2J\\x1b]0;pwned\\x07" in s
-    assert "\\xe2\\x80\\xaeevil" in s
+    assert "\\u{202E}evil\\u{202C} \\u{009B}31m \\x08\\x08 \\x0d\\x0aApprove? y" in s
     assert_terminal_clean(basic)
     # queued for the human only: nothing was installed or changed
     req, line, _ = basic.rpc("file.plugins")
     assert len(json.loads(line)["result"]["plugins"]) == 4
+
+
+# ---- what the human reads: names as typed, deceptions visible ----------
+# (lib/render.h, docs/rendering.md)
+
+def card_of(screen):
+    return screen[screen.rfind("an agent asks"):]
+
+
+def key_line(card):
+    m = re.search(r"^  key       (.*)$", card, re.M)
+    assert m, card
+    return m.group(1)
+
+
+# Characters that may never reach the pane raw, from Python's own Unicode
+# data (an oracle independent of libunistring): controls but the newline
+# and carriage return the terminal itself sends, format characters (bidi,
+# zero-width, tags), separators and spaces other than U+0020, private use,
+# unassigned, and the default-ignorable letters and marks.
+IGNORABLE = set(range(0xfe00, 0xfe10)) | set(range(0xe0100, 0xe01f0)) | \
+    set(range(0x180b, 0x1810)) | {0x115f, 0x1160, 0x3164, 0xffa0, 0x034f,
+                                  0x17b4, 0x17b5}
+
+
+def assert_pane_safe(env):
+    """Every byte written to the pane is valid UTF-8 and no character of it
+    can change the terminal's state, reorder or hide text."""
+    import unicodedata
+    log = env.pane_log()
+    assert log, "the pane log recorded nothing"
+    text = log.decode("utf-8")      # raises on a raw invalid byte
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in "\r\n":
+            continue
+        assert cat[0] != "C", "raw U+%04X (%s) reached the pane" % (ord(ch), cat)
+        assert cat not in ("Zl", "Zp") and (cat != "Zs" or ch == " "), \
+            "raw U+%04X (%s) reached the pane" % (ord(ch), cat)
+        assert ord(ch) not in IGNORABLE, "raw U+%04X reached the pane" % ord(ch)
+
+
+def show_and_deny(env, key, count, plugins=("is-pdf",)):
+    box = {}
+
+    def go():
+        box["req"], box["line"], _ = env.rpc("file.plan", {
+            "profile": "invoices", "key": key,
+            "plugins": [{"name": p} for p in plugins]})
+    t = threading.Thread(target=go)
+    t.start()
+    s = env.wait_screen(r"Approve\?", count=count)
+    env.type("n")
+    t.join()
+    assert check_reply(box["req"], box["line"]) == "error E_APPROVAL_DENIED"
+    return card_of(s)
+
+
+READABLE = [
+    "2024/Zoë-Müller.pdf",
+    "2024/Zoe\u0308-Mu\u0308ller.pdf",         # decomposed, as macOS writes
+    "2024/Счёт-фактура №5.pdf",
+    "2024/Ελληνικά τιμολόγια.pdf",
+    "2024/請求書_東京タワー.pdf",
+    "2024/한국어 문서.pdf",
+    "2024/\U0001F4C4 invoice \U0001F9FE.pdf",
+]
+
+
+def test_readable_keys_shown_as_typed(basic):
+    basic.pane_log_start()
+    for i, key in enumerate(READABLE):
+        card = show_and_deny(basic, key, i + 1)
+        assert key_line(card) == '"%s"' % key, card
+        assert "mixed scripts" not in card, card
+        assert "\n  typed" not in card, card
+    # the audit keeps the key as it was, and `lockfile audit` shows it so
+    keys = [r["key"] for r in basic.audit() if r.get("method") == "file.plan"]
+    assert keys == READABLE
+    out = lockfile_audit(basic)
+    for key in READABLE:
+        assert ('key="%s"' % key).encode() in out, out
+    assert_pane_safe(basic)
+    assert_terminal_clean(basic)
+
+
+# (key, what its key line shows)
+DECEPTIVE = [
+    # Trojan Source: every bidirectional control
+    ("2024/\u202a\u202b\u202c\u202d\u202e.pdf",
+     '"2024/\\u{202A}\\u{202B}\\u{202C}\\u{202D}\\u{202E}.pdf"'),
+    ("2024/\u2066\u2067\u2068\u2069\u200e\u200f\u061c.pdf",
+     '"2024/\\u{2066}\\u{2067}\\u{2068}\\u{2069}\\u{200E}\\u{200F}'
+     '\\u{061C}.pdf"'),
+    ("2024/invoice\u202egpj.exe", '"2024/invoice\\u{202E}gpj.exe"'),
+    # zero-width and invisible characters, the emoji joiner
+    ("2024/in\u200bvo\u200cice\u2060\ufeff.pdf",
+     '"2024/in\\u{200B}vo\\u{200C}ice\\u{2060}\\u{FEFF}.pdf"'),
+    ("2024/\U0001F468\u200d\U0001F469\u200d\U0001F467.pdf",
+     '"2024/\U0001F468\\u{200D}\U0001F469\\u{200D}\U0001F467.pdf"'),
+    ("2024/\u3164\u115f\uffa0\u180e.pdf",
+     '"2024/\\u{3164}\\u{115F}\\u{FFA0}\\u{180E}.pdf"'),
+    # tag characters and variation selectors
+    ("2024/flag\U000e0001\U000e0075\U000e0073\U000e007f.pdf",
+     '"2024/flag\\u{E0001}\\u{E0075}\\u{E0073}\\u{E007F}.pdf"'),
+    ("2024/a\ufe0f\U000e0100.pdf", '"2024/a\\u{FE0F}\\u{E0100}.pdf"'),
+    # separators, private use, a mark tower
+    ("2024/x\u2028y\u2029z.pdf", '"2024/x\\u{2028}y\\u{2029}z.pdf"'),
+    ("2024/\ue000\U000f0000.pdf", '"2024/\\u{E000}\\u{F0000}.pdf"'),
+    ("2024/e" + "\u0301" * 8 + ".pdf",
+     '"2024/e' + "\u0301" * 4 + "\\u{0301}" * 4 + '.pdf"'),
+    # edge, repeated and look-alike spaces
+    ("2024/a.pdf ", '"2024/a.pdf "'),
+    ("2024/ a.pdf", '"2024/ a.pdf"'),
+    ("2024/a  b.pdf", '"2024/a \\x20b.pdf"'),
+    ("2024/a\u00a0b\u3000.pdf", '"2024/a\\u{00A0}b\\u{3000}.pdf"'),
+    ('2024/say "yes".pdf', '"2024/say \\"yes\\".pdf"'),
+]
+
+
+def test_deceptive_keys_escaped(basic):
+    basic.pane_log_start()
+    for i, (key, shown) in enumerate(DECEPTIVE):
+        card = show_and_deny(basic, key, i + 1)
+        assert key_line(card) == shown, (key, card)
+    out = lockfile_audit(basic)
+    for key, shown in DECEPTIVE:
+        assert ("key=" + shown).encode() in out, (shown, out)
+    for b in RAW_FORBIDDEN:
+        assert b not in out
+    assert_pane_safe(basic)
+    assert_terminal_clean(basic)
+
+
+def test_mixed_script_key_warned(basic):
+    basic.pane_log_start()
+    key = "2024/p\u0430yp\u0430l-\u0456nvoice.pdf"     # Cyrillic а and і
+    card = show_and_deny(basic, key, 1)
+    assert key_line(card) == '"%s"' % key
+    assert ('\n  WARNING   mixed scripts: Latin + Cyrillic: '
+            '"p\\u{0430}yp\\u{0430}l-\\u{0456}nvoice.pdf"\n') in card, card
+    # Greek in a Latin word, in the directory part: one line per component
+    card = show_and_deny(basic, "2024/\u03bfffice/\u0441opy.pdf", 2)
+    assert ('\n  WARNING   mixed scripts: Greek + Latin: "\\u{03BF}ffice"\n'
+            in card), card
+    assert ('\n  WARNING   mixed scripts: Cyrillic + Latin: '
+            '"\\u{0441}opy.pdf"\n' in card), card
+    assert len(re.findall(r"\n  WARNING   mixed scripts", card)) == 2, card
+    assert_pane_safe(basic)
+
+
+def test_card_layout_by_display_width(basic):
+    """A key of wide characters wraps at the pane's width (220) with the
+    value column kept: no line wider than the pane (which would wrap to
+    column 0), each continuation indented to the value column."""
+    import unicodedata
+    basic.pane_log_start()
+    key = "2024/" + "請求書" * 60 + ".pdf"
+    card = show_and_deny(basic, key, 1, plugins=("is-pdf", "is-json"))
+    raw = basic.tmux("capture-pane", "-p", "-S", "-20000").stdout.decode()
+    raw = raw[raw.rfind("an agent asks"):]
+    lines = raw.split("\n")
+    i = next(n for n, l in enumerate(lines) if l.startswith("  key       "))
+    got = lines[i][12:]
+    cont = 0
+    while lines[i + 1 + cont].startswith(" " * 12):
+        got += lines[i + 1 + cont][12:]
+        cont += 1
+    assert got == '"%s"' % key
+    assert cont >= 1
+
+    def cols(s):
+        return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1
+                   for c in s)
+    for l in lines[i:i + 1 + cont]:
+        assert cols(l) <= 220, l
+    # the versions stand in one column whatever the names' widths
+    pl = [l for l in lines if re.match(r"  \[\d\] ", l)]
+    assert len(pl) == 2
+    assert pl[0].index("1.0.0") == pl[1].index("1.0.0"), pl
+    assert_pane_safe(basic)
+
+
+def test_plugin_detail_rendered(env):
+    """A plugin's detail (level 0) holds what the plugin chose: readable
+    text shows as it is, invalid UTF-8, an escape sequence, a bidi override
+    and a tag character as escapes."""
+    from conftest import make_pdf
+    env.add_local_profile("invoices", prefix="2024/",
+                          files={"2024/a.pdf": make_pdf()})
+    src = os.path.join(env.plugin_build, "tests", "e2e", "p-detail-bytes")
+
+    def edit(m):
+        m["name"] = "detail-bytes"
+        m["question"] = "Does it answer 1 with a hostile detail?"
+    env.install_plugin("contains", binary=src, manifest_edit=edit)
+    env.write_policy(answer_quantum_s=1, security_level=0)
+    env.start()
+    env.pane_log_start()
+    box = {}
+
+    def go():
+        box["req"], box["line"], _ = env.rpc("file.plan", {
+            "profile": "invoices", "key": "2024/a.pdf",
+            "plugins": [{"name": "detail-bytes",
+                         "inputs": {"needle": "${word}"}}]})
+    t = threading.Thread(target=go)
+    t.start()
+    env.wait_screen(r"Approve\?")
+    env.type("y")
+    env.wait_screen(r"value for \$\{word\}")
+    env.type("x")
+    t.join()
+    assert check_reply(box["req"], box["line"]) == "result"
+    s = env.wait_screen("detail: ")
+    assert ("detail: Zoë Счёт 請 \\xff\\xfe \\x1b[31mred\\x1b[0m "
+            "\\u{202E}rlo \\xe0\\x80 \\u{E0001} end") in s, s
+    assert_pane_safe(env)
+    assert_terminal_clean(env)
+
+
+def test_change_request_readable(basic):
+    basic.pane_log_start()
+    text = "добавьте is-xml, 谢谢 \U0001F4C4 — Zoë"
+    req, line, _ = basic.rpc("change.request", {"text": text})
+    assert check_reply(req, line) == "result"
+    s = basic.wait_screen("change request from uid")
+    assert "\n  " + text + "\n" in s, s
+    assert_pane_safe(basic)
+
+
+def lockfile_audit(env):
+    """`lockfile audit` as the console account: the bytes a human's
+    terminal would get."""
+    from lfenv import as_user, CONSOLE_USER
+    r = as_user(CONSOLE_USER, [env.binary, "audit", "--home", env.home])
+    assert r.returncode == 0, r.stderr
+    r.stdout.decode("utf-8")        # valid UTF-8, whatever the log holds
+    return r.stdout
