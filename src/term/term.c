@@ -1,8 +1,8 @@
 /* The console terminal (see term.h). */
 #include "term/term.h"
-#include "lib/escape.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/render.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -61,11 +61,23 @@ term_printf(struct term *t, const char *fmt, ...)
 void
 term_untrusted(struct term *t, const char *s, size_t len, size_t max)
 {
-	char out[4 * 1024 + 8];
-	size_t cap = max * 4 + 8 < sizeof(out) ? max * 4 + 8 : sizeof(out);
+	/* An escape is at most four bytes per input byte (\xHH, \u{XXXX}
+	 * for two or three, \u{XXXXX} for four). */
+	char out[4 * TERM_UNTRUSTED_MAX + 8];
+	size_t n = len;
 
-	escape_text(s, len, out, cap);
+	if (max > TERM_UNTRUSTED_MAX)
+		max = TERM_UNTRUSTED_MAX;
+	if (n > max) {
+		/* cut on a character, not inside one */
+		n = max;
+		while (n > 0 && n > max - 3 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+	}
+	render_text(s, n, 0, 0, out, sizeof(out), NULL);
 	(void)write_full(t->fd, out, strlen(out));
+	if (n < len)
+		(void)write_full(t->fd, "...", 3);
 }
 
 void

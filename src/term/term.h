@@ -1,6 +1,7 @@
 /* The console's terminal: the human's, never the agent's. Everything an
- * agent wrote reaches it only through term_untrusted() (escaped: no control
- * character, escape sequence or bidirectional override gets through raw).
+ * agent wrote reaches it only through term_untrusted(), rendered by
+ * lib/render.h: readable text as it is, and no control character, escape
+ * sequence, bidirectional or invisible character raw.
  * Input is flushed before each question so type-ahead cannot answer it;
  * secret values are read with echo off, straight into the caller's locked
  * buffer. */
@@ -29,7 +30,9 @@ void term_close(struct term *t);
 /* Console text (never agent text). */
 void term_printf(struct term *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* Agent-supplied bytes, escaped, truncated to max shown bytes. */
+/* Agent-supplied bytes, rendered (lib/render.h); at most max bytes of
+ * them (and never more than TERM_UNTRUSTED_MAX), a cut marked "...". */
+#define TERM_UNTRUSTED_MAX 4096
 void term_untrusted(struct term *t, const char *s, size_t len, size_t max);
 
 void term_flush_input(struct term *t);
