@@ -53,7 +53,7 @@ value_line(struct term *t, const char *label, const char *s, size_t len,
 	struct render_info ri;
 
 	term_printf(t, "  %-*s", LABEL_COLS - 2, label);
-	render_text(s, len, flags, 0, out, sizeof(out), &ri);
+	render_text(s, len, flags | t->render_flags, 0, out, sizeof(out), &ri);
 	put_wrapped(t, LABEL_COLS, out, ri.len);
 }
 
@@ -68,8 +68,8 @@ mixed_script_lines(struct term *t, const char *key)
 		slash = strchr(p, '/');
 		if (slash == NULL)
 			slash = p + strlen(p);
-		if (render_mixed_scripts(p, (size_t)(slash - p), out,
-		    sizeof(out))) {
+		if (render_mixed_scripts(p, (size_t)(slash - p),
+		    t->render_flags, out, sizeof(out))) {
 			term_printf(t, "  %-*s", LABEL_COLS - 2, "WARNING");
 			put_wrapped(t, LABEL_COLS, out, strlen(out));
 		}
@@ -85,17 +85,18 @@ text_line(struct term *t, const char *label, const char *s)
 	struct render_info ri;
 
 	term_printf(t, "      %-*s", TEXT_COLS - 6, label);
-	render_text(s, strlen(s), 0, 0, out, sizeof(out), &ri);
+	render_text(s, strlen(s), t->render_flags, 0, out, sizeof(out), &ri);
 	put_wrapped(t, TEXT_COLS, out, ri.len);
 }
 
 /* A short field (a name, a version), cut to max_cols columns. */
 static size_t
-short_field(const char *s, size_t max_cols, char *out, size_t outlen)
+short_field(const struct term *t, const char *s, size_t max_cols, char *out,
+    size_t outlen)
 {
 	struct render_info ri;
 
-	render_text(s, strlen(s), 0, max_cols, out, outlen, &ri);
+	render_text(s, strlen(s), t->render_flags, max_cols, out, outlen, &ri);
 	return ri.cols;
 }
 
@@ -112,12 +113,12 @@ approval_show(struct term *t, const struct card *c)
 	term_printf(t, "  %-*s%u (", LABEL_COLS - 2, "from uid",
 	    (unsigned)c->uid);
 	if (pw != NULL) {
-		short_field(pw->pw_name, MAX_NAME_COLS, name, sizeof(name));
+		short_field(t, pw->pw_name, MAX_NAME_COLS, name, sizeof(name));
 		term_printf(t, "%s)\n", name);
 	} else {
 		term_printf(t, "no account name)\n");
 	}
-	short_field(c->profile, 64, ver, sizeof(ver));
+	short_field(t, c->profile, 64, ver, sizeof(ver));
 	term_printf(t, "  %-*s%s%s\n", LABEL_COLS - 2, "profile", ver,
 	    c->production ? "   [PRODUCTION]" : "");
 	if (c->handle != NULL)
@@ -133,17 +134,17 @@ approval_show(struct term *t, const struct card *c)
 	    c->left_before, c->left_before - c->reveals);
 	/* The versions in one column: names padded by display width. */
 	for (i = 0; i < c->nplugins; i++) {
-		size_t w = short_field(c->plugins[i].m->name, MAX_NAME_COLS,
+		size_t w = short_field(t, c->plugins[i].m->name, MAX_NAME_COLS,
 		    name, sizeof(name));
 		if (w > name_cols)
 			name_cols = w;
 	}
 	for (i = 0; i < c->nplugins; i++) {
 		const struct card_plugin *p = &c->plugins[i];
-		size_t w = short_field(p->m->name, MAX_NAME_COLS, name,
+		size_t w = short_field(t, p->m->name, MAX_NAME_COLS, name,
 		    sizeof(name));
 
-		short_field(p->m->version, 20, ver, sizeof(ver));
+		short_field(t, p->m->version, 20, ver, sizeof(ver));
 		term_printf(t, "  [%zu] %s%*s %s%s\n", i + 1, name,
 		    (int)(name_cols - w), "", ver, p->official ? "  (official)"
 		    : "  WARNING: unofficial marketplace");
@@ -154,8 +155,8 @@ approval_show(struct term *t, const struct card *c)
 			const struct card_binding *b = &p->bind[j];
 			char in[4 * 32 + 8], ph[4 * 32 + 8];
 
-			short_field(b->input, 32, in, sizeof(in));
-			short_field(b->placeholder, 32, ph, sizeof(ph));
+			short_field(t, b->input, 32, in, sizeof(in));
+			short_field(t, b->placeholder, 32, ph, sizeof(ph));
 			if (b->held)
 				term_printf(t, "      input %s = ${%s}  (value held; "
 				    "already replayed on %zu file%s)\n", in, ph,

@@ -104,6 +104,7 @@ print_record(const json_t *rec)
 	const char *k;
 	json_t *v;
 	char safe[8192], name[256];
+	unsigned flags = render_locale_flags();
 	int first = 1;
 
 	json_object_foreach((json_t *)rec, k, v) {
@@ -115,10 +116,10 @@ print_record(const json_t *rec)
 
 		if (s == NULL)
 			s = "";
-		render_text(k, strlen(k), 0, 0, name, sizeof(name), NULL);
-		render_text(s, n, json_is_string(v) && (needs_quotes(s) ||
-		    strlen(s) != n) ? RENDER_QUOTE : 0, 0, safe, sizeof(safe),
-		    NULL);
+		render_text(k, strlen(k), flags, 0, name, sizeof(name), NULL);
+		render_text(s, n, flags | (json_is_string(v) &&
+		    (needs_quotes(s) || strlen(s) != n) ? RENDER_QUOTE : 0), 0,
+		    safe, sizeof(safe), NULL);
 		printf("%s%s=%s", first ? "" : " ", name, safe);
 		first = 0;
 		free(txt);

@@ -101,12 +101,12 @@ add_report(struct doctor *d, const struct iso_report *r)
 }
 
 /* A file-derived value (a path, a name, a parser's message) as a human
- * reads it (lib/render.h): readable text as it is, everything else as a
- * visible escape. */
+ * reads it (lib/render.h): readable text as it is (in a UTF-8 locale),
+ * everything else as a visible escape. */
 static void
 esc(const char *in, char *out, size_t outlen)
 {
-	render_text(in, strlen(in), 0, 0, out, outlen, NULL);
+	render_text(in, strlen(in), render_locale_flags(), 0, out, outlen, NULL);
 }
 
 /* ---- sandbox ---- */

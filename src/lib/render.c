@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <unictype.h>
@@ -123,7 +124,7 @@ next_piece(struct state *st, const uint8_t *s, size_t n, struct piece *p)
 		return 1;
 	}
 	w = uc_width(c, "UTF-8");
-	if (never_raw(c) || w < 0 || (st->force != NULL &&
+	if ((st->flags & RENDER_ASCII) || never_raw(c) || w < 0 || (st->force != NULL &&
 	    uc_is_general_category(c, UC_CATEGORY_L) &&
 	    in_scripts(st->force, uc_script(c)))) {
 		esc_cp(p, c);
@@ -240,6 +241,22 @@ render_text(const char *in, size_t inlen, unsigned flags, size_t max_cols,
     char *out, size_t outlen, struct render_info *info)
 {
 	return render_force(in, inlen, flags, NULL, max_cols, out, outlen, info);
+}
+
+unsigned
+render_locale_flags(void)
+{
+	static const char *const vars[] = { "LC_ALL", "LC_CTYPE", "LANG" };
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		const char *v = getenv(vars[i]);
+		if (v == NULL || *v == '\0')
+			continue;
+		return strcasestr(v, "UTF-8") != NULL ||
+		    strcasestr(v, "utf8") != NULL ? 0 : RENDER_ASCII;
+	}
+	return RENDER_ASCII;
 }
 
 size_t
@@ -378,7 +395,8 @@ end_word(struct scripts *w, const size_t *count, struct scripts *all,
 }
 
 int
-render_mixed_scripts(const char *in, size_t inlen, char *out, size_t outlen)
+render_mixed_scripts(const char *in, size_t inlen, unsigned flags, char *out,
+    size_t outlen)
 {
 	const uint8_t *s = (const uint8_t *)in;
 	const uc_script_t *common = uc_script_byname("Common");
@@ -425,7 +443,7 @@ render_mixed_scripts(const char *in, size_t inlen, char *out, size_t outlen)
 	if (o < outlen)
 		o += (size_t)snprintf(out + o, outlen - o, ": ");
 	if (o < outlen)
-		render_force(in, inlen, RENDER_QUOTE, &minority, 0, out + o,
+		render_force(in, inlen, flags | RENDER_QUOTE, &minority, 0, out + o,
 		    outlen - o, NULL);
 	return 1;
 }

@@ -24,6 +24,11 @@
  * spaces are visible (keys: "a.pdf" and "a.pdf " differ on screen). */
 #define RENDER_QUOTE	0x1u
 
+/* Every character outside printable ASCII escaped too: for a terminal
+ * that is not UTF-8, where the bytes of a readable character could be C1
+ * controls (0x9b is CSI to an 8-bit terminal). */
+#define RENDER_ASCII	0x2u
+
 /* Combining marks shown on one letter; more are escaped. */
 #define RENDER_MAX_MARKS 4
 
@@ -43,6 +48,12 @@ struct render_info {
 size_t render_text(const char *in, size_t inlen, unsigned flags,
     size_t max_cols, char *out, size_t outlen, struct render_info *info);
 
+/* RENDER_ASCII unless the environment's locale names UTF-8 (the first of
+ * LC_ALL, LC_CTYPE, LANG that is set and not empty, as the C library and
+ * terminal multiplexers read it). For output meant for the terminal of
+ * the process's own user (the console's, `audit`, `doctor`). */
+unsigned render_locale_flags(void);
+
 /* Display columns of text that is already safe to show (our own text or a
  * render_text() result): East Asian wide characters count two. */
 size_t render_width(const char *s, size_t len);
@@ -59,12 +70,12 @@ size_t render_fit(const char *s, size_t len, size_t cols);
  * be of one script or of one combination that Unicode's highly
  * restrictive profile allows (UTS #39: Latin with Han, Hiragana and
  * Katakana; with Han and Bopomofo; with Han and Hangul). When a word is
- * not, writes to out (as render_text() would, never more than outlen - 1
- * bytes) "mixed scripts: Latin + Cyrillic: " and the text quoted, with
+ * not, writes to out (as render_text() would with flags, never more
+ * than outlen - 1 bytes) "mixed scripts: Latin + Cyrillic: " and the text quoted, with
  * the letters of each word's minority scripts escaped so the human sees
  * which ones they are, and returns 1. Otherwise 0 (out is "" when
  * outlen > 0). Meant for one path component at a time. */
-int render_mixed_scripts(const char *in, size_t inlen, char *out,
-    size_t outlen);
+int render_mixed_scripts(const char *in, size_t inlen, unsigned flags,
+    char *out, size_t outlen);
 
 #endif

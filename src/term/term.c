@@ -20,6 +20,7 @@ term_open(struct term *t, const char **why)
 	memset(t, 0, sizeof(*t));
 	t->intr_fd = -1;
 	t->peer_fd = -1;
+	t->render_flags = render_locale_flags();
 	t->fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (t->fd < 0) {
 		*why = "no controlling terminal (the console needs its human)";
@@ -74,7 +75,7 @@ term_untrusted(struct term *t, const char *s, size_t len, size_t max)
 		while (n > 0 && n > max - 3 && ((unsigned char)s[n] & 0xc0) == 0x80)
 			n--;
 	}
-	render_text(s, n, 0, 0, out, sizeof(out), NULL);
+	render_text(s, n, t->render_flags, 0, out, sizeof(out), NULL);
 	(void)write_full(t->fd, out, strlen(out));
 	if (n < len)
 		(void)write_full(t->fd, "...", 3);

@@ -20,7 +20,8 @@ struct term {
 			 * not wait for the human's decision */
 	int peer_fd;	/* -1, or the requesting agent's connection: its
 			 * hang-up ends a read at once (-4), so a plan whose
-			 * agent went away is withdrawn, not fetched */
+			 * agent went away is withdrawn, not fetched */	unsigned render_flags;	/* for render_text(): RENDER_ASCII when the
+				 * locale is not UTF-8 (lib/render.h) */
 };
 
 /* Open the controlling terminal. 0, or -1 with a static reason. */

@@ -176,6 +176,9 @@ class ConsoleEnv:
         self.lock = {"schema": 1, "plugins": [], "indexes": []}
         self.started = False
         self.console_pid = None
+        # The console renders readable UTF-8 only in a UTF-8 locale
+        # (docs/rendering.md); None starts it with none (ASCII escapes).
+        self.lang = "C.UTF-8"
 
     # ---- layout ----------------------------------------------------
     def add_local_profile(self, name, files=None, prefix="", production=False):
@@ -286,9 +289,10 @@ class ConsoleEnv:
         tmux_cmd = ("tmux -L %s -f %s new-session -d -s lf -x 220 -y 80 %s"
                     % (shlex_quote(self.name), shlex_quote(conf),
                        shlex_quote("exec " + inner)))
+        lang = "LANG=%s " % shlex_quote(self.lang) if self.lang else ""
         return ("setpriv --reuid=%s --regid=%s --init-groups env -i "
-                "PATH=/usr/bin:/bin TMUX_TMPDIR=%s HOME=%s TERM=xterm sh -c %s"
-                % (CONSOLE_USER, CONSOLE_USER, self.tmuxdir, self.home,
+                "PATH=/usr/bin:/bin TMUX_TMPDIR=%s HOME=%s TERM=xterm %ssh -c %s"
+                % (CONSOLE_USER, CONSOLE_USER, self.tmuxdir, self.home, lang,
                    shlex_quote(tmux_cmd)))
 
     def _started(self):

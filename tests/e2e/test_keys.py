@@ -404,11 +404,76 @@ def test_change_request_readable(basic):
     assert_pane_safe(basic)
 
 
+def utf8_env(lang="C.UTF-8"):
+    e = {"PATH": "/usr/bin:/bin"}
+    if lang:
+        e["LANG"] = lang
+    return e
+
+
 def lockfile_audit(env):
     """`lockfile audit` as the console account: the bytes a human's
     terminal would get."""
     from lfenv import as_user, CONSOLE_USER
-    r = as_user(CONSOLE_USER, [env.binary, "audit", "--home", env.home])
+    r = as_user(CONSOLE_USER, [env.binary, "audit", "--home", env.home],
+                env=utf8_env())
     assert r.returncode == 0, r.stderr
     r.stdout.decode("utf-8")        # valid UTF-8, whatever the log holds
     return r.stdout
+
+
+def assert_bytes_safe(out):
+    """Output meant for a terminal: valid UTF-8, no raw control but the
+    newline, nothing bidirectional or invisible (as assert_pane_safe)."""
+    import unicodedata
+    for ch in out.decode("utf-8"):
+        if ch == "\n":
+            continue
+        cat = unicodedata.category(ch)
+        assert cat[0] != "C" and cat not in ("Zl", "Zp") and \
+            (cat != "Zs" or ch == " ") and ord(ch) not in IGNORABLE, \
+            "raw U+%04X (%s) in the output" % (ord(ch), cat)
+
+
+def test_doctor_renders_paths(env):
+    """`lockfile doctor` shows a file-derived path as a human reads it: a
+    readable name as it is, an escape sequence and a bidi override as
+    escapes; --json carries the same text as valid JSON."""
+    from lfenv import as_user, CONSOLE_USER
+    home = os.path.join(env.base, "Zoë-\x1b[2J\u202e-home")
+    argv = [env.binary, "doctor", "--home", home, "--socket", env.socket]
+    r = as_user(CONSOLE_USER, argv, env=utf8_env())
+    assert r.returncode == 1
+    assert_bytes_safe(r.stdout)
+    line = [l for l in r.stdout.decode().splitlines()
+            if l.startswith("FAIL home ")]
+    assert line and line[0].endswith(
+        "/Zoë-\\x1b[2J\\u{202E}-home is not a directory"), r.stdout
+    r = as_user(CONSOLE_USER, argv + ["--json"], env=utf8_env())
+    doc = json.loads(r.stdout)
+    detail = [c["detail"] for c in doc["checks"] if c["name"] == "home"][0]
+    assert detail.endswith("/Zoë-\\x1b[2J\\u{202E}-home is not a directory")
+
+
+def test_no_utf8_locale_shows_ascii(env):
+    """Started without a UTF-8 locale the console cannot know its terminal
+    reads UTF-8 (an 8-bit terminal takes the 0x9b of "ћ" for CSI): every
+    character outside printable ASCII is an escape, the rules otherwise
+    the same. `lockfile audit` and `doctor` follow the same locale."""
+    from conftest import make_pdf
+    from lfenv import as_user, CONSOLE_USER
+    env.lang = None
+    env.add_local_profile("invoices", prefix="2024/",
+                          files={"2024/a.pdf": make_pdf()})
+    env.install_plugin("is-pdf")
+    env.write_policy(answer_quantum_s=1)
+    env.start()
+    env.pane_log_start()
+    card = show_and_deny(env, "2024/Zoë-ћ \u202e.pdf", 1)
+    assert key_line(card) == '"2024/Zo\\u{00EB}-\\u{045B} \\u{202E}.pdf"'
+    log = env.pane_log()
+    assert all(b < 0x80 for b in log), "a byte outside ASCII reached the pane"
+    r = as_user(CONSOLE_USER, [env.binary, "audit", "--home", env.home],
+                env=utf8_env(None))
+    assert b'key="2024/Zo\\u{00EB}-\\u{045B} \\u{202E}.pdf"' in r.stdout
+    assert all(b < 0x80 for b in r.stdout)

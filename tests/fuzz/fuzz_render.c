@@ -6,7 +6,8 @@
  * follows a letter, in a run of at most RENDER_MAX_MARKS; the columns
  * reported are the columns written and within the limit; and what was not
  * cut unescapes to the input exactly (no escape is ambiguous). The same
- * holds for render_mixed_scripts(). The property checks are written from
+ * holds for render_mixed_scripts(); with RENDER_ASCII, nothing but
+ * printable ASCII. The property checks are written from
  * the rules (docs/rendering.md), not from render.c. */
 #include "lib/render.h"
 
@@ -64,6 +65,17 @@ check_safe(const char *s, size_t n)
 			marks = 0;
 		}
 	}
+}
+
+static int
+ascii_only(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f)
+			return 0;
+	return 1;
 }
 
 static size_t
@@ -133,7 +145,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 3)
 		return 0;
-	flags = data[0] & 1 ? RENDER_QUOTE : 0;
+	flags = (data[0] & 1 ? RENDER_QUOTE : 0) |
+	    (data[0] & 2 ? RENDER_ASCII : 0);
 	max_cols = data[1] & 0x80 ? 0 : data[1];
 	outlen = data[2] & 0x80 ? size * 4 + 8 : data[2];
 	data += 3;
@@ -151,10 +164,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		CHECK(ri.len < outlen && strlen(out) == ri.len);
 		check_safe(out, ri.len);
+		if (flags & RENDER_ASCII)
+			CHECK(ascii_only(out, ri.len));
 		CHECK(ri.cols == render_width(out, ri.len));
 		CHECK(max_cols == 0 || ri.cols <= max_cols);
 		if (!ri.truncated) {
-			size_t n = unrender(out, ri.len, back, flags != 0);
+			size_t n = unrender(out, ri.len, back,
+			    (flags & RENDER_QUOTE) != 0);
 			CHECK(n == size && memcmp(back, in, size) == 0);
 		} else if (ri.len > 0) {
 			CHECK(ri.len >= 3 &&
@@ -166,11 +182,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	if (outlen > 0) {
-		int r = render_mixed_scripts(in, size, out, outlen);
+		int r = render_mixed_scripts(in, size, flags & RENDER_ASCII,
+		    out, outlen);
 		size_t n = strlen(out);
 
 		CHECK(n < outlen);
 		check_safe(out, n);
+		if (flags & RENDER_ASCII)
+			CHECK(ascii_only(out, n));
 		CHECK(r == 1 || n == 0);
 	}
 	free(back);

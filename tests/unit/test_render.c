@@ -207,6 +207,43 @@ test_quoted(void **state)
 }
 
 static void
+test_ascii(void **state)
+{
+	(void)state;
+	/* a terminal that is not UTF-8: nothing but printable ASCII, and
+	 * still unambiguous */
+	check("2024/Zoë-Счёт-請.pdf", RENDER_ASCII,
+	    "2024/Zo\\u{00EB}-\\u{0421}\\u{0447}\\u{0451}\\u{0442}-"
+	    "\\u{8ACB}.pdf");
+	check("e\xcc\x81 \x1b \xff", RENDER_ASCII,
+	    "e\\u{0301} \\x1b \\xff");
+	check("a  \xd1\x9b", RENDER_ASCII | RENDER_QUOTE,
+	    "\"a \\x20\\u{045B}\"");
+}
+
+static void
+test_locale(void **state)
+{
+	(void)state;
+	setenv("LC_ALL", "", 1);
+	setenv("LC_CTYPE", "", 1);
+	setenv("LANG", "C.UTF-8", 1);
+	assert_int_equal(render_locale_flags(), 0);
+	setenv("LANG", "en_US.utf8", 1);
+	assert_int_equal(render_locale_flags(), 0);
+	setenv("LC_CTYPE", "POSIX", 1);
+	assert_int_equal(render_locale_flags(), RENDER_ASCII);
+	setenv("LC_ALL", "de_DE.UTF-8", 1);
+	assert_int_equal(render_locale_flags(), 0);
+	setenv("LC_ALL", "de_DE.ISO-8859-1", 1);
+	assert_int_equal(render_locale_flags(), RENDER_ASCII);
+	unsetenv("LC_ALL");
+	unsetenv("LC_CTYPE");
+	unsetenv("LANG");
+	assert_int_equal(render_locale_flags(), RENDER_ASCII);
+}
+
+static void
 test_width(void **state)
 {
 	char out[256];
@@ -366,7 +403,7 @@ static void
 check_mixed(const char *s, const char *want)
 {
 	char out[512];
-	int r = render_mixed_scripts(s, strlen(s), out, sizeof(out));
+	int r = render_mixed_scripts(s, strlen(s), 0, out, sizeof(out));
 
 	if (want == NULL) {
 		assert_int_equal(r, 0);
@@ -405,7 +442,7 @@ test_mixed_scripts(void **state)
 	check_mixed("p\xd0\xb0y\x1bpal",
 	    "mixed scripts: Latin + Cyrillic: \"p\\u{0430}y\\x1bpal\"");
 	/* never past the buffer */
-	assert_int_equal(render_mixed_scripts("p\xd0\xb0ypal", 7, small,
+	assert_int_equal(render_mixed_scripts("p\xd0\xb0ypal", 7, 0, small,
 	    sizeof(small)), 1);
 	assert_true(strlen(small) < sizeof(small));
 }
@@ -422,6 +459,8 @@ main(void)
 		cmocka_unit_test(test_tags_selectors_private),
 		cmocka_unit_test(test_combining),
 		cmocka_unit_test(test_quoted),
+		cmocka_unit_test(test_ascii),
+		cmocka_unit_test(test_locale),
 		cmocka_unit_test(test_width),
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_fit),
