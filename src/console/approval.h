@@ -1,11 +1,13 @@
-/* The approval card and the human's decision (SPEC section 6 step 3). The
- * card shows the requesting uid, profile and production flag, the cleaned
- * key (and the typed text when it differs), every plugin with version,
+/* The approval card and the human's decision (docs/console.md). The card
+ * shows the requesting uid, profile and production flag, the cleaned key
+ * quoted (and the typed text when it differs), a warning line for each
+ * path component that mixes scripts, every plugin with version,
  * official or the unofficial warning, question and meaning of 1 and 0, the
  * answers the plan reveals and how many the handle has left, and for each
  * placeholder how many files it was already replayed on. The human types
  * `y` (a production profile: `yes`) or `n <reason>`; the reason is never
- * forwarded, logged or stored. */
+ * forwarded, logged or stored. Everything from outside is rendered by
+ * lib/render.h, laid out in display columns (docs/rendering.md). */
 #ifndef LOCKFILE_APPROVAL_H
 #define LOCKFILE_APPROVAL_H
 
