@@ -46,37 +46,16 @@ market_name_ok(const char *s)
 }
 
 int
-lockdb_load(const char *path, struct lockdb *db, const char **why)
+lockdb_parse(const char *data, size_t len, struct lockdb *db,
+    const char **why)
 {
-	char *data = NULL;
-	json_t *doc = NULL, *arr, *v;
-	struct stat st;
+	json_t *doc, *arr, *v;
 	size_t i;
-	int fd, ret = -1;
+	int ret = -1;
 
 	memset(db, 0, sizeof(*db));
-	fd = open(path, OPEN_RO_SAFE);
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return 0;
-		*why = "plugins.lock cannot be opened";
-		return -1;
-	}
-	*why = "plugins.lock is not a regular file of sane size";
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0 ||
-	    st.st_size > LOCKDB_MAX_BYTES)
-		goto out;
-	*why = "plugins.lock is writable by others";
-	if (st.st_mode & (S_IWGRP | S_IWOTH))
-		goto out;
-	data = malloc((size_t)st.st_size + 1);
-	if (data == NULL)
-		fatal("out of memory");
-	*why = "plugins.lock cannot be read";
-	if (read_full(fd, data, (size_t)st.st_size) != st.st_size)
-		goto out;
 	*why = "plugins.lock is not strict JSON";
-	doc = jsonx_parse(data, (size_t)st.st_size, LOCKDB_MAX_BYTES, 5);
+	doc = jsonx_parse(data, len, LOCKDB_MAX_BYTES, 5);
 	if (doc == NULL || !json_is_object(doc) ||
 	    json_integer_value(json_object_get(doc, "schema")) != 1)
 		goto out;
@@ -129,6 +108,39 @@ out:
 	if (ret != 0)
 		memset(db, 0, sizeof(*db));
 	json_decref(doc);
+	return ret;
+}
+
+int
+lockdb_load(const char *path, struct lockdb *db, const char **why)
+{
+	char *data = NULL;
+	struct stat st;
+	int fd, ret = -1;
+
+	memset(db, 0, sizeof(*db));
+	fd = open(path, OPEN_RO_SAFE);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 0;
+		*why = "plugins.lock cannot be opened";
+		return -1;
+	}
+	*why = "plugins.lock is not a regular file of sane size";
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0 ||
+	    st.st_size > LOCKDB_MAX_BYTES)
+		goto out;
+	*why = "plugins.lock is writable by others";
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		goto out;
+	data = malloc((size_t)st.st_size + 1);
+	if (data == NULL)
+		fatal("out of memory");
+	*why = "plugins.lock cannot be read";
+	if (read_full(fd, data, (size_t)st.st_size) != st.st_size)
+		goto out;
+	ret = lockdb_parse(data, (size_t)st.st_size, db, why);
+out:
 	free(data);
 	close(fd);
 	return ret;

@@ -41,6 +41,10 @@ struct lockdb {
 
 /* A missing file is an empty database. 0, or -1 with a static reason. */
 int lockdb_load(const char *path, struct lockdb *db, const char **why);
+/* The bytes of a plugins.lock (what lockdb_load reads, fuzzed alone).
+ * 0, or -1 with a static reason and db emptied. */
+int lockdb_parse(const char *data, size_t len, struct lockdb *db,
+    const char **why);
 int lockdb_save(const char *path, const struct lockdb *db, const char **why);
 
 struct lock_entry *lockdb_find(struct lockdb *db, const char *name);
