@@ -292,14 +292,24 @@ extern const char lf_plugin_execve_ret[];
 #define ONE_COPY __attribute__((noinline, noclone))
 #endif
 
+/* Two key words as one 64-bit register value (hi in the upper half). */
+static inline long
+key_pair(uint32_t hi, uint32_t lo)
+{
+	uint64_t v = hi;
+
+	return (long)(v << 32 | lo);
+}
+
 ONE_COPY long
 plugin_exec(const char *path, char *const argv[], char *const envp[],
     const uint32_t key[EXEC_KEY_WORDS])
 {
-	register long r10 __asm__("r10") =
-	    (long)((uint64_t)key[1] << 32 | key[0]);
-	register long r8 __asm__("r8") =
-	    (long)((uint64_t)key[3] << 32 | key[2]);
+	/* Computed first: nothing (no call, no checked load) may run between
+	 * the register variables' assignments and the asm. */
+	long k10 = key_pair(key[1], key[0]), k8 = key_pair(key[3], key[2]);
+	register long r10 __asm__("r10") = k10;
+	register long r8 __asm__("r8") = k8;
 	long ret;
 
 	__asm__ volatile("syscall\n\t"
