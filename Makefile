@@ -42,9 +42,9 @@ demo: deps build
 bench: deps build
 	bench/run-all $(CURDIR)/$(BUILD)
 
+# The same checks as the lint-* suites of `make check`.
 lint: build
-	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
-	    --inline-suppr -I src -I $(BUILD) src plugins
+	scripts/lint/cppcheck $(CURDIR)/$(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ)
