@@ -9,6 +9,7 @@
 #include "store/plugin_cmd.h"
 #include "store/loosen.h"
 #include "store/marketplace.h"
+#include "term/iso.h"
 #include "protocol/shape.h"
 #include "lib/escape.h"
 #include "lib/log.h"
@@ -182,14 +183,14 @@ stage_change(struct pcmd *c, struct change *ch)
 static int
 accept_change(const struct change *ch)
 {
-	const char *why = NULL;
+	char why[ISO_DETAIL_MAX + 128];
 	int r;
 
 	if (!ch->has_old || (ch->oldm_ok &&
 	    manifest_is_tightening(&ch->oldm, &ch->newm)))
 		return 1;
 	r = loosen_ask(ch->m->name, ch->m->official, ch->oldm_ok ? &ch->oldm :
-	    NULL, ch->old.version, &ch->newm, &why);
+	    NULL, ch->old.version, &ch->newm, why, sizeof(why));
 	if (r < 0)
 		logit("%s %s -> %s loosens its question, meanings, inputs or "
 		    "limits; accepting needs the console terminal (%s): "

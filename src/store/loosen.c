@@ -1,7 +1,10 @@
 /* The loosening prompt (see loosen.h). Manifest text is the publisher's,
  * signed but still untrusted: every byte of it reaches the terminal only
- * through term_untrusted() (escaped). */
+ * through term_untrusted() (escaped). The terminal must pass the console's
+ * own terminal checks (term/check.h) first: an acceptance typed on a
+ * terminal an agent could drive is no acceptance. */
 #include "store/loosen.h"
+#include "term/check.h"
 #include "term/term.h"
 #include "lib/fdutil.h"
 
@@ -51,18 +54,41 @@ show_limits(struct term *t, const char *which, const struct manifest *m)
 	    which, m->cpu_s, m->memory_bytes, m->wall_s);
 }
 
+/* The console's terminal checks on t, every account but ours and root
+ * counted as an agent (the store does not read the policy). 0, or -1 with
+ * the first failing condition in why, as the console reports it. */
+static int
+terminal_ok(const struct term *t, char *why, size_t whylen)
+{
+	struct iso_agents a;
+	struct iso_report r;
+	char first[ISO_DETAIL_MAX + 64];
+
+	memset(&a, 0, sizeof(a));
+	a.console_uid = getuid();
+	a.everyone = 1;
+	if (isolation_terminal_report(t->fd, &a, &r) == 0)
+		return 0;
+	isolation_first_failure(&r, first, sizeof(first));
+	snprintf(why, whylen, "refusing this terminal: %s", first);
+	return -1;
+}
+
 int
 loosen_ask(const char *marketplace, int official, const struct manifest *old,
-    const char *oldversion, const struct manifest *new, const char **why)
+    const char *oldversion, const struct manifest *new, char *why,
+    size_t whylen)
 {
+	const char *twhy = NULL;
 	char answer[64];
 	struct term t;
 	long n;
 
-	if (term_open(&t, why) != 0)
+	if (term_open(&t, &twhy) != 0) {
+		snprintf(why, whylen, "%s", twhy);
 		return -1;
-	if (!isatty(t.fd)) {
-		*why = "the controlling terminal is not a terminal";
+	}
+	if (terminal_ok(&t, why, whylen) != 0) {
 		term_close(&t);
 		return -1;
 	}

@@ -260,6 +260,44 @@ uid_has_gid(const struct iso_agents *a, uid_t uid, gid_t g, char *who,
 	return 0;
 }
 
+/* Every account but the console account and root: a listed member of g,
+ * or an account with g as its primary or supplementary group. */
+static int
+anyone_has_gid(const struct iso_agents *a, gid_t g, char *who, size_t wholen)
+{
+	struct passwd *con = getpwuid(a->console_uid);
+	char conname[256] = "";
+	struct group *gr;
+	struct passwd *pw;
+	size_t n = 0;
+	int found = 0;
+	char **m;
+
+	if (con != NULL)
+		snprintf(conname, sizeof(conname), "%s", con->pw_name);
+	gr = getgrgid(g);
+	for (m = gr != NULL ? gr->gr_mem : NULL; m != NULL && *m != NULL; m++)
+		if (strcmp(*m, conname) != 0 && strcmp(*m, "root") != 0) {
+			snprintf(who, wholen, "group %u has members other than "
+			    "the console account", (unsigned)g);
+			return 1;
+		}
+	setpwent();
+	while (!found && (pw = getpwent()) != NULL && n++ < MAX_ENUM)
+		if (pw->pw_uid != a->console_uid && pw->pw_uid != 0 &&
+		    user_has_gid(pw->pw_name, pw->pw_gid, g)) {
+			snprintf(who, wholen, "uid %u has group %u",
+			    (unsigned)pw->pw_uid, (unsigned)g);
+			found = 1;
+		}
+	endpwent();
+	if (n >= MAX_ENUM) {
+		snprintf(who, wholen, "too many accounts to check");
+		return 1;
+	}
+	return found;
+}
+
 int
 iso_agent_has_gid(const struct iso_agents *a, gid_t g, char *who,
     size_t wholen)
@@ -269,6 +307,8 @@ iso_agent_has_gid(const struct iso_agents *a, gid_t g, char *who,
 	struct group *gr;
 	int found = 0;
 
+	if (a->everyone)
+		return anyone_has_gid(a, g, who, wholen);
 	for (i = 0; i < a->nallowed; i++)
 		if (uid_has_gid(a, a->allowed[i], g, who, wholen))
 			return 1;

@@ -18,6 +18,10 @@ struct iso_agents {
 	gid_t clients_gid;
 	const uid_t *allowed;
 	size_t nallowed;
+	int everyone;		/* every account but console_uid and root
+				 * counts as an agent: the store's prompts,
+				 * which do not read the policy, so cannot
+				 * know who is allowed (fail closed) */
 };
 
 #define ISO_MAX_CHECKS 16
@@ -39,7 +43,8 @@ struct iso_report {
 void isolation_first_failure(const struct iso_report *r, char *out,
     size_t outlen);
 
-/* 1 when some allowed agent may have group g (primary or supplementary),
+/* 1 when some allowed agent (with everyone: some account other than the
+ * console account and root) may have group g (primary or supplementary),
  * 0 when none has, and 1 with who saying why when it cannot be known
  * (fail closed). */
 int iso_agent_has_gid(const struct iso_agents *a, gid_t g, char *who,

@@ -176,6 +176,18 @@ test_agents(void)
 	check(iso_agent_has_gid(&a, out_g, who, sizeof(who)) == 1 &&
 	    strstr(who, "no account") != NULL, "agents: an allowed uid without "
 	    "an account fails closed (%s)", who);
+	/* The store's prompts: every other account counts. */
+	memset(&a, 0, sizeof(a));
+	a.console_uid = con;
+	a.everyone = 1;
+	check(iso_agent_has_gid(&a, out_g, who, sizeof(who)) == 1,
+	    "everyone: an outsider's group (%s)", who);
+	check(iso_agent_has_gid(&a, agent_g, who, sizeof(who)) == 1,
+	    "everyone: the agent's group (%s)", who);
+	check(iso_agent_has_gid(&a, con_g, who, sizeof(who)) == 0,
+	    "everyone: the console account's own group is nobody else's");
+	check(iso_agent_has_gid(&a, 0, who, sizeof(who)) == 0,
+	    "everyone: root's group 0 is nobody else's");
 }
 
 static const struct iso_check *

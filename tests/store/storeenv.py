@@ -17,7 +17,9 @@ import hashlib
 import json
 import os
 import pwd
+import shlex
 import shutil
+import socket
 import stat
 import subprocess
 import tempfile
@@ -328,6 +330,64 @@ class Store:
                 out[os.path.join(rel, f)] = (stat.S_IFMT(st.st_mode),
                                              st.st_mode & 0o7777, data)
         return out
+
+
+def pty_of(user):
+    """A pseudo-terminal opened by a process of user (devpts gives the
+    slave to the opener, as a login gives it to the account logging in):
+    (master, slave)."""
+    ours, theirs = socket.socketpair()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            pw = pwd.getpwnam(user)
+            os.setgroups([])
+            os.setresgid(pw.pw_gid, pw.pw_gid, pw.pw_gid)
+            os.setresuid(pw.pw_uid, pw.pw_uid, pw.pw_uid)
+            master, slave = os.openpty()
+            socket.send_fds(theirs, [b"p"], [master, slave])
+        finally:
+            os._exit(0)
+    theirs.close()
+    _, fds, _, _ = socket.recv_fds(ours, 1, 2)
+    ours.close()
+    os.waitpid(pid, 0)
+    master, slave = fds
+    assert os.fstat(slave).st_uid == pwd.getpwnam(user).pw_uid
+    return master, slave
+
+
+def spawn_on_terminal(argv, user=CONSOLE_USER, setup=()):
+    """argv (a command run as the console account) with a terminal opened
+    by user as its controlling terminal (setsid --ctty), in a private mount
+    namespace where /proc is mounted hidepid=invisible (the console account
+    sees only its own processes, as on a host set up for the console) and
+    the shell commands setup have run. A pexpect.fdpexpect.fdspawn on the
+    terminal's master; child.proc is the process."""
+    import pexpect.fdpexpect
+    master, slave = pty_of(user)
+    script = " && ".join(["mount -t proc -o hidepid=invisible proc /proc"] +
+                         list(setup) + ["exec " + shlex.join(argv)])
+    proc = subprocess.Popen(["setsid", "--ctty", "unshare", "--mount",
+                             "--propagation", "private", "sh", "-c", script],
+                            stdin=slave, stdout=slave, stderr=slave, cwd="/",
+                            close_fds=True)
+    os.close(slave)
+    child = pexpect.fdpexpect.fdspawn(master, timeout=60)
+    child.proc = proc
+    return child
+
+
+def finish_terminal(child):
+    """Read to the end of a spawn_on_terminal() command: its status."""
+    import pexpect
+    try:
+        child.expect(pexpect.EOF)
+    except OSError:
+        pass	# EIO: every slave is closed
+    rc = child.proc.wait(timeout=60)
+    child.close()
+    return rc
 
 
 def out_text(r):

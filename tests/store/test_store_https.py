@@ -17,7 +17,8 @@ import types
 import pexpect
 import pytest
 
-from storeenv import Market, Store, Trust, assert_clean_exit, make_base, out_text
+from storeenv import (Market, Store, Trust, assert_clean_exit,
+                      finish_terminal, make_base, out_text, spawn_on_terminal)
 
 CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
 
@@ -204,8 +205,10 @@ def test_type_ahead_cannot_accept_a_loosening(hw):
     before = hw.st.snapshot()
     held = mpath(hw, "plugins/contains/1.1.0/plugin")
     hw.srv.holds[held] = threading.Event()
-    argv = wrapped(hw, ["update"])
-    child = pexpect.spawn(argv[0], argv[1:], timeout=60, cwd="/")
+    # a terminal that passes the console's terminal checks (storeenv)
+    child = spawn_on_terminal(hw.st.argv(["update"], trust=hw.trust),
+                              setup=["mount --bind %s %s" % (shlex.quote(
+                                  os.path.join(hw.pki, "ca.pem")), CA_BUNDLE)])
     for _ in range(600):
         if held in hw.srv.hits:
             break
@@ -223,7 +226,5 @@ def test_type_ahead_cannot_accept_a_loosening(hw):
         pass
     child.sendline("no")
     child.expect("not accepted")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 1
+    assert finish_terminal(child) == 1
     assert hw.st.snapshot() == before
