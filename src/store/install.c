@@ -135,13 +135,65 @@ orphans(struct pcmd *c, struct lockdb *db)
 		struct lock_entry *e = &db->e[i];
 		if (trust_market(&c->trust, e->marketplace) != NULL)
 			continue;
-		printf("withdrawn %s %s: marketplace %s is no longer in "
-		    "trust.toml; recorded as yanked\n", e->name, e->version,
-		    e->marketplace);
+		if (!e->yanked)
+			printf("withdrawn %s %s: marketplace %s is no longer in "
+			    "trust.toml; recorded as yanked\n", e->name,
+			    e->version, e->marketplace);
 		e->yanked = 1;
 		n++;
 	}
 	return n;
+}
+
+/* Whatever else a command refuses, every index it accepted is recorded
+ * with what it says (yanks, withdrawn versions, the new rollback
+ * baseline), each marketplace on its own: a marketplace that cannot be
+ * read, a plugin that fails its checks or a loosening not accepted must
+ * not keep another index's yank from reaching plugins.lock. Plugin
+ * entries and files are left as they are. Called on every way out of
+ * install, update and verify; after a commit it finds nothing new. */
+static void
+record_accepted(struct pcmd *c, int with_orphans)
+{
+	struct lockdb *db;
+	const char *why;
+
+	if (c->trust.root == NULL)
+		return;		/* no trust configuration: nothing read */
+	db = malloc(sizeof(*db));
+	if (db == NULL)
+		fatal("out of memory");
+	*db = c->st.db;
+	if (with_orphans)
+		(void)orphans(c, db);
+	if (record_indexes(c, db) == 0 &&
+	    memcmp(db, &c->st.db, sizeof(*db)) != 0) {
+		if (lockdb_save(c->st.lockpath, db, &why) != 0)
+			logit("%s", why);
+		else
+			c->st.db = *db;
+	}
+	free(db);
+}
+
+/* The marketplaces whose index was refused in this command, named on
+ * stderr; 1 when there was one. */
+static int
+report_unread(const struct pcmd *c)
+{
+	char names[LOCKDB_MAX_MARKETS * 70] = "";
+	size_t i;
+
+	for (i = 0; i < c->trust.nmarkets; i++)
+		if (c->fx[i].state == -1)
+			snprintf(names + strlen(names), sizeof(names) -
+			    strlen(names), "%s%s", names[0] ? ", " : "",
+			    c->trust.m[i].name);
+	if (names[0] == '\0')
+		return 0;
+	logit("not read: %s (what the other marketplaces' indexes say is "
+	    "recorded)", names);
+	return 1;
 }
 
 /* ---- changes ---- */
@@ -383,7 +435,7 @@ pcmd_install(struct pcmd *c, const char *spec)
 			rc = PCMD_OK;
 		} else
 			logit("%s %s: the index names other hashes than the "
-			    "installed ones (see lockfile plugin verify)", name,
+			    "installed ones; recorded as withdrawn", name,
 			    ie->version);
 		goto out;
 	}
@@ -403,6 +455,7 @@ pcmd_install(struct pcmd *c, const char *spec)
 	print_installed(ch, "installed");
 	rc = PCMD_OK;
 out:
+	record_accepted(c, 0);
 	free(ch);
 	free(db);
 	return rc;
@@ -416,7 +469,7 @@ pcmd_update(struct pcmd *c, const char *name)
 	struct change *chs = NULL;
 	struct lockdb *db = NULL;
 	size_t i, n = 0, nchecked = 0;
-	int failed = 0, rc = PCMD_REFUSED;
+	int failed = 0, changed = 0, rc = PCMD_REFUSED;
 
 	if (name != NULL && lockdb_find_const(&c->st.db, name) == NULL) {
 		logit("%s is not installed", name);
@@ -439,7 +492,9 @@ pcmd_update(struct pcmd *c, const char *name)
 		if ((name != NULL && strcmp(e->name, name) != 0) || m == NULL)
 			continue;
 		if ((ix = get_index(c, m)) == NULL) {
-			failed = 1;
+			logit("%s %s: not updated (marketplace %s could not be "
+			    "read)", e->name, e->version, m->name);
+			failed = 1;	/* its plugins stay as they are */
 			continue;
 		}
 		nchecked++;
@@ -456,8 +511,6 @@ pcmd_update(struct pcmd *c, const char *name)
 		chs[n].old = *e;
 		n++;
 	}
-	if (failed)
-		goto out;
 	for (i = 0; i < n; i++)
 		if (stage_change(c, &chs[i]) != 0)
 			goto out;
@@ -473,10 +526,14 @@ pcmd_update(struct pcmd *c, const char *name)
 	}
 	if (nchecked == 0 && c->st.db.n == 0)
 		printf("no plugins installed\n");
-	rc = PCMD_OK;
+	changed = 1;
+	rc = failed ? PCMD_REFUSED : PCMD_OK;
 out:
-	if (rc != PCMD_OK)
-		logit("nothing was changed");
+	if (!changed)
+		logit("no plugin was changed");
+	record_accepted(c, 1);
+	if (failed)
+		(void)report_unread(c);
 	free(chs);
 	free(db);
 	return rc;
@@ -499,15 +556,14 @@ pcmd_verify(struct pcmd *c)
 	}
 	if (pcmd_need_trust(c) != 0)
 		return PCMD_CANNOT;
+	/* Every index first; one that is refused keeps no other from being
+	 * recorded (record_accepted), and its plugins' files are still
+	 * checked below. */
 	for (i = 0; i < c->st.db.n; i++) {
 		const struct market_conf *m = trust_market(&c->trust,
 		    c->st.db.e[i].marketplace);
 		if (m != NULL && get_index(c, m) == NULL)
 			failed = 1;
-	}
-	if (failed) {
-		logit("nothing was recorded");
-		return PCMD_REFUSED;
 	}
 	db = malloc(sizeof(*db));
 	if (db == NULL)
@@ -544,6 +600,8 @@ pcmd_verify(struct pcmd *c)
 		free(db);
 		return PCMD_REFUSED;
 	}
+	if (failed)
+		(void)report_unread(c);
 	for (i = 0; i < c->st.db.n; i++) {
 		const struct lock_entry *e = &c->st.db.e[i];
 		printf("%s %s %s from %s%s\n", tampered[i] ? "TAMPERED" :
@@ -552,5 +610,5 @@ pcmd_verify(struct pcmd *c)
 		    " (official)" : " WARNING: unofficial marketplace");
 	}
 	free(db);
-	return bad ? PCMD_REFUSED : PCMD_OK;
+	return bad || failed ? PCMD_REFUSED : PCMD_OK;
 }

@@ -331,6 +331,27 @@ class Store:
                                              st.st_mode & 0o7777, data)
         return out
 
+    def assert_no_plugin_changed(self, before, markets):
+        """After a refusal, against a snapshot() taken before it: every file
+        below the store and every plugin record is as it was; plugins.lock
+        may only have gained index records, each its marketplace's current
+        signed index (markets: name -> Market)."""
+        after, before = self.snapshot(), dict(before)
+        lock_b, lock_a = before.pop("./plugins.lock", None), after.pop(
+            "./plugins.lock", None)
+        assert after == before, "a file below the store changed on a refusal"
+        if lock_a == lock_b:
+            return
+        empty = {"plugins": [], "indexes": []}
+        old = json.loads(lock_b[2]) if lock_b else empty
+        new = json.loads(lock_a[2])
+        assert new["plugins"] == old["plugins"], "a plugin record changed"
+        for x in new["indexes"]:
+            if x not in old["indexes"]:
+                mk = markets[x["marketplace"]]
+                assert (x["version"], x["sha256"]) == (
+                    mk.index()["version"], _index_sha256(mk)), x
+
 
 def pty_of(user):
     """A pseudo-terminal opened by a process of user (devpts gives the
@@ -388,6 +409,10 @@ def finish_terminal(child):
     rc = child.proc.wait(timeout=60)
     child.close()
     return rc
+
+
+def _index_sha256(mk):
+    return sha256_file(mk.path("index.json"))
 
 
 def out_text(r):

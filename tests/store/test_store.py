@@ -1,8 +1,10 @@
 """`lockfile plugin install|update|verify|list|remove` against signed test
 marketplaces (marketplace/build.py over the real official plugins, signed
 with the throw-away test Sigstore), run as the console account. Every
-refusal also proves that nothing was written: the store and plugins.lock
-are byte-identical afterwards."""
+refusal also proves that no plugin changed: every file below the store and
+every plugin record are byte-identical afterwards, and plugins.lock gained
+at most the record of an index the command accepted (the marketplace's
+current, signed one)."""
 import fcntl
 import json
 import os
@@ -20,14 +22,18 @@ def install_all(w):
         assert_clean_exit(w.st.run("install", p, trust=w.trust), 0)
 
 
-def refused(w, *args, want=None, code=1):
-    """Run a command that must be refused and must write nothing."""
+def refused(w, *args, want=None, code=1, markets=None):
+    """Run a command that must be refused and must change no plugin: the
+    store is as it was but for plugins.lock's index records, each of which
+    may only become its marketplace's current index (markets: name ->
+    Market, default the official one)."""
+    markets = markets or {"official": w.mk}
     before = w.st.snapshot()
     r = w.st.run(*args, trust=w.trust)
     assert_clean_exit(r, code)
     if want is not None:
         assert want in out_text(r), out_text(r)
-    assert w.st.snapshot() == before, "the store changed on a refusal"
+    w.st.assert_no_plugin_changed(before, markets)
     return r
 
 
@@ -199,6 +205,113 @@ def test_version_dropped_from_index_is_withdrawn(w):
     assert_clean_exit(r, 0)
     assert "no longer lists it" in out_text(r)
     assert w.st.entry("is-json")["yanked"] is True
+
+
+# One marketplace that cannot be read keeps no other's index from being
+# recorded (each index on its own), and install records what it verified
+# before it answers "already installed" or "yanked".
+
+def community(w, plugins=("is-json",)):
+    other = Market(w.base, "community", w.signer,
+                   repo="lockfile-test/community", plugins=list(plugins))
+    other.publish(1)
+    w.trust.write([("official", w.mk, True), ("community", other, False)])
+    r = w.st.run("install", plugins[0], "--marketplace", "community",
+                 trust=w.trust)
+    assert_clean_exit(r, 0)
+    return other
+
+
+def break_index(other, how):
+    if how == "expired":
+        other.publish(2, expires=int(time.time()) - 60)
+    elif how == "missing":
+        os.unlink(other.path("index.json"))
+    elif how == "bad signature":
+        other.resign("index.json", extra=["--bad-signature"])
+    else:
+        raise AssertionError(how)
+
+
+BROKEN = ["expired", "missing", "bad signature"]
+
+
+@pytest.mark.parametrize("how", BROKEN)
+def test_verify_records_yanks_of_one_marketplace_when_another_fails(w, how):
+    assert_clean_exit(w.st.run("install", "is-pdf", trust=w.trust), 0)
+    other = community(w)
+    w.mk.publish(4, yanked=["is-pdf@1.0.0"])
+    break_index(other, how)
+    r = w.st.run("verify", trust=w.trust)
+    assert_clean_exit(r, 1)
+    assert w.st.entry("is-pdf")["yanked"] is True
+    assert w.st.entry("is-json")["yanked"] is False
+    text = out_text(r)
+    assert "marketplace community refused" in text
+    assert "not read: community" in text
+    assert "yanked is-pdf 1.0.0" in text
+    idx = dict((x["marketplace"], x["version"]) for x in w.st.lock()[
+        "indexes"])
+    assert idx == {"official": 4, "community": 1}
+    assert "YANKED" in out_text(w.st.run("list", trust=w.trust))
+
+
+@pytest.mark.parametrize("how", BROKEN)
+def test_update_goes_ahead_for_the_marketplaces_it_could_read(w, how):
+    for p in ("is-pdf", "is-utf8"):
+        assert_clean_exit(w.st.run("install", p, trust=w.trust), 0)
+    other = community(w)
+    w.mk.add_version("is-utf8", "1.0.1")
+    w.mk.publish(4, yanked=["is-pdf@1.0.0"])
+    break_index(other, how)
+    r = w.st.run("update", trust=w.trust)
+    assert_clean_exit(r, 1)
+    assert w.st.entry("is-pdf")["yanked"] is True
+    assert w.st.entry("is-utf8")["version"] == "1.0.1"
+    text = out_text(r)
+    assert "is-json 1.0.0: not updated (marketplace community" in text
+    assert "not read: community" in text
+    assert w.st.entry("is-json")["version"] == "1.0.0"
+    idx = dict((x["marketplace"], x["version"]) for x in w.st.lock()[
+        "indexes"])
+    assert idx == {"official": 4, "community": 1}
+
+
+def test_install_already_installed_records_the_index(w):
+    assert_clean_exit(w.st.run("install", "is-pdf", trust=w.trust), 0)
+    assert_clean_exit(w.st.run("install", "is-utf8", trust=w.trust), 0)
+    w.mk.publish(4, yanked=["is-utf8@1.0.0"])
+    r = w.st.run("install", "is-pdf", trust=w.trust)
+    assert_clean_exit(r, 0)
+    assert "already installed" in out_text(r)
+    assert w.st.entry("is-utf8")["yanked"] is True
+    assert w.st.lock()["indexes"][0]["version"] == 4
+
+
+def test_install_of_the_installed_now_yanked_version_records_the_yank(w):
+    assert_clean_exit(w.st.run("install", "is-pdf", trust=w.trust), 0)
+    w.mk.publish(4, yanked=["is-pdf@1.0.0"])
+    r = w.st.run("install", "is-pdf@1.0.0", trust=w.trust)
+    assert_clean_exit(r, 1)
+    assert "yanked (withdrawn)" in out_text(r)
+    assert w.st.entry("is-pdf")["yanked"] is True
+    assert w.st.lock()["indexes"][0]["version"] == 4
+    assert "YANKED" in out_text(w.st.run("list", trust=w.trust))
+
+
+def test_a_plugin_that_fails_its_checks_keeps_no_yank_out(w):
+    """A broken download of one plugin (here a manifest signed for another
+    tag) refuses the update; the index's yank of another is recorded."""
+    install_all(w)
+    w.mk.add_version("is-utf8", "1.0.1")
+    w.mk.publish(4, yanked=["is-json@1.0.0"])
+    w.mk.resign("plugins/is-utf8/1.0.1/manifest.json", tag="is-utf8/v1.0.0")
+    r = w.st.run("update", trust=w.trust)
+    assert_clean_exit(r, 1)
+    assert w.st.entry("is-json")["yanked"] is True
+    assert w.st.entry("is-utf8")["version"] == "1.0.0"
+    assert "no plugin was changed" in out_text(r)
+    assert w.st.lock()["indexes"][0]["version"] == 4
 
 
 def test_index_rollback_refused(w):
