@@ -1,0 +1,145 @@
+#!/bin/sh
+# Build the console and agent images from this clone (docs/docker.md).
+#
+#   docker/build-images.sh [--build DIR] [--base IMAGE | --local-base]
+#       [--trust DIR] [--plugin-build DIR] [--plugins "NAME..."]
+#       [--tag PREFIX] [--build-arg NAME=VALUE]...
+#
+#   --build DIR         the Meson build to install from (default build/)
+#   --base IMAGE        the base image (default: the Dockerfile's pinned
+#                       debian:bookworm-slim digest, from a registry)
+#   --local-base        no registry: build the base with debootstrap
+#                       (docker/mkbase.sh, cached by content)
+#   --trust DIR         the trust configuration: DIR/trust.toml and
+#                       DIR/trusted_root.json, and DIR/marketplace/ if the
+#                       marketplace is local (its url in trust.toml must
+#                       then be /usr/local/share/lockfile/marketplace).
+#                       Default: a local marketplace of this build's
+#                       plugins, signed once by a throw-away Sigstore whose
+#                       keys are deleted after signing (below)
+#   --plugin-build DIR  where the local marketplace takes the plugins from
+#                       (DIR/plugins/NAME/{NAME,manifest.json}; default the
+#                       build)
+#   --plugins "..."     the plugins installed into the console's store at
+#                       build time (default the four official ones)
+#   --tag PREFIX        image names PREFIX-console and PREFIX-agent
+#                       (default lockfile)
+#   --build-arg N=V     passed to docker build: LOCKFILE_UID, CLIENTS_GID,
+#                       AGENT_UID, ALLOWED_UIDS
+#
+# The images take whatever `meson install` installs (staged with DESTDIR;
+# the host-only tools, tag "host", stay out). Run as root (debootstrap, and
+# the staging must be root-owned). DOCKER names the docker client.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(dirname "$here")
+DOCKER=${DOCKER:-docker}
+build=$repo/build
+base=
+local_base=0
+trust=
+plugin_build=
+plugins="is-pdf is-utf8 is-json contains"
+prefix=lockfile
+args=
+
+usage() {
+	sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//' >&2
+	exit 64
+}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--build) build=$2; shift 2 ;;
+	--base) base=$2; shift 2 ;;
+	--local-base) local_base=1; shift ;;
+	--trust) trust=$2; shift 2 ;;
+	--plugin-build) plugin_build=$2; shift 2 ;;
+	--plugins) plugins=$2; shift 2 ;;
+	--tag) prefix=$2; shift 2 ;;
+	--build-arg)
+		case $2 in
+		LOCKFILE_UID=*|CLIENTS_GID=*|AGENT_UID=*|ALLOWED_UIDS=*) ;;
+		*) echo "build-images: unknown build arg ${2%%=*}" >&2; exit 64 ;;
+		esac
+		args="$args --build-arg $2"; shift 2 ;;
+	*) usage ;;
+	esac
+done
+case $prefix in *[!a-z0-9._-]*|"") echo "build-images: bad --tag" >&2; exit 64 ;; esac
+plugin_build=${plugin_build:-$build}
+[ -x "$build/lockfile" ] || { echo "build-images: no $build/lockfile (make build)" >&2; exit 1; }
+
+stage=$(mktemp -d /tmp/lockfile-stage.XXXXXX)
+signer=
+cleanup() { rm -rf "$stage"; [ -z "$signer" ] || rm -rf "$signer"; }
+trap cleanup EXIT INT TERM
+chmod 0755 "$stage"
+mkdir -p "$stage/root" "$stage/etc-lockfile" "$stage/marketplace"
+cp "$here/runtime-packages" "$stage/"
+
+# What `meson install` installs (prefix /usr/local), without the host tools.
+meson install -C "$build" --destdir "$stage/root" --no-rebuild --quiet \
+    --tags runtime >/dev/null
+
+cp "$here/container.toml" "$here/system.toml" "$stage/etc-lockfile/"
+if [ -n "$trust" ]; then
+	cp "$trust/trust.toml" "$trust/trusted_root.json" "$stage/etc-lockfile/"
+	[ ! -d "$trust/marketplace" ] || cp -R "$trust/marketplace/." "$stage/marketplace/"
+else
+	# A local marketplace: this build's plugins, published with
+	# marketplace/build.py and signed on their tags by a Sigstore made for
+	# this one build (tests/sigstore/testsign: CA, transparency log and CT
+	# log keys of its own). Its keys are deleted when the signing is done,
+	# so the image trusts exactly these bytes and nothing anyone can sign
+	# later.
+	testsign=$build/tests/sigstore/testsign
+	[ -x "$testsign" ] || { echo "build-images: no $testsign (a build with -Dtests=true)" >&2; exit 1; }
+	signer=$(mktemp -d /tmp/lockfile-signer.XXXXXX)
+	"$testsign" init "$signer/ts" >/dev/null
+	market=$stage/marketplace
+	repo_id=local/lockfile
+	# shellcheck disable=SC2086
+	"$repo/marketplace/build.py" plugins --build "$plugin_build" --out "$market" $plugins >/dev/null
+	# The index version is the build's time: a home volume that recorded
+	# an earlier image's index takes this one as newer (an index version
+	# never goes back, nor changes its bytes: docs/marketplace.md).
+	now=$(date +%s)
+	SOURCE_DATE_EPOCH=$now "$repo/marketplace/build.py" index --out "$market" \
+	    --repository "$repo_id" --version "$now" --expires-days 3650 >/dev/null
+	"$repo/marketplace/build.py" artifacts --out "$market" | while read -r tag rel; do
+		"$testsign" sign "$signer/ts" \
+		    --identity "https://github.com/$repo_id/.github/workflows/release.yml@refs/tags/$tag" \
+		    --issuer https://token.actions.githubusercontent.com \
+		    --repo "https://github.com/$repo_id" --ref "refs/tags/$tag" \
+		    "$market/$rel" > "$market/$rel.sigstore.json"
+	done
+	cp "$signer/ts/trusted_root.json" "$stage/etc-lockfile/"
+	rm -rf "$signer"
+	signer=
+	cat > "$stage/etc-lockfile/trust.toml" <<EOF
+# A local marketplace, signed once at image build (docker/build-images.sh)
+release_repository = "$repo_id"
+
+[marketplaces.local]
+url = "/usr/local/share/lockfile/marketplace"
+repository = "$repo_id"
+official = true
+EOF
+fi
+chown -R root:root "$stage"
+chmod -R go-w,a+rX "$stage"
+
+net=
+if [ "$local_base" = 1 ]; then
+	base=$(DOCKER=$DOCKER "$here/mkbase.sh" --cache "$build/docker-cache")
+	net="--network none"	# everything is in the base
+fi
+basearg=
+[ -z "$base" ] || basearg="--build-arg BASE=$base"
+for target in console agent; do
+	# shellcheck disable=SC2086
+	"$DOCKER" build -q $net $basearg $args --build-arg "PLUGINS=$plugins" \
+	    -f "$here/Dockerfile" --target "$target" -t "$prefix-$target" \
+	    "$stage" >/dev/null
+	echo "$prefix-$target"
+done
