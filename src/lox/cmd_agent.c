@@ -1,0 +1,129 @@
+/* lox agent: run a command in an agent container.
+ *
+ *   lox agent [--instance NAME] [--image IMAGE] [--uid UID[:GID]]
+ *             [--network] [--print] -- CMD...
+ *
+ * As `agent` in the clients group (or UID[:GID], which the console must
+ * then allow by uid: ALLOWED_UIDS, the policy's allowed_uids), never uid or
+ * gid 0: root with Docker's default capabilities passes the socket's modes
+ * (CAP_DAC_OVERRIDE) and only the console's own peer check stops it. The
+ * container gets the socket volume and nothing else of the console's, no
+ * capabilities, no-new-privileges, a read-only root, no network unless
+ * --network. --print prints the equivalent docker run line, for hosts
+ * that start their agents themselves. */
+#include "config.h"
+#include "lox/lox.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* "UID" or "UID:GID", decimal, neither 0. */
+static int
+parse_ids(const char *s, unsigned long *uid, unsigned long *gid)
+{
+	char *end;
+
+	if (s[0] < '0' || s[0] > '9')
+		return -1;
+	*uid = strtoul(s, &end, 10);
+	*gid = *uid;
+	if (*end == ':') {
+		if (end[1] < '0' || end[1] > '9')
+			return -1;
+		*gid = strtoul(end + 1, &end, 10);
+	}
+	if (*end != '\0' || *uid > 0x7fffffffUL || *gid > 0x7fffffffUL)
+		return -1;
+	return 0;
+}
+
+int
+cmd_agent(struct lox *l, int argc, char **argv)
+{
+	struct argv a = { 0 };
+	const char *image = LOX_AGENT_IMAGE, *ids = NULL, *v;
+	unsigned long uid = 0, gid = 0;
+	int k, r, network = 0, print = 0, ret = LOX_EX_USAGE;
+
+	for (k = 1; k < argc; k++) {
+		if ((r = lox_opt(argc, argv, &k, "--instance", &v)) != 0) {
+			if (r < 0 || lox_set_instance(l, v) != 0)
+				goto out;
+		} else if ((r = lox_opt(argc, argv, &k, "--image", &v)) != 0) {
+			if (r < 0 || lox_check_image(v) != 0)
+				goto out;
+			image = v;
+		} else if ((r = lox_opt(argc, argv, &k, "--uid", &v)) != 0) {
+			if (r < 0)
+				goto out;
+			if (parse_ids(v, &uid, &gid) != 0) {
+				lox_err("--uid UID[:GID], decimal: %s", v);
+				goto out;
+			}
+			if (uid == 0 || gid == 0) {
+				lox_err("refused: an agent never runs as uid or gid "
+				    "0 (root passes the socket's modes; the console "
+				    "refuses it too)");
+				goto out;
+			}
+			ids = v;
+		} else if (strcmp(argv[k], "--network") == 0) {
+			network = 1;
+		} else if (strcmp(argv[k], "--print") == 0) {
+			print = 1;
+		} else if (strcmp(argv[k], "--") == 0) {
+			k++;
+			break;
+		} else {
+			lox_err("refused: lox agent %s (the command goes after --)",
+			    argv[k]);
+			goto out;
+		}
+	}
+	if (k >= argc) {
+		lox_err("lox agent: no command (lox agent -- lockfile status)");
+		goto out;
+	}
+	argv_add(&a, print ? "docker" : l->docker);
+	argv_add(&a, "run");
+	argv_add(&a, "--rm");
+	argv_add(&a, "-i");
+	if (!print && isatty(0) && isatty(1))
+		argv_add(&a, "-t");
+	argv_add(&a, "--init");
+	argv_add(&a, "--user");
+	if (ids != NULL) {
+		argv_addf(&a, "%lu:%lu", uid, gid);
+	} else {
+		argv_add(&a, "agent");
+		argv_add(&a, "--group-add");
+		argv_add(&a, "lockfile-clients");
+	}
+	argv_add(&a, "--cap-drop");
+	argv_add(&a, "ALL");
+	argv_add(&a, "--security-opt");
+	argv_add(&a, "no-new-privileges");
+	argv_add(&a, "--read-only");
+	argv_add(&a, "--tmpfs");
+	argv_add(&a, "/tmp:rw,nosuid,nodev,size=64m");
+	if (!network) {
+		argv_add(&a, "--network");
+		argv_add(&a, "none");
+	}
+	argv_add(&a, "--volume");
+	argv_addf(&a, "%s:%s:ro", l->run_volume, LOX_SOCKET_DIR);
+	argv_add(&a, image);
+	for (; k < argc; k++)
+		argv_add(&a, argv[k]);
+	if (print) {
+		argv_print(stdout, &a);
+		ret = 0;
+	} else {
+		ret = lox_exec(l, &a);
+	}
+out:
+	argv_free(&a);
+	return ret;
+}

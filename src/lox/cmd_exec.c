@@ -1,0 +1,217 @@
+/* lox doctor, lox policy, lox plugin: the console account's own commands,
+ * run as `lockfile` in the console's container, on the human's terminal.
+ *
+ *   lox doctor [--instance NAME] [--image IMAGE] [--json]
+ *   lox policy [--instance NAME] [--image IMAGE] show|approve|load FILE
+ *   lox plugin [--instance NAME] [--image IMAGE] [--network] VERB [ARG...]
+ *
+ * While the console runs they are `docker exec` in its container (doctor
+ * then judges the container the console really runs in); otherwise a
+ * one-off container of the console image with the console's flags and
+ * volumes, which is how a policy is approved before the first `lox run`.
+ * `policy load FILE` copies a policy written on the host into the home
+ * volume (~/.config/lockfile/policy.toml); it runs only once approved on
+ * the console's terminal (`lox policy approve`). */
+#include "config.h"
+#include "lox/lox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define POLICY_MAX (1 << 20)
+#define POLICY_PATH LOX_HOME_DIR "/.config/lockfile/policy.toml"
+
+struct exec_opts {
+	const char *image;
+	int network;
+	int tty;		/* -t: the command talks to the human */
+};
+
+/* The common options of the three commands; *k is left on the first
+ * other argument. */
+static int
+common_opts(struct lox *l, int argc, char **argv, int *k,
+    struct exec_opts *o, int allow_network)
+{
+	const char *v;
+	int r;
+
+	for (*k = 1; *k < argc; (*k)++) {
+		if ((r = lox_opt(argc, argv, k, "--instance", &v)) != 0) {
+			if (r < 0 || lox_set_instance(l, v) != 0)
+				return -1;
+		} else if ((r = lox_opt(argc, argv, k, "--image", &v)) != 0) {
+			if (r < 0 || lox_check_image(v) != 0)
+				return -1;
+			o->image = v;
+		} else if (allow_network && strcmp(argv[*k], "--network") == 0) {
+			o->network = 1;
+		} else {
+			break;
+		}
+	}
+	return 0;
+}
+
+/* docker exec into the running console, or a one-off container; then
+ * `lockfile ARGS`. */
+static int
+run_lockfile(struct lox *l, const struct exec_opts *o, const char *const *args)
+{
+	struct argv a = { 0 };
+	int ret;
+
+	argv_add(&a, l->docker);
+	if (lox_console_running(l)) {
+		argv_add(&a, "exec");
+		argv_add(&a, "-i");
+		if (o->tty)
+			argv_add(&a, "-t");
+		argv_add(&a, "--user");
+		argv_add(&a, "lockfile");
+		argv_add(&a, "--workdir");
+		argv_add(&a, LOX_HOME_DIR);
+		argv_add(&a, l->container);
+	} else {
+		argv_add(&a, "run");
+		argv_add(&a, "--rm");
+		argv_add(&a, "-i");
+		if (o->tty)
+			argv_add(&a, "-t");
+		if (lox_console_flags(l, &a, o->network) != 0) {
+			argv_free(&a);
+			return LOX_EX_NOINPUT;
+		}
+		argv_add(&a, o->image ? o->image : LOX_CONSOLE_IMAGE);
+	}
+	for (; *args != NULL; args++)
+		argv_add(&a, *args);
+	ret = lox_exec(l, &a);
+	argv_free(&a);
+	return ret;
+}
+
+static int
+want_tty(const struct lox *l, const char *what)
+{
+	if (l->dry_run || (isatty(0) && isatty(1)))
+		return 1;
+	lox_err("%s needs a terminal: it asks you on it", what);
+	return 0;
+}
+
+int
+cmd_doctor(struct lox *l, int argc, char **argv)
+{
+	struct exec_opts o = { 0 };
+	const char *args[] = { "lockfile", "doctor", NULL, NULL };
+	int k;
+
+	if (common_opts(l, argc, argv, &k, &o, 0) != 0)
+		return LOX_EX_USAGE;
+	if (k < argc && strcmp(argv[k], "--json") == 0) {
+		args[2] = "--json";
+		k++;
+	}
+	if (k < argc) {
+		lox_err("refused: lox doctor %s", argv[k]);
+		return LOX_EX_USAGE;
+	}
+	/* The terminal conditions are judged on doctor's own terminal. */
+	o.tty = isatty(0) && isatty(1);
+	return run_lockfile(l, &o, args);
+}
+
+int
+cmd_policy(struct lox *l, int argc, char **argv)
+{
+	struct exec_opts o = { 0 };
+	const char *args[] = { "lockfile", "policy", NULL, NULL, NULL };
+	struct stat st;
+	int k, fd;
+
+	if (common_opts(l, argc, argv, &k, &o, 0) != 0)
+		return LOX_EX_USAGE;
+	if (k + 1 == argc && strcmp(argv[k], "show") == 0) {
+		args[2] = "show";
+		return run_lockfile(l, &o, args);
+	}
+	if (k + 1 == argc && strcmp(argv[k], "approve") == 0) {
+		if (!want_tty(l, "lox policy approve"))
+			return LOX_EX_USAGE;
+		o.tty = 1;
+		args[2] = "approve";
+		return run_lockfile(l, &o, args);
+	}
+	if (k + 2 == argc && strcmp(argv[k], "load") == 0) {
+		fd = open(argv[k + 1], O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+		    st.st_size > POLICY_MAX) {
+			lox_err("lox policy load: %s is not a readable file of at "
+			    "most 1 MiB", argv[k + 1]);
+			if (fd >= 0)
+				close(fd);
+			return LOX_EX_NOINPUT;
+		}
+		/* The file is the command's standard input; cp writes it as
+		 * the console account (an existing file keeps its mode). */
+		if (!l->dry_run && (dup2(fd, 0) < 0)) {
+			lox_err("lox policy load: %s", strerror(errno));
+			close(fd);
+			return LOX_EX_SOFTWARE;
+		}
+		close(fd);
+		args[0] = "cp";
+		args[1] = "/dev/stdin";
+		args[2] = POLICY_PATH;
+		return run_lockfile(l, &o, args);
+	}
+	lox_err("usage: lox policy [--instance NAME] [--image IMAGE] "
+	    "show|approve|load FILE");
+	return LOX_EX_USAGE;
+}
+
+int
+cmd_plugin(struct lox *l, int argc, char **argv)
+{
+	static const char *const verbs[] = {
+		"install", "update", "verify", "list", "remove",
+	};
+	struct exec_opts o = { 0 };
+	const char *args[40];
+	size_t i, n = 0;
+	int k;
+
+	if (common_opts(l, argc, argv, &k, &o, 1) != 0)
+		return LOX_EX_USAGE;
+	for (i = 0; k < argc && i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (strcmp(argv[k], verbs[i]) == 0)
+			break;
+	if (k >= argc || i == sizeof(verbs) / sizeof(verbs[0])) {
+		lox_err("usage: lox plugin [--instance NAME] [--image IMAGE] "
+		    "[--network] install|update|verify|list|remove [ARG...]");
+		return LOX_EX_USAGE;
+	}
+	if (argc - k > 32) {
+		lox_err("lox plugin: too many arguments");
+		return LOX_EX_USAGE;
+	}
+	args[n++] = "lockfile";
+	args[n++] = "plugin";
+	for (; k < argc; k++) {
+		/* The home is the account's own, in its volume. */
+		if (strncmp(argv[k], "--home", 6) == 0) {
+			lox_err("refused: lox plugin %s", argv[k]);
+			return LOX_EX_USAGE;
+		}
+		args[n++] = argv[k];
+	}
+	args[n] = NULL;
+	/* update asks on the terminal when a plugin loosens. */
+	o.tty = isatty(0) && isatty(1);
+	return run_lockfile(l, &o, args);
+}

@@ -1,0 +1,299 @@
+/* lox run: start the console in its container on this terminal.
+ *
+ *   lox run [--instance NAME] [--source NAME=HOSTDIR]... [--network]
+ *           [IMAGE] [-- OPTION...]
+ *
+ * The docker run line is built here: -it, --rm, the name, the hardened
+ * flags of lox_console_flags(), each source read-only under
+ * /srv/lockfile/NAME. Options after "--" pass on only from a short list of
+ * resource and label options; everything that would change who can see or
+ * reach the console (another pid, ipc, uts, user or cgroup namespace,
+ * privileges or capabilities, security options, mounts, devices, the
+ * environment, the user, the log driver) is refused, by name where it is a
+ * known danger. */
+#include "config.h"
+#include "lox/lox.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_SOURCES 32
+
+/* Options that would open the console: refused, with the reason. */
+static const struct {
+	const char *opt;
+	const char *why;
+} refused[] = {
+	{ "--pid", "the console needs a pid namespace of its own "
+	    "(--pid=host or --pid=container: let other accounts see the "
+	    "plugins)" },
+	{ "--ipc", "the console's IPC namespace is its own" },
+	{ "--uts", "host namespaces are refused" },
+	{ "--cgroupns", "host namespaces are refused" },
+	{ "--userns", "a user-namespace opt-out is refused" },
+	{ "--privileged", "the console runs with no privileges" },
+	{ "--cap-add", "the console runs with no capabilities" },
+	{ "--security-opt", "lox sets the security options itself "
+	    "(no-new-privileges, the shipped seccomp profile): "
+	    "seccomp=unconfined and the like are refused" },
+	{ "--device", "no devices" },
+	{ "--device-cgroup-rule", "no devices" },
+	{ "--volume", "mounts are refused (the Docker socket must never be "
+	    "mounted); sources come with --source, read-only" },
+	{ "-v", "mounts are refused (the Docker socket must never be "
+	    "mounted); sources come with --source, read-only" },
+	{ "--mount", "mounts are refused (the Docker socket must never be "
+	    "mounted); sources come with --source, read-only" },
+	{ "--volumes-from", "mounts are refused" },
+	{ "--tmpfs", "lox sets the mounts" },
+	{ "--user", "the console runs as lockfile" },
+	{ "-u", "the console runs as lockfile" },
+	{ "--group-add", "the console runs as lockfile" },
+	{ "--network", "use lox run --network" },
+	{ "--net", "use lox run --network" },
+	{ "--log-driver", "docker logs would replay the console's screen" },
+	{ "--log-opt", "docker logs would replay the console's screen" },
+	{ "--env", "the environment is the image's (LD_PRELOAD, DISPLAY...)" },
+	{ "-e", "the environment is the image's (LD_PRELOAD, DISPLAY...)" },
+	{ "--env-file", "the environment is the image's" },
+	{ "--entrypoint", "the image's command is the console" },
+	{ "--runtime", "the runtime is the engine's default" },
+	{ "--sysctl", "kernel parameters are refused" },
+	{ "--ulimit", "lox sets the limits" },
+	{ "--init", "lox sets it" },
+	{ "--read-only", "lox sets it" },
+	{ "--rm", "lox sets it" },
+	{ "--name", "use lox run --instance" },
+	{ "--detach", "the console needs this terminal" },
+	{ "-d", "the console needs this terminal" },
+};
+
+/* Options passed on (each takes a value). */
+static const char *const passed[] = {
+	"--cpus", "--cpu-shares", "--cpuset-cpus", "--memory", "-m",
+	"--memory-swap", "--pids-limit", "--label", "-l", "--hostname",
+	"--stop-timeout", "--dns", "--add-host",
+};
+
+static int
+plain_value(const char *v)
+{
+	const unsigned char *p;
+
+	if (v[0] == '\0')
+		return 0;
+	for (p = (const unsigned char *)v; *p != '\0'; p++)
+		if (*p < 0x20 || *p > 0x7e)
+			return 0;
+	return 1;
+}
+
+/* The extra options after "--": 0 when all pass on, -1 after lox_err. */
+static int
+check_extra(int argc, char **argv, struct argv *out)
+{
+	int i;
+	size_t k;
+
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i], *eq = strchr(a, '=');
+		size_t flen = eq ? (size_t)(eq - a) : strlen(a);
+		const char *val = NULL;
+
+		if (a[0] != '-') {
+			lox_err("refused: %s (only options may follow --; the "
+			    "image's command is the console)", a);
+			return -1;
+		}
+		for (k = 0; k < sizeof(refused) / sizeof(refused[0]); k++)
+			if (strlen(refused[k].opt) == flen &&
+			    strncmp(a, refused[k].opt, flen) == 0) {
+				lox_err("refused: %s: %s", a, refused[k].why);
+				return -1;
+			}
+		for (k = 0; k < sizeof(passed) / sizeof(passed[0]); k++)
+			if (strlen(passed[k]) == flen &&
+			    strncmp(a, passed[k], flen) == 0)
+				break;
+		if (k == sizeof(passed) / sizeof(passed[0])) {
+			lox_err("refused: %s is not an option lox passes on "
+			    "(only --cpus --cpu-shares --cpuset-cpus --memory "
+			    "--memory-swap --pids-limit --label --hostname "
+			    "--stop-timeout --dns --add-host)", a);
+			return -1;
+		}
+		if (eq != NULL)
+			val = eq + 1;
+		else if (i + 1 < argc)
+			val = argv[++i];
+		if (val == NULL || !plain_value(val) || val[0] == '-') {
+			lox_err("refused: %s needs a plain value", a);
+			return -1;
+		}
+		argv_addf(out, "%.*s", (int)flen, a);
+		argv_add(out, val);
+	}
+	return 0;
+}
+
+/* 1 when dir is path or one of its ancestors. */
+static int
+covers(const char *dir, const char *path)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return 1;
+	return strncmp(dir, path, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* A host directory that holds (or is above) the engine's socket, or a
+ * kernel file system, would give the console's container the engine or
+ * the host: refused. */
+static int
+unsafe_source(const char *dir)
+{
+	static const char *const sockets[] = {
+		"/var/run/docker.sock", "/run/docker.sock",
+		"/run/containerd/containerd.sock", "/var/lib/docker",
+		"/var/lib/containerd", "/proc", "/sys", "/dev",
+	};
+	const char *host = getenv("DOCKER_HOST");
+	char real[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(sockets) / sizeof(sockets[0]); i++) {
+		if (covers(dir, sockets[i]) || covers(sockets[i], dir))
+			return 1;
+		if (realpath(sockets[i], real) != NULL &&
+		    (covers(dir, real) || covers(real, dir)))
+			return 1;
+	}
+	if (host != NULL && strncmp(host, "unix://", 7) == 0 &&
+	    (covers(dir, host + 7) ||
+	    (realpath(host + 7, real) != NULL && covers(dir, real))))
+		return 1;
+	return 0;
+}
+
+static int
+add_source(struct argv *a, const char *spec, char names[][40], size_t *n)
+{
+	const char *eq = strchr(spec, '=');
+	char name[40], real[PATH_MAX];
+	struct stat st;
+	size_t len, i;
+
+	if (eq == NULL || eq == spec || (size_t)(eq - spec) >= sizeof(name)) {
+		lox_err("--source NAME=HOSTDIR: %s", spec);
+		return -1;
+	}
+	len = (size_t)(eq - spec);
+	memcpy(name, spec, len);
+	name[len] = '\0';
+	if (!((name[0] >= 'a' && name[0] <= 'z') ||
+	    (name[0] >= '0' && name[0] <= '9')) ||
+	    strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_-") != len) {
+		lox_err("--source: the name %s must be a-z 0-9 _ -", name);
+		return -1;
+	}
+	for (i = 0; i < *n; i++)
+		if (strcmp(names[i], name) == 0) {
+			lox_err("--source: %s given twice", name);
+			return -1;
+		}
+	if (*n == MAX_SOURCES) {
+		lox_err("--source: at most %d", MAX_SOURCES);
+		return -1;
+	}
+	if (eq[1] != '/' || realpath(eq + 1, real) == NULL ||
+	    stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		lox_err("--source %s: %s is not an absolute path to a directory",
+		    name, eq + 1);
+		return -1;
+	}
+	/* The --mount syntax separates fields with commas. */
+	if (strpbrk(real, ",:\"'") != NULL || !plain_value(real)) {
+		lox_err("--source %s: the path may not hold , : or quotes", name);
+		return -1;
+	}
+	if (unsafe_source(real)) {
+		lox_err("refused: --source %s=%s holds or lies above the Docker "
+		    "socket or a kernel file system", name, real);
+		return -1;
+	}
+	memcpy(names[(*n)++], name, len + 1);
+	argv_add(a, "--mount");
+	argv_addf(a, "type=bind,source=%s,target=%s/%s,readonly", real,
+	    LOX_SOURCE_DIR, name);
+	return 0;
+}
+
+int
+cmd_run(struct lox *l, int argc, char **argv)
+{
+	struct argv a = { 0 }, sources = { 0 }, extra = { 0 };
+	char names[MAX_SOURCES][40];
+	const char *image = NULL, *v;
+	size_t nsources = 0, i;
+	int network = 0, r, ret = LOX_EX_USAGE, k;
+
+	for (k = 1; k < argc; k++) {
+		if ((r = lox_opt(argc, argv, &k, "--instance", &v)) != 0) {
+			if (r < 0 || lox_set_instance(l, v) != 0)
+				goto out;
+		} else if ((r = lox_opt(argc, argv, &k, "--source", &v)) != 0) {
+			if (r < 0 || add_source(&sources, v, names, &nsources) != 0)
+				goto out;
+		} else if (strcmp(argv[k], "--network") == 0) {
+			network = 1;
+		} else if (strcmp(argv[k], "--") == 0) {
+			if (check_extra(argc - k - 1, argv + k + 1, &extra) != 0)
+				goto out;
+			break;
+		} else if (argv[k][0] == '-') {
+			lox_err("refused: lox run %s (docker options go after --, "
+			    "see lox --help)", argv[k]);
+			goto out;
+		} else if (image == NULL) {
+			if (lox_check_image(argv[k]) != 0)
+				goto out;
+			image = argv[k];
+		} else {
+			lox_err("lox run takes one image");
+			goto out;
+		}
+	}
+	if (!l->dry_run && (!isatty(0) || !isatty(1))) {
+		lox_err("lox run needs a terminal: the console asks you on it");
+		goto out;
+	}
+	argv_add(&a, l->docker);
+	argv_add(&a, "run");
+	argv_add(&a, "-it");
+	argv_add(&a, "--rm");
+	argv_add(&a, "--name");
+	argv_add(&a, l->container);
+	argv_add(&a, "--detach-keys");
+	argv_add(&a, LOX_DETACH_KEYS);
+	if (lox_console_flags(l, &a, network) != 0) {
+		ret = LOX_EX_NOINPUT;
+		goto out;
+	}
+	for (i = 0; i < sources.n; i++)
+		argv_add(&a, sources.v[i]);
+	for (i = 0; i < extra.n; i++)
+		argv_add(&a, extra.v[i]);
+	argv_add(&a, image ? image : LOX_CONSOLE_IMAGE);
+	ret = lox_exec(l, &a);
+out:
+	argv_free(&a);
+	argv_free(&sources);
+	argv_free(&extra);
+	return ret;
+}

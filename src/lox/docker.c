@@ -1,0 +1,344 @@
+/* lox: the docker command lines and what every command shares (lox.h). */
+#include "config.h"
+#include "lox/lox.h"
+#include "lib/escape.h"
+#include "lib/jsonx.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define PROFILE_MAX (1 << 20)
+
+void
+argv_add(struct argv *a, const char *s)
+{
+	if (a->n + 2 > a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 64;
+		char **v = realloc(a->v, cap * sizeof(*v));
+		if (v == NULL)
+			fatal("out of memory");
+		a->v = v;
+		a->cap = cap;
+	}
+	a->v[a->n] = strdup(s);
+	if (a->v[a->n] == NULL)
+		fatal("out of memory");
+	a->v[++a->n] = NULL;
+}
+
+void
+argv_addf(struct argv *a, const char *fmt, ...)
+{
+	char buf[PATH_MAX + 128];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		fatal("argument too long");
+	argv_add(a, buf);
+}
+
+void
+argv_free(struct argv *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+	memset(a, 0, sizeof(*a));
+}
+
+/* Quoted for a POSIX shell: plain words as they are, anything else in
+ * single quotes; a word that is not printable ASCII is escaped (\xHH) so
+ * the line never carries control bytes to a terminal. */
+static void
+print_word(FILE *f, const char *s)
+{
+	size_t len = strlen(s);
+
+	if (len > 0 && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRS"
+	    "TUVWXYZ0123456789_-./:=,@%+") == len) {
+		fputs(s, f);
+		return;
+	}
+	if (!text_is_plain(s, len)) {
+		char esc[1024];
+		escape_text(s, len, esc, sizeof(esc));
+		fprintf(f, "$'%s'", esc);
+		return;
+	}
+	fputc('\'', f);
+	for (; *s != '\0'; s++) {
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+void
+argv_print(FILE *f, const struct argv *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->n; i++) {
+		if (i)
+			fputc(' ', f);
+		print_word(f, a->v[i]);
+	}
+	fputc('\n', f);
+}
+
+void
+lox_err(const char *fmt, ...)
+{
+	char raw[1024], esc[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	escape_text(raw, strlen(raw), esc, sizeof(esc));
+	fprintf(stderr, "lox: %s\n", esc);
+}
+
+int
+lox_opt(int argc, char **argv, int *i, const char *name, const char **val)
+{
+	size_t n = strlen(name);
+	const char *a = argv[*i];
+
+	if (strncmp(a, name, n) != 0)
+		return 0;
+	if (a[n] == '=') {
+		*val = a + n + 1;
+		return 1;
+	}
+	if (a[n] != '\0')
+		return 0;
+	if (*i + 1 >= argc) {
+		lox_err("%s needs a value", name);
+		return -1;
+	}
+	*val = argv[++*i];
+	return 1;
+}
+
+int
+lox_set_instance(struct lox *l, const char *name)
+{
+	const char *sep = "-";
+
+	if (name == NULL) {
+		name = "";
+		sep = "";
+	} else if (strlen(name) > 32 || !((name[0] >= 'a' && name[0] <= 'z') ||
+	    (name[0] >= '0' && name[0] <= '9')) ||
+	    strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_-") !=
+	    strlen(name)) {
+		lox_err("--instance: 1-32 characters of a-z 0-9 _ -, starting "
+		    "with a letter or digit");
+		return -1;
+	}
+	snprintf(l->instance, sizeof(l->instance), "%s", name);
+	snprintf(l->container, sizeof(l->container), "lockfile%s%s-console",
+	    sep, name);
+	snprintf(l->home_volume, sizeof(l->home_volume), "lockfile%s%s-home",
+	    sep, name);
+	snprintf(l->run_volume, sizeof(l->run_volume), "lockfile%s%s-run", sep,
+	    name);
+	return 0;
+}
+
+int
+lox_check_image(const char *image)
+{
+	size_t len = strlen(image);
+
+	if (len == 0 || len > 255 || image[0] == '-' ||
+	    strspn(image, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789._/:@-") != len) {
+		lox_err("not an image name: %s", image);
+		return -1;
+	}
+	return 0;
+}
+
+/* The profile the console's container runs under: an absolute path to a
+ * regular file holding a JSON object whose default action refuses. The
+ * docker client reads the file and sends its content, so this is what the
+ * engine gets; an allow-all or unconfined profile never leaves lox. */
+static int
+seccomp_profile(char *out, size_t outlen)
+{
+	const char *p = getenv("LOX_SECCOMP");
+	char path[PATH_MAX], *data = NULL;
+	struct stat st;
+	json_t *doc = NULL, *act;
+	ssize_t n;
+	int fd = -1, ret = -1;
+	const char *a;
+
+	if (p == NULL || p[0] == '\0')
+		p = LOX_SECCOMP_DEFAULT;
+	if (realpath(p, path) == NULL) {
+		lox_err("the seccomp profile %s: %s", p, strerror(errno));
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size <= 0 || st.st_size > PROFILE_MAX) {
+		lox_err("the seccomp profile %s is not a readable file of at most "
+		    "1 MiB", path);
+		goto out;
+	}
+	data = malloc((size_t)st.st_size);
+	if (data == NULL)
+		fatal("out of memory");
+	n = read(fd, data, (size_t)st.st_size);
+	if (n != (ssize_t)st.st_size ||
+	    (doc = jsonx_parse(data, (size_t)n, PROFILE_MAX,
+	    JSONX_DEFAULT_DEPTH)) == NULL ||
+	    !json_is_object(doc)) {
+		lox_err("the seccomp profile %s is not a JSON object", path);
+		goto out;
+	}
+	act = json_object_get(doc, "defaultAction");
+	a = json_is_string(act) ? json_string_value(act) : "";
+	if (strcmp(a, "SCMP_ACT_ERRNO") != 0 && strcmp(a, "SCMP_ACT_KILL") != 0 &&
+	    strcmp(a, "SCMP_ACT_KILL_PROCESS") != 0 &&
+	    strcmp(a, "SCMP_ACT_KILL_THREAD") != 0 &&
+	    strcmp(a, "SCMP_ACT_TRAP") != 0) {
+		lox_err("the seccomp profile %s does not refuse by default "
+		    "(defaultAction %s): refused", path, a);
+		goto out;
+	}
+	if (strlen(path) + 1 > outlen)
+		goto out;
+	memcpy(out, path, strlen(path) + 1);
+	ret = 0;
+out:
+	json_decref(doc);
+	free(data);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+int
+lox_console_flags(const struct lox *l, struct argv *a, int network)
+{
+	char profile[PATH_MAX];
+
+	if (seccomp_profile(profile, sizeof(profile)) != 0)
+		return -1;
+	/* docker-init as pid 1 reaps and forwards signals; the console runs
+	 * as its account with nothing to gain (no capabilities, no setuid
+	 * gain, the shipped profile), on a read-only root with a small
+	 * noexec /tmp, bounded, with no core files and no log of its screen
+	 * (docker logs would replay every prompt and keystroke). */
+	argv_add(a, "--init");
+	argv_add(a, "--user");
+	argv_add(a, "lockfile");
+	argv_add(a, "--cap-drop");
+	argv_add(a, "ALL");
+	argv_add(a, "--security-opt");
+	argv_add(a, "no-new-privileges");
+	argv_add(a, "--security-opt");
+	argv_addf(a, "seccomp=%s", profile);
+	argv_add(a, "--read-only");
+	argv_add(a, "--tmpfs");
+	argv_add(a, "/tmp:rw,nosuid,nodev,noexec,size=16m");
+	/* Room for the console, its parser worker and a plugin's threads
+	 * (Go starts several); the plugin's own limits are RLIMIT_NPROC and
+	 * its manifest's memory. */
+	argv_add(a, "--pids-limit");
+	argv_add(a, "256");
+	argv_add(a, "--memory");
+	argv_add(a, "1g");
+	argv_add(a, "--ulimit");
+	argv_add(a, "core=0");
+	argv_add(a, "--log-driver");
+	argv_add(a, "none");
+	if (!network) {
+		argv_add(a, "--network");
+		argv_add(a, "none");
+	}
+	argv_add(a, "--volume");
+	argv_addf(a, "%s:%s", l->home_volume, LOX_HOME_DIR);
+	argv_add(a, "--volume");
+	argv_addf(a, "%s:%s", l->run_volume, LOX_SOCKET_DIR);
+	return 0;
+}
+
+int
+lox_console_running(const struct lox *l)
+{
+	char buf[16];
+	size_t got = 0;
+	int fds[2], status, devnull;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return 0;
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return 0;
+	}
+	if (pid == 0) {
+		devnull = open("/dev/null", O_RDWR);
+		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(fds[1], 1) < 0 ||
+		    dup2(devnull, 2) < 0)
+			_exit(127);
+		execlp(l->docker, l->docker, "container", "inspect", "--format",
+		    "{{.State.Running}}", l->container, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	while (got < sizeof(buf) - 1 &&
+	    (n = read(fds[0], buf + got, sizeof(buf) - 1 - got)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		got += (size_t)n;
+	}
+	buf[got] = '\0';
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+	    strcmp(buf, "true\n") == 0;
+}
+
+int
+lox_exec(const struct lox *l, struct argv *a)
+{
+	if (l->dry_run) {
+		argv_print(stdout, a);
+		fflush(stdout);
+		return 0;
+	}
+	fflush(stdout);
+	execvp(a->v[0], a->v);
+	lox_err("cannot run %s: %s", a->v[0], strerror(errno));
+	return LOX_EX_UNAVAILABLE;
+}

@@ -1,0 +1,93 @@
+/* lox: the human's launcher for the Docker deployment (docs/docker.md).
+ *
+ * lox builds every `docker` command line itself, as an argument vector,
+ * and execs the docker client with it (never a shell string): the console's
+ * container always gets the hardened flags below, agents get only the
+ * socket volume, and options that would open the console to another
+ * account (another pid namespace, capabilities, an unconfined seccomp
+ * profile, the Docker socket, a user-namespace opt-out...) are refused.
+ * Each command group lives in its own file (cmd_*.c) and registers in the
+ * table of lox.c. */
+#ifndef LOCKFILE_LOX_H
+#define LOCKFILE_LOX_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define LOX_EX_USAGE		64	/* bad usage, or a refused option */
+#define LOX_EX_NOINPUT		66	/* a file named on the command line */
+#define LOX_EX_UNAVAILABLE	69	/* the docker client cannot be run */
+#define LOX_EX_SOFTWARE		70
+
+/* Defaults: the image names docker/build-images.sh gives, the detach keys
+ * (two control characters: no printable text ever typed contains them). */
+#define LOX_CONSOLE_IMAGE	"lockfile-console"
+#define LOX_AGENT_IMAGE		"lockfile-agent"
+#define LOX_DETACH_KEYS		"ctrl-],ctrl-]"
+#define LOX_SOCKET_DIR		"/run/lockfile"
+#define LOX_HOME_DIR		"/home/lockfile"
+#define LOX_SOURCE_DIR		"/srv/lockfile"
+
+/* A growing argument vector, NULL-terminated for execvp. */
+struct argv {
+	char **v;
+	size_t n, cap;
+};
+
+void argv_add(struct argv *a, const char *s);
+void argv_addf(struct argv *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void argv_free(struct argv *a);
+
+/* Shell-quoted on one line: what --dry-run and `lox agent --print` show. */
+void argv_print(FILE *f, const struct argv *a);
+
+struct lox {
+	int dry_run;		/* print the docker command instead of running it */
+	const char *docker;	/* $LOX_DOCKER, else "docker" on PATH */
+	char instance[40];	/* "" for the default instance */
+	char container[64];	/* lockfile[-INSTANCE]-console */
+	char home_volume[64];	/* lockfile[-INSTANCE]-home */
+	char run_volume[64];	/* lockfile[-INSTANCE]-run */
+};
+
+/* Validate NAME ([a-z0-9][a-z0-9_-]{0,31}) and derive the names. 0 or -1. */
+int lox_set_instance(struct lox *l, const char *name);
+
+/* An error line on stderr, "lox: ...", with the formatted text escaped
+ * (arguments are the user's, never raw control bytes on the terminal). */
+void lox_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The console container's flags (docs/docker.md, "What lox run passes"):
+ * everything between `docker run` and the image, volumes included, but
+ * not -it, --rm or the name. network: leave the default network instead of
+ * --network none. 0, or -1 after lox_err() (the seccomp profile). */
+int lox_console_flags(const struct lox *l, struct argv *a, int network);
+
+/* An image reference that cannot be taken for an option. 0 or -1. */
+int lox_check_image(const char *image);
+
+/* 1 when the instance's console container is running, 0 when not (or the
+ * engine cannot tell). */
+int lox_console_running(const struct lox *l);
+
+/* Run (or, with --dry-run, print) the docker command; returns only on
+ * failure, with an exit status. */
+int lox_exec(const struct lox *l, struct argv *a);
+
+/* Commands: argv[0] is the command's name. */
+int cmd_run(struct lox *l, int argc, char **argv);
+int cmd_attach(struct lox *l, int argc, char **argv);
+int cmd_agent(struct lox *l, int argc, char **argv);
+int cmd_doctor(struct lox *l, int argc, char **argv);
+int cmd_policy(struct lox *l, int argc, char **argv);
+int cmd_plugin(struct lox *l, int argc, char **argv);
+
+/* Option scanning shared by the commands: "--name VALUE" and
+ * "--name=VALUE". Returns 1 and sets *val (advancing *i) when argv[*i] is
+ * that option, 0 when it is not, -1 (after lox_err) when its value is
+ * missing. */
+int lox_opt(int argc, char **argv, int *i, const char *name,
+    const char **val);
+
+#endif

@@ -1,0 +1,256 @@
+"""lox without an engine: the docker command lines it builds (--dry-run
+prints them instead of running docker) and everything it refuses.
+
+Each refusal is checked against the same command without the refused part,
+which lox accepts: the refusal is the flag's, not the command's.
+"""
+import json
+import os
+import shlex
+import subprocess
+import tempfile
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))))
+BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
+LOX = os.environ.get("LOX") or os.path.join(BUILD, "src", "lox", "lox")
+PROFILE = os.path.join(ROOT, "docker", "seccomp.json")
+
+
+@pytest.fixture(scope="module")
+def tmp():
+    d = tempfile.mkdtemp(prefix="lf-lox-")
+    os.makedirs(os.path.join(d, "src", "invoices"))
+    yield d
+    subprocess.run(["rm", "-rf", d])
+
+
+def lox(*args, env=None, stdin=subprocess.DEVNULL):
+    e = {"PATH": "/usr/bin:/bin", "LOX_SECCOMP": PROFILE,
+         "LOX_DOCKER": "/nonexistent/docker",
+         "ASAN_OPTIONS": "detect_leaks=1:exitcode=99",
+         "UBSAN_OPTIONS": "halt_on_error=1:exitcode=98"}
+    e.update(env or {})
+    r = subprocess.run([LOX] + list(args), stdin=stdin,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       env=e, timeout=30)
+    assert r.returncode not in (98, 99), r.stderr
+    assert b"Sanitizer" not in r.stderr and b"runtime error" not in r.stderr
+    return r
+
+
+def dry(*args, **kw):
+    r = lox("--dry-run", *args, **kw)
+    assert r.returncode == 0, r.stderr
+    return shlex.split(r.stdout.decode())
+
+
+def test_help_says_docker_access_is_operator_access():
+    r = lox("--help")
+    assert r.returncode == 0
+    text = r.stdout.decode()
+    assert "WHOEVER CAN RUN DOCKER COMMANDS ON THIS HOST IS AN OPERATOR" in text
+    for cmd in ("run", "attach", "agent", "doctor", "policy", "plugin"):
+        assert "lox %s " % cmd in text
+    assert lox().returncode == 64
+    assert lox("nosuch").returncode == 64
+
+
+def test_run_builds_the_hardened_line(tmp):
+    src = os.path.join(tmp, "src", "invoices")
+    argv = dry("run", "--source", "invoices=" + src)
+    assert argv == [
+        "/nonexistent/docker", "run", "-it", "--rm", "--name",
+        "lockfile-console", "--detach-keys", "ctrl-],ctrl-]", "--init",
+        "--user", "lockfile", "--cap-drop", "ALL", "--security-opt",
+        "no-new-privileges", "--security-opt", "seccomp=" + PROFILE,
+        "--read-only", "--tmpfs", "/tmp:rw,nosuid,nodev,noexec,size=16m",
+        "--pids-limit", "256", "--memory", "1g", "--ulimit", "core=0",
+        "--log-driver", "none", "--network", "none",
+        "--volume", "lockfile-home:/home/lockfile",
+        "--volume", "lockfile-run:/run/lockfile",
+        "--mount", "type=bind,source=%s,target=/srv/lockfile/invoices,"
+        "readonly" % src, "lockfile-console"], argv
+
+
+def test_run_instance_image_network_and_passed_options(tmp):
+    argv = dry("run", "--instance", "b2", "--network", "my/img:1", "--",
+               "--cpus", "2", "--memory=2g", "--label", "k=v")
+    assert "lockfile-b2-console" in argv
+    assert "lockfile-b2-home:/home/lockfile" in argv
+    assert "lockfile-b2-run:/run/lockfile" in argv
+    assert "none" not in argv[argv.index("--log-driver") + 2:]
+    assert argv[-7:] == ["--cpus", "2", "--memory", "2g", "--label", "k=v",
+                         "my/img:1"], argv
+
+
+UNSAFE = [
+    ["--pid=host"], ["--pid", "host"], ["--pid=container:lockfile-console"],
+    ["--ipc=host"], ["--ipc", "host"], ["--uts=host"], ["--cgroupns=host"],
+    ["--userns=host"], ["--userns", "host"],
+    ["--privileged"], ["--privileged=true"],
+    ["--cap-add", "ALL"], ["--cap-add=SYS_PTRACE"],
+    ["--security-opt", "seccomp=unconfined"],
+    ["--security-opt=seccomp=unconfined"],
+    ["--security-opt", "seccomp:unconfined"],
+    ["--security-opt", "apparmor=unconfined"],
+    ["--security-opt", "no-new-privileges=false"],
+    ["-v", "/var/run/docker.sock:/var/run/docker.sock"],
+    ["--volume=/run/docker.sock:/docker.sock"],
+    ["--mount", "type=bind,source=/var/run/docker.sock,target=/d.sock"],
+    ["--volumes-from", "other"], ["--device", "/dev/mem"],
+    ["--user", "root"], ["-u", "0"], ["--group-add", "0"],
+    ["--network", "host"], ["--net=host"],
+    ["--log-driver", "json-file"], ["--log-opt", "max-size=1m"],
+    ["-e", "LD_PRELOAD=/tmp/x.so"], ["--env", "DISPLAY=:0"],
+    ["--env-file", "/etc/passwd"], ["--entrypoint", "sh"],
+    ["--runtime", "runc"], ["--sysctl", "kernel.x=1"],
+    ["--tmpfs", "/home/lockfile"], ["--detach"], ["-d"], ["-itd"],
+    ["--nosuch"], ["sh"], ["--cpus"], ["--cpus", "--privileged"],
+]
+
+
+@pytest.mark.parametrize("extra", UNSAFE, ids=lambda e: " ".join(e))
+def test_run_refuses_unsafe_options(extra):
+    assert dry("run", "--", "--cpus", "1")      # the line without it passes
+    r = lox("--dry-run", "run", "--", *extra)
+    assert r.returncode == 64, r.stderr
+    assert r.stdout == b"", "a docker line was built: %r" % r.stdout
+    assert b"lox: refused: " in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("opt", ["--privileged", "--pid=host",
+                                 "--cap-add=ALL", "-v"])
+def test_run_refuses_docker_options_before_the_separator(opt):
+    r = lox("--dry-run", "run", opt)
+    assert r.returncode == 64 and r.stdout == b"" and b"refused" in r.stderr
+
+
+def test_run_refuses_sources_that_give_the_engine_or_the_host(tmp):
+    sock_dir = os.path.join(tmp, "engine")
+    os.makedirs(sock_dir, exist_ok=True)
+    env = {"DOCKER_HOST": "unix://" + os.path.join(sock_dir, "docker.sock")}
+    assert dry("run", "--source", "ok=" + os.path.join(tmp, "src"), env=env)
+    for spec in ("x=/", "x=/var/run", "x=/run", "x=/var", "x=/proc",
+                 "x=/sys/fs", "x=/dev", "x=/var/lib", "x=" + sock_dir,
+                 "x=" + tmp):
+        r = lox("--dry-run", "run", "--source", spec, env=env)
+        assert r.returncode == 64 and r.stdout == b"", spec
+        assert b"refused" in r.stderr, (spec, r.stderr)
+    bad = os.path.join(tmp, "a,b")
+    os.makedirs(bad, exist_ok=True)
+    for spec in ("x=relative/dir", "x=/nonexistent", "BAD=/tmp", "=/tmp",
+                 "x", "x=" + bad, "x=/etc/passwd"):
+        r = lox("--dry-run", "run", "--source", spec)
+        assert r.returncode == 64 and r.stdout == b"", spec
+    r = lox("--dry-run", "run", "--source", "a=" + tmp + "/src", "--source",
+            "a=" + tmp + "/src")
+    assert r.returncode == 64 and b"twice" in r.stderr
+
+
+def test_run_refuses_a_profile_that_allows_by_default(tmp):
+    p = os.path.join(tmp, "allow.json")
+    with open(p, "w") as f:
+        json.dump({"defaultAction": "SCMP_ACT_ALLOW"}, f)
+    for path in (p, "/nonexistent.json", "/etc/passwd", tmp):
+        r = lox("--dry-run", "run", env={"LOX_SECCOMP": path})
+        assert r.returncode == 66 and r.stdout == b"", (path, r.stderr)
+    with open(p, "w") as f:
+        json.dump({"defaultAction": "SCMP_ACT_ERRNO"}, f)
+    assert "seccomp=" + p in dry("run", env={"LOX_SECCOMP": p})
+
+
+def test_run_needs_a_terminal():
+    r = lox("run")
+    assert r.returncode == 64 and b"needs a terminal" in r.stderr
+
+
+def test_instance_names():
+    for bad in ("", "A", "-x", "a b", "a/b", "x" * 33, "a\x1b[2J"):
+        r = lox("--dry-run", "attach", "--instance", bad)
+        assert r.returncode == 64 and r.stdout == b"", bad
+        assert b"\x1b" not in r.stderr
+    assert dry("attach", "--instance", "a-1")[-1] == "lockfile-a-1-console"
+
+
+def test_attach_line():
+    assert dry("attach") == ["/nonexistent/docker", "attach",
+                             "--detach-keys", "ctrl-],ctrl-]",
+                             "--sig-proxy=false", "lockfile-console"]
+
+
+def test_agent_line_and_print():
+    argv = dry("agent", "--", "lockfile", "status")
+    assert argv == ["/nonexistent/docker", "run", "--rm", "-i", "--init",
+                    "--user", "agent", "--group-add", "lockfile-clients",
+                    "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+                    "--read-only", "--tmpfs", "/tmp:rw,nosuid,nodev,size=64m",
+                    "--network", "none",
+                    "--volume", "lockfile-run:/run/lockfile:ro",
+                    "lockfile-agent", "lockfile", "status"], argv
+    r = lox("agent", "--print", "--uid", "1234:99", "--network", "--", "sh",
+            "-c", "echo 'hi'")
+    assert r.returncode == 0
+    argv = shlex.split(r.stdout.decode())
+    assert argv[0] == "docker" and "--user" in argv
+    assert argv[argv.index("--user") + 1] == "1234:99"
+    assert "--group-add" not in argv and "none" not in argv
+    assert argv[-3:] == ["sh", "-c", "echo 'hi'"]
+    # no mount of the home, the source or the engine
+    assert [a for a in argv if "home" in a or "srv" in a or "docker.sock" in a
+            ] == []
+
+
+@pytest.mark.parametrize("ids", ["0", "0:0", "0:1000", "1000:0", "root",
+                                 "-1", "1000:", ":1000", "1e3", "99999999999"])
+def test_agent_refuses_root_and_bad_ids(ids):
+    assert dry("agent", "--uid", "1000", "--", "true")
+    r = lox("--dry-run", "agent", "--uid", ids, "--", "true")
+    assert r.returncode == 64 and r.stdout == b"", (ids, r.stderr)
+
+
+def test_agent_needs_a_command():
+    r = lox("--dry-run", "agent")
+    assert r.returncode == 64 and r.stdout == b""
+    r = lox("--dry-run", "agent", "--privileged", "--", "true")
+    assert r.returncode == 64 and r.stdout == b""
+
+
+def test_console_commands_run_as_the_console_account(tmp):
+    # No engine answers: a one-off container of the console image.
+    argv = dry("doctor", "--json")
+    assert argv[1:4] == ["run", "--rm", "-i"]
+    assert argv[-4:] == ["lockfile-console", "lockfile", "doctor", "--json"]
+    assert argv[argv.index("--user") + 1] == "lockfile"
+    assert "seccomp=" + PROFILE in argv and "no-new-privileges" in argv
+    assert dry("policy", "show")[-3:] == ["lockfile", "policy", "show"]
+    assert dry("policy", "--image", "x/y", "approve")[-4:] == [
+        "x/y", "lockfile", "policy", "approve"]
+    p = os.path.join(tmp, "policy.toml")
+    with open(p, "w") as f:
+        f.write("security_level = 1\n")
+    assert dry("policy", "load", p)[-3:] == [
+        "cp", "/dev/stdin", "/home/lockfile/.config/lockfile/policy.toml"]
+    assert dry("plugin", "install", "is-pdf")[-4:] == [
+        "lockfile", "plugin", "install", "is-pdf"]
+    argv = dry("plugin", "--network", "update")
+    assert "--network" not in argv[:argv.index("lockfile-console")]
+
+
+def test_console_commands_refusals(tmp):
+    for args in (["policy", "load", "/nonexistent"], ["policy", "load", tmp]):
+        r = lox("--dry-run", *args)
+        assert r.returncode == 66 and r.stdout == b""
+    for args in (["policy"], ["policy", "edit"], ["plugin"],
+                 ["plugin", "sudo"], ["plugin", "install", "--home", "/x"],
+                 ["plugin", "install", "--home=/x"], ["doctor", "--fix"]):
+        r = lox("--dry-run", *args)
+        assert r.returncode == 64 and r.stdout == b"", args
+
+
+def test_quoting_keeps_control_bytes_off_the_terminal():
+    r = lox("agent", "--print", "--", "echo", "a\x1b[2Jb", "it's")
+    assert r.returncode == 0 and b"\x1b" not in r.stdout
+    assert b"'it'\\''s'" in r.stdout
