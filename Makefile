@@ -4,7 +4,7 @@ BUILD ?= build
 BUILD_ASAN ?= build-asan
 BUILD_FUZZ ?= build-fuzz
 
-.PHONY: all deps build build-asan build-fuzz check demo bench clean lint
+.PHONY: all deps build build-asan build-fuzz check demo docker bench clean lint
 
 all: build
 
@@ -38,6 +38,14 @@ check: deps build build-asan build-fuzz
 demo: deps build
 	chmod -R a+rX . 2>/dev/null || true
 	scripts/demo.sh $(CURDIR)/$(BUILD)
+
+# The Docker deployment (docs/docker.md): lox and the seccomp profile on the
+# host, the console and agent images. DOCKER_BASE=IMAGE builds on a registry's base
+# instead of the local debootstrap one.
+docker: deps build
+	meson install -C $(BUILD) --no-rebuild --tags host
+	docker/build-images.sh --build $(CURDIR)/$(BUILD) \
+	    $(if $(DOCKER_BASE),--base $(DOCKER_BASE),--local-base)
 
 bench: deps build
 	bench/run-all $(CURDIR)/$(BUILD)

@@ -275,7 +275,7 @@ print_rule(FILE *f, const char *name, const struct rule *r, int *first)
 static int
 write_profile(FILE *f)
 {
-	struct sys sys[MAX_RULES];
+	static struct sys sys[MAX_RULES];
 	size_t nsys = 0, i, j, k;
 	int first = 1, ret = -1;
 
