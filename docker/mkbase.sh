@@ -59,6 +59,8 @@ if [ ! -s "$tarball" ]; then
 	: > "$root/etc/hostname"
 	tar --numeric-owner --xattrs -C "$root" -cf "$tarball.tmp" .
 	mv "$tarball.tmp" "$tarball"
+	# Older bases (other keys) are never used again.
+	find "$cache" -maxdepth 1 -name 'base-*.tar' ! -name "base-$key.tar" -delete
 	rm -rf "$root"
 	trap - EXIT
 fi

@@ -12,6 +12,7 @@ inside a container of the console image under the shipped profile.
 """
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -113,6 +114,36 @@ def answers(doc):
 
 
 # ---- the images ----------------------------------------------------------
+
+def test_runtime_packages_hold_every_library_lockfile_links():
+    """docker/runtime-packages names the package of each shared library the
+    binary needs (the base has more, as dependencies: that would hide a
+    missing name until a base without them)."""
+    needed = re.findall(rb"\(NEEDED\)\s+Shared library: \[([^\]]+)\]",
+                        subprocess.run(["readelf", "-d", os.path.join(
+                            D.BUILD, "lockfile")], stdout=subprocess.PIPE,
+                            check=True).stdout)
+    with open(os.path.join(D.ROOT, "docker", "runtime-packages")) as f:
+        listed = {l.strip() for l in f if l.strip() and l[0] != "#"}
+    assert len(needed) >= 5
+    for lib in needed:
+        path = subprocess.run(["/sbin/ldconfig", "-p"], stdout=subprocess.PIPE,
+                              check=True).stdout
+        m = re.search(rb"\s" + re.escape(lib) + rb" \(libc6,x86-64\) => (\S+)",
+                      path)
+        assert m, lib
+        if lib.startswith((b"libc.so", b"ld-linux")):
+            continue        # libc6: in every base
+        real = os.path.realpath(m.group(1)).decode()
+        pkg = None
+        for cand in (real, real.replace("/usr/lib/", "/lib/", 1)):
+            r = subprocess.run(["dpkg", "-S", cand], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL)
+            if r.returncode == 0:
+                pkg = r.stdout.split(b":")[0].decode()
+                break
+        assert pkg in listed, (lib, pkg)
+
 
 def test_images_have_no_setuid_program_and_root_owned_files(dep):
     find = ["find", "/", "-xdev", "(", "-perm", "-4000", "-o", "-perm",
