@@ -5,8 +5,9 @@
  * Landlock (execute + read on its own binary only, no TCP, scoped signals and
  * abstract sockets), a seccomp allowlist, rlimits, no_new_privs, an empty
  * environment, its own session, stdin /dev/null, its input read-only on fd 3
- * and, for protocol 2, values on fd 6 and a detail channel on fd 7. Nothing
- * else. There is no unsandboxed path: without Landlock or seccomp every run
+ * and, for protocol 2, values on fd 6 and a detail channel on fd 7, each a
+ * description of that run's own (a plugin's F_SETFL reaches no other run).
+ * Nothing else. There is no unsandboxed path: without Landlock or seccomp every run
  * is OUT_SANDBOX_UNAVAILABLE. */
 #ifndef LOCKFILE_SANDBOX_H
 #define LOCKFILE_SANDBOX_H
@@ -44,8 +45,8 @@ struct sandbox {
 	const char *why;		/* static reason when not ready */
 	struct landlock_caps ll;
 	struct bpf_program bpf;		/* compiled once, loaded per child */
-	int devnull;			/* read-only /dev/null for stdin */
-	int sink;			/* write-only /dev/null for stderr */
+	int sink;			/* write-only /dev/null the parent
+					 * drains stderr into */
 	rlim_t nproc;			/* account's task count + 512 */
 };
 
@@ -83,8 +84,8 @@ struct plugin_result {
 	long long cpu_ms;
 };
 
-/* Probe Landlock and seccomp, compile the filter, open /dev/null, become a
- * child subreaper. Refuses root. 0 when ready; -1 leaves sb->why set (and
+/* Probe Landlock and seccomp, compile the filter, open the stderr sink,
+ * become a child subreaper. Refuses root. 0 when ready; -1 leaves sb->why set (and
  * sb->ready 0): every run then answers OUT_SANDBOX_UNAVAILABLE. */
 int sandbox_open(struct sandbox *sb);
 void sandbox_close(struct sandbox *sb);

@@ -49,7 +49,7 @@ sandbox_open(struct sandbox *sb)
 	const char *why = NULL;
 
 	memset(sb, 0, sizeof(*sb));
-	sb->devnull = sb->sink = -1;
+	sb->sink = -1;
 	if (geteuid() == 0 || getuid() == 0) {
 		sb->why = "refusing to run plugins as root";
 		return -1;
@@ -66,9 +66,9 @@ sandbox_open(struct sandbox *sb)
 		sb->why = why;
 		return -1;
 	}
-	sb->devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	/* The parent's own drain for stderr; never given to a plugin. */
 	sb->sink = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (sb->devnull < 0 || sb->sink < 0) {
+	if (sb->sink < 0) {
 		sb->why = "cannot open /dev/null";
 		goto fail;
 	}
@@ -94,12 +94,10 @@ sandbox_close(struct sandbox *sb)
 	const char *why = sb->why;
 
 	plugin_filter_free(&sb->bpf);
-	if (sb->devnull >= 0)
-		close(sb->devnull);
 	if (sb->sink >= 0)
 		close(sb->sink);
 	memset(sb, 0, sizeof(*sb));
-	sb->devnull = sb->sink = -1;
+	sb->sink = -1;
 	sb->why = why ? why : "sandbox closed";
 }
 
@@ -425,7 +423,7 @@ sandbox_run(struct sandbox *sb, const struct plugin_run *run,
 	long long start, deadline;
 	pid_t pid, self = getpid();
 	ssize_t n;
-	int i, input = -1;
+	int i, input = -1, devnull = -1;
 
 	memset(res, 0, sizeof(*res));
 	res->outcome = OUT_SANDBOX_UNAVAILABLE;
@@ -448,6 +446,16 @@ sandbox_run(struct sandbox *sb, const struct plugin_run *run,
 			return 0;
 		}
 	}
+	/* stdin too: one /dev/null description for every run would carry a
+	 * plugin's F_SETFL (O_NONBLOCK, O_APPEND: 2 bits of its file) into
+	 * the next plugin's fd 0. Every fd a plugin gets is its own. */
+	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (devnull < 0) {
+		logit_errno("opening /dev/null");
+		close(input);
+		res->outcome = OUT_SANDBOX_UNAVAILABLE;
+		return 0;
+	}
 
 	if (pipe2(outp, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0 ||
 	    pipe2(stp, O_CLOEXEC) != 0)
@@ -458,7 +466,7 @@ sandbox_run(struct sandbox *sb, const struct plugin_run *run,
 
 	for (i = 0; i < FD_NTARGET; i++)
 		src[i] = -1;
-	src[0] = sb->devnull;
+	src[0] = devnull;
 	src[1] = outp[1];
 	src[2] = errp[1];
 	src[FD_IN] = input;
@@ -615,6 +623,8 @@ sandbox_run(struct sandbox *sb, const struct plugin_run *run,
 out:
 	if (input >= 0)
 		close(input);
+	if (devnull >= 0)
+		close(devnull);
 	if (pidfd >= 0)
 		close(pidfd);
 	close_pair(outp);

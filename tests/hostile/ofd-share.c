@@ -1,14 +1,17 @@
 /* ofd-share: a plugin must not be able to change the console's view of the
- * input, nor the next plugin's. sandbox_run() hands the plugin the caller's
- * input descriptor; if it is the same open file description, the plugin's
- * lseek and F_SETFL land in the console and in every later plugin run on it.
+ * input, nor what the next plugin gets on any descriptor. If sandbox_run()
+ * handed a plugin the caller's input descriptor, or one /dev/null
+ * description for every run's stdin, the plugin's lseek and F_SETFL would
+ * land in the console and in every later plugin.
  *
  *   ofd-share POISON CHECK     (as the console account; prints TAP)
  *
  * POISON (c-input-poison) seeks its fd 3 to the end and sets O_NONBLOCK,
- * O_DIRECT and O_APPEND on it; CHECK (c-input-check) answers 1 only when its
- * fd 3 is clean and at offset 0. Both run on one input descriptor, as a plan
- * with two plugins would. */
+ * O_DIRECT and O_APPEND on it, and O_NONBLOCK|O_APPEND on every other fd
+ * it holds (0, 1, 2; 6 and 7 for protocol 2); CHECK (c-input-check)
+ * answers 1 only when all of them are clean and fd 3 is at offset 0. Both
+ * run on one input descriptor and one sandbox, as a plan with two plugins
+ * would, for protocol 1 and protocol 2. */
 #include "sandbox/sandbox.h"
 #include "lib/log.h"
 
@@ -32,7 +35,8 @@ tap(int ok, const char *what, const char *why)
 }
 
 static enum outcome
-run(struct sandbox *sb, const char *plugin, int input)
+run(struct sandbox *sb, const char *plugin, int input, int protocol,
+    unsigned long long *stderr_bytes)
 {
 	struct plugin_run r;
 	struct plugin_result res;
@@ -42,13 +46,14 @@ run(struct sandbox *sb, const char *plugin, int input)
 	if (r.binfd < 0)
 		fatal_errno("open %s", plugin);
 	r.inputfd = input;
-	r.protocol = 1;
+	r.protocol = protocol;
 	r.limits.cpu_s = 5;
 	r.limits.memory_bytes = 256ULL << 20;
 	r.limits.wall_ms = 10000;
 	r.argv0 = "plugin";
 	sandbox_run(sb, &r, &res);
 	close(r.binfd);
+	*stderr_bytes = res.stderr_bytes;
 	return res.outcome;
 }
 
@@ -56,10 +61,11 @@ int
 main(int argc, char **argv)
 {
 	static const char content[] = "LOCKFILE input for ofd-share\n";
-	char path[] = "/tmp/lf-ofd-share-XXXXXX", why[128];
+	char path[] = "/tmp/lf-ofd-share-XXXXXX", why[128], what[160];
 	struct sandbox sb;
 	enum outcome o;
-	int fd, in, fl;
+	unsigned long long eb = 0;
+	int fd, in, fl, proto;
 	off_t pos;
 
 	log_init("ofd-share");
@@ -67,7 +73,7 @@ main(int argc, char **argv)
 		fputs("usage: ofd-share POISON CHECK\n", stderr);
 		return 64;
 	}
-	printf("1..5\n");
+	printf("1..7\n");
 	if (sandbox_open(&sb) != 0) {
 		tap(0, "sandbox opens", sb.why);
 		return 1;
@@ -82,21 +88,33 @@ main(int argc, char **argv)
 		fatal_errno("reopen %s", path);
 	fl = fcntl(in, F_GETFL);
 
-	o = run(&sb, argv[1], in);
-	snprintf(why, sizeof(why), "outcome %s", outcome_name(o));
-	tap(o == OUT_ANSWER_1, "input-poison ran and changed its fd 3", why);
+	for (proto = 1; proto <= 2; proto++) {
+		const char *fds = proto == 1 ? "0-3" : "0-3, 6, 7";
 
-	pos = lseek(in, 0, SEEK_CUR);
-	snprintf(why, sizeof(why), "offset now %lld", (long long)pos);
-	tap(pos == 0, "the console's input offset is unchanged by the plugin", why);
-	snprintf(why, sizeof(why), "flags 0%o, were 0%o", fcntl(in, F_GETFL), fl);
-	tap(fcntl(in, F_GETFL) == fl,
-	    "the console's input status flags are unchanged by the plugin", why);
-
-	o = run(&sb, argv[2], in);
-	snprintf(why, sizeof(why), "outcome %s", outcome_name(o));
-	tap(o == OUT_ANSWER_1,
-	    "the next plugin gets a clean fd 3 at offset 0", why);
+		o = run(&sb, argv[1], in, proto, &eb);
+		snprintf(why, sizeof(why), "outcome %s", outcome_name(o));
+		snprintf(what, sizeof(what), "protocol %d: input-poison ran and "
+		    "changed fds %s", proto, fds);
+		tap(o == OUT_ANSWER_1, what, why);
+		if (proto == 1) {
+			pos = lseek(in, 0, SEEK_CUR);
+			snprintf(why, sizeof(why), "offset now %lld", (long long)pos);
+			tap(pos == 0, "the console's input offset is unchanged by "
+			    "the plugin", why);
+			snprintf(why, sizeof(why), "flags 0%o, were 0%o",
+			    fcntl(in, F_GETFL), fl);
+			tap(fcntl(in, F_GETFL) == fl, "the console's input status "
+			    "flags are unchanged by the plugin", why);
+		}
+		o = run(&sb, argv[2], in, proto, &eb);
+		/* input-check's stderr bytes: the first unclean fd + 1. */
+		snprintf(why, sizeof(why), "outcome %s, stderr %llu bytes",
+		    outcome_name(o), eb);
+		snprintf(what, sizeof(what), "protocol %d: the next plugin gets "
+		    "fresh descriptions on fds %s (stdin included), fd 3 at "
+		    "offset 0", proto, fds);
+		tap(o == OUT_ANSWER_1, what, why);
+	}
 	close(in);
 	sandbox_close(&sb);
 	return 0;
