@@ -1,8 +1,8 @@
 /* The plugin seccomp allowlist (see plugin_filter.h).
  *
  * Boundary: together with Landlock this is what keeps a plugin from reaching
- * outside its input. Default action EPERM for everything not listed; a
- * foreign architecture (i386 int 0x80, x32) kills the whole process. Every
+ * outside its input. Default action EPERM for everything not listed, a
+ * foreign architecture's calls (i386 int 0x80, x32) included. Every
  * allowed call is listed below with the reason it is needed; calls that
  * take a target or flags carry argument filters. */
 #include "sandbox/plugin_filter.h"
@@ -128,22 +128,33 @@ static const unsigned ioctl_cmds[] = {
 	TCGETS, TIOCGWINSZ, FIONREAD, FIONBIO, FIOCLEX, FIONCLEX,
 };
 
-/* prctl options allowed: naming threads and anonymous mappings, reading
- * state. Nothing that changes dumpability, tracers or filters. */
+/* prctl options allowed: naming threads (Rust names the threads it is
+ * asked to), reading state. Nothing that changes dumpability, tracers or
+ * filters, and not PR_SET_VMA: naming anonymous mappings is what a crash
+ * collector records, and no supported runtime needs it (glibc's mapping
+ * names, from 2.39, are a tunable that ignores a refusal). */
 static const int prctl_opts[] = {
 	PR_SET_NAME, PR_GET_NAME, PR_GET_DUMPABLE, PR_CAPBSET_READ,
 	PR_GET_NO_NEW_PRIVS, PR_GET_SECCOMP,
-	0x53564d41 /* PR_SET_VMA: glibc names its anonymous mappings */,
 };
 
-/* madvise advice allowed (Go, glibc, jemalloc): 0..25 but MADV_MERGEABLE
- * (12), and the guard-page pair 102..103. Not MERGEABLE: KSM would merge a
- * plugin's pages with another process's, a channel between them
- * (PR_SET_MEMORY_MERGE is not among the prctl options either); nothing
- * above 25 but the guards (HWPOISON, SOFT_OFFLINE, what comes next). The
- * comparison takes all 64 bits: a value with high bits set (which the
- * kernel would truncate to an int) is refused, never let through. */
-#define MADV_MERGEABLE_NR 12
+/* madvise advice allowed: what the supported runtimes need to give memory
+ * back, MADV_DONTNEED (glibc's free and thread exit, Go's scavenger, Rust
+ * through glibc) and MADV_FREE (musl's mallocng, Go), and the guard-page
+ * pair MADV_GUARD_INSTALL/REMOVE (102, 103: page tables of its own
+ * mappings only, for libcs that guard thread stacks with them). Nothing
+ * else. Not MADV_PAGEOUT or MADV_COLD: the plugin owns its binary (it runs
+ * as the console account), so it could reclaim that file's page cache and
+ * leave state for a later run to read back (major faults) and for the
+ * console's next hash of the binary to time; not MADV_WILLNEED or
+ * MADV_POPULATE_*, which load a file's pages; not MADV_HUGEPAGE or
+ * MADV_COLLAPSE, which turn its binary's cache into huge pages (Go asks for
+ * huge pages on its heap and carries on when refused); not MADV_MERGEABLE
+ * (KSM would merge its pages with another process's: a timing channel;
+ * PR_SET_MEMORY_MERGE is not among the prctl options either). Compared on
+ * all 64 bits: a value with high bits set (which the kernel would truncate
+ * to an int) is refused, never let through. */
+static const uint64_t madvise_ok[] = { 4, 8, 102, 103 };
 
 /* clone flags that create namespaces or hand out a pidfd. */
 #define CLONE_FORBIDDEN (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | \
@@ -215,22 +226,9 @@ build_rules(scmp_filter_ctx ctx)
 		    ioctl_cmds[i]);
 		r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, &c);
 	}
-	{
-		/* 0..11, 13, 14..15, 16..23, 24..25, 102..103: libseccomp takes
-		 * one comparison per argument and rule, so ranges are masks over
-		 * all 64 bits. */
-		static const struct { uint64_t mask, value; } adv[] = {
-			{ ~0ULL, 13 }, { ~1ULL, 14 }, { ~7ULL, 16 },
-			{ ~1ULL, 24 }, { ~1ULL, 102 },
-		};
-		struct scmp_arg_cmp lo = SCMP_A2(SCMP_CMP_LT, MADV_MERGEABLE_NR);
-
-		r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(madvise), 1, &lo);
-		for (i = 0; i < sizeof(adv) / sizeof(adv[0]); i++) {
-			struct scmp_arg_cmp c = SCMP_A2(SCMP_CMP_MASKED_EQ,
-			    adv[i].mask, adv[i].value);
-			r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(madvise), 1, &c);
-		}
+	for (i = 0; i < sizeof(madvise_ok) / sizeof(madvise_ok[0]); i++) {
+		struct scmp_arg_cmp c = SCMP_A2(SCMP_CMP_EQ, madvise_ok[i]);
+		r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(madvise), 1, &c);
 	}
 	for (i = 0; i < sizeof(prctl_opts) / sizeof(prctl_opts[0]); i++) {
 		struct scmp_arg_cmp c = SCMP_A0(SCMP_CMP_EQ,
@@ -238,10 +236,14 @@ build_rules(scmp_filter_ctx ctx)
 		r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prctl), 1, &c);
 	}
 
-	/* Resource limits of itself only (pid 0): another process of the
-	 * same account must not be touched. */
+	/* Resource limits of itself only (pid 0), and read only (no new
+	 * limit): another process of the same account must not be touched,
+	 * and a limit may not even be lowered: RLIMIT_CORE at 0 instead of the
+	 * sandbox's 1 would hand a crash to a piped core_pattern (spawn.c). */
 	struct scmp_arg_cmp self0 = SCMP_A0(SCMP_CMP_EQ, 0);
-	r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 1, &self0);
+	struct scmp_arg_cmp read_only[2] = { SCMP_A0(SCMP_CMP_EQ, 0),
+	    SCMP_A2(SCMP_CMP_EQ, 0) };
+	r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 2, read_only);
 	/* CPU count (Go, Rust, glibc sysconf): of itself only; another pid
 	 * would probe which processes exist. */
 	r |= add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(sched_getaffinity), 1, &self0);
@@ -275,7 +277,8 @@ build_rules(scmp_filter_ctx ctx)
  * stat lstat newfstatat statx access faccessat faccessat2 readlink
  * readlinkat chdir fchdir getcwd setsid setpgid name_to_handle_at
  * open_by_handle_at kcmp seccomp landlock_* fork vfork mincore
- * sysinfo setrlimit flock get_robust_list; madvise(MADV_MERGEABLE). */
+ * sysinfo setrlimit flock get_robust_list; prlimit64 with a new limit;
+ * prctl(PR_SET_VMA); madvise but DONTNEED, FREE and the guards. */
 
 /* The execve the sandbox itself makes, from a known instruction. The
  * label marks the address after the syscall instruction, which is what
@@ -388,8 +391,12 @@ plugin_filter_build(struct bpf_program *prog, const char **why)
 	 * syscall number (its action cache) with interrupts off, which for a
 	 * chain of ~190 instructions cost more than the rest of the spawn; a
 	 * tree also makes each of the plugin's calls cheaper. */
+	/* A foreign architecture's call (i386 int 0x80, x32) is refused like
+	 * any other, never a kill: the kernel logs a seccomp kill with the
+	 * call's number and instruction pointer, both the plugin's choice,
+	 * for whoever reads the kernel log (docs/sandbox.md). */
 	if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
-	    SCMP_ACT_KILL_PROCESS) != 0 ||
+	    SCMP_ACT_ERRNO(EPERM)) != 0 ||
 	    seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) != 0 ||
 	    seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2) != 0) {
 		*why = "seccomp attributes refused";

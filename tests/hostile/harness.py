@@ -5,13 +5,17 @@ per-run directories and the two ways of starting a plugin (bare-run and
 The suites run as root (CI and this machine) and start every plugin as the
 console account `lockfile`, as the console would; observers run as `agent`.
 """
+import ctypes
+import hashlib
 import json
+import mmap
 import os
 import pwd
 import secrets
 import shutil
 import subprocess
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
@@ -221,3 +225,65 @@ def comm_of(pid):
             return f.read().strip()
     except OSError:
         return None
+
+
+def own_copy(plugin, rd, name="plugin-copy"):
+    """A copy of plugin in the run directory, the console account's (as the
+    store's binaries are: the kernel lets their owner page them out) and on
+    disk (dirty pages are not reclaimed)."""
+    dst = os.path.join(rd.path, name)
+    with open(plugin, "rb") as src, open(dst, "wb") as out:
+        shutil.copyfileobj(src, out, 1 << 20)
+        out.flush()
+        os.fsync(out.fileno())
+    os.chmod(dst, 0o700)
+    rd.chown(dst)
+    return dst
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mmap.restype = ctypes.c_void_p
+_libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                       ctypes.c_int, ctypes.c_int, ctypes.c_long]
+_libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+_libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p]
+
+
+def resident_fraction(path):
+    """The share of path's pages in the page cache (mincore on a mapping
+    that faults nothing in)."""
+    size = os.path.getsize(path)
+    if size == 0:
+        return 1.0
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        addr = _libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+        if addr in (None, ctypes.c_void_p(-1).value):
+            raise OSError(ctypes.get_errno(), "mmap " + path)
+        pages = (size + mmap.PAGESIZE - 1) // mmap.PAGESIZE
+        vec = ctypes.create_string_buffer(pages)
+        try:
+            if _libc.mincore(addr, size, vec) != 0:
+                raise OSError(ctypes.get_errno(), "mincore " + path)
+        finally:
+            _libc.munmap(addr, size)
+        return sum(b & 1 for b in vec.raw) / pages
+    finally:
+        os.close(fd)
+
+
+def rehash_ms(path):
+    """The time a sha256 of path takes, read as the console reads a plugin
+    (pread, 1 MiB at a time)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        h, off, t0 = hashlib.sha256(), 0, time.monotonic()
+        while True:
+            b = os.pread(fd, 1 << 20, off)
+            if not b:
+                break
+            h.update(b)
+            off += len(b)
+        return (time.monotonic() - t0) * 1000
+    finally:
+        os.close(fd)

@@ -42,7 +42,8 @@ ANY = None      # no fix is obvious; anything but 1 passes in the sandbox
 
 class A:
     def __init__(self, name, expect, why, fixtures=(), observe=None,
-                 sandbox_args=(), pty=False, sandbox_prefix=()):
+                 sandbox_args=(), pty=False, sandbox_prefix=(), own_copy=False,
+                 pair=False):
         self.name = name
         self.expect = expect        # errno or ANY
         self.why = why              # the layer that must refuse it
@@ -51,6 +52,13 @@ class A:
         self.sandbox_args = list(sandbox_args)
         self.sandbox_prefix = list(sandbox_prefix)   # e.g. ASLR off
         self.pty = pty
+        # Run a copy of the plugin owned by the console account (as the
+        # store's binaries are), flushed to disk: what the page-cache
+        # attempts act on.
+        self.own_copy = own_copy
+        # Two runs of the same binary on two files: the writer, then the
+        # reader, whose answer is the attempt's (run_pair).
+        self.pair = pair
 
 
 EPERM, EACCES, EBADF, ENOENT, ENOSYS = (errno.EPERM, errno.EACCES,
@@ -120,6 +128,11 @@ ATTEMPTS = [
     A("posix-mq", EPERM, "seccomp"),
     A("memfd-create", EPERM, "seccomp"),
     A("ksm-mergeable", EPERM, "seccomp (madvise advice)"),
+    A("pagecache-pair", EPERM, "seccomp (madvise: no MADV_PAGEOUT, "
+      "MADV_COLD)", own_copy=True, pair=True),
+    A("rehash-timing", EPERM, "seccomp (madvise: no MADV_PAGEOUT)",
+      own_copy=True, observe="residency"),
+    A("madvise-cache", EPERM, "seccomp (madvise advice)"),
     A("growsdown-rlimit", ANY, "RLIMIT_DATA (or seccomp on MAP_GROWSDOWN)",
       sandbox_args=["--memory", str(32 << 20)]),
     # Kernel interfaces.
@@ -131,7 +144,9 @@ ATTEMPTS = [
     A("clone-userns", EPERM, "seccomp (clone flags)"),
     A("clone3-userns", ENOSYS, "seccomp (clone3 answers ENOSYS)"),
     A("personality", EPERM, "seccomp"),
-    A("raise-rlimit", EPERM, "the kernel (soft = hard, unprivileged)"),
+    A("raise-rlimit", EPERM, "the kernel (soft = hard, unprivileged), "
+      "seccomp (prlimit64 reads only)"),
+    A("lower-core-limit", EPERM, "seccomp (prlimit64 reads only)"),
     A("core-dump", EPERM, "seccomp (no new process) and RLIMIT_CORE 0"),
     # Network.
     A("tcp-connect", EPERM, "seccomp (socket), Landlock TCP",
@@ -258,6 +273,15 @@ def observed(a, rd, fx, obs, params, mode_input_mode):
         seen = bool(obs and obs.get("seen"))
         return seen, "agent %s the lock in /proc/locks" % (
             "saw" if seen else "did not see")
+    if o == "residency":
+        # What the console's re-hash of the binary would meet: its pages
+        # gone from the page cache (mincore), and the hash's time.
+        before, after = params["residency_before"], params["residency_after"]
+        seen = before >= 0.9 and after < 0.5
+        return seen, ("binary resident %.0f%% before the run, %.0f%% after; "
+                      "re-hash %.1f ms before, %.1f ms after" % (
+                          100 * before, 100 * after, params["rehash_before_ms"],
+                          params["rehash_after_ms"]))
     if o == "tasks":
         d = obs.get("level", -1) if obs else -1
         n = params["tasks"]
@@ -305,6 +329,11 @@ def run_one(a, mode, lockfile, top):
     inp = rd.write_input(params)
     input_mode = os.stat(inp).st_mode & 0o7777
     plugin = os.path.join(H.HOSTILE, "h-" + a.name)
+    if a.own_copy:
+        plugin = H.own_copy(plugin, rd)
+    if a.observe == "residency":
+        params["residency_before"] = H.resident_fraction(plugin)
+        params["rehash_before_ms"] = H.rehash_ms(plugin)
     if mode == "bare":
         cmd = H.bare_cmd(plugin, inp)
     else:
@@ -328,10 +357,40 @@ def run_one(a, mode, lockfile, top):
     finally:
         os.close(extra)
         obs = stop_observer(obs_p)
+    if a.observe == "residency":
+        params["residency_after"] = H.resident_fraction(plugin)
+        params["rehash_after_ms"] = H.rehash_ms(plugin)
     seen, seen_desc = observed(a, rd, fx, obs, params, input_mode)
     fx.close()
     rd.remove()
     return res, seen, seen_desc
+
+
+def run_pair(a, mode, lockfile, top):
+    """Two runs of one binary (a copy owned by the console account) on two
+    files: the writer, given the message, then the reader, which answers 1
+    when it got the message. Returns (writer, reader, seen, description)."""
+    rd = H.RunDir(top)
+    plugin = H.own_copy(os.path.join(H.HOSTILE, "h-" + a.name), rd)
+    # Both 0 and 1 bits, so neither "nothing changed" nor "all gone" reads
+    # as the message.
+    while True:
+        message = secrets.randbelow(1 << 16)
+        if 4 <= bin(message).count("1") <= 12:
+            break
+    res = []
+    for role in ("write", "read"):
+        inp = rd.write_input({"pc_role": role, "pc_message": message},
+                             head="LOCKFILE hostile input (%s)\n" % role)
+        if mode == "bare":
+            cmd = H.bare_cmd(plugin, inp)
+        else:
+            cmd = H.sandbox_cmd(lockfile, plugin, inp, a.sandbox_args)
+        res.append(H.finish(H.start(cmd, rd)))
+    rd.remove()
+    seen = res[1].line == "1"
+    return res[0], res[1], seen, "message %04x %s; writer: %s" % (
+        message, "passed" if seen else "not passed", res[0].diag())
 
 
 def finish_pty(p, master):
@@ -401,11 +460,23 @@ def main():
     top = H.top_dir("hostile")
     try:
         for a in todo:
-            res, seen, desc = run_one(a, "bare", lockfile, top)
-            ok, diag = judge_bare(a, res, seen, desc)
+            if a.pair:
+                w, res, seen, desc = run_pair(a, "bare", lockfile, top)
+                ok, diag = judge_bare(a, res, seen, desc)
+                ok = ok and w.line == "1"
+            else:
+                res, seen, desc = run_one(a, "bare", lockfile, top)
+                ok, diag = judge_bare(a, res, seen, desc)
             tap.result(ok, "bare: %s succeeds unconfined" % a.name, diag)
-            res, seen, desc = run_one(a, "sandbox", lockfile, top)
-            ok, diag = judge_sandbox(a, res, seen, desc)
+            if a.pair:
+                # The writer is the one refused; the reader must not get
+                # the message.
+                w, res, seen, desc = run_pair(a, "sandbox", lockfile, top)
+                ok, diag = judge_sandbox(a, w, seen, desc)
+                diag += " reader: " + res.diag()
+            else:
+                res, seen, desc = run_one(a, "sandbox", lockfile, top)
+                ok, diag = judge_sandbox(a, res, seen, desc)
             tap.result(ok, "sandbox: %s is blocked (%s; by %s)" % (
                 a.name, expect_text(a), a.why), diag)
     finally:

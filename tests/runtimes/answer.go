@@ -2,7 +2,9 @@
 // Same behaviour as answer.c: reads fd 3 (os.NewFile) in a goroutine while
 // the main goroutine waits on it and on a timer, answers 1 when the input
 // starts with "yes"; with "stat" on the first line also compares Stat()'s
-// size (exit 2 on failure or mismatch).
+// size (exit 2 on failure or mismatch); with "churn", first allocates and
+// drops 64 MiB and hands it back (runtime/debug.FreeOSMemory: the
+// scavenger's madvise).
 package main
 
 import (
@@ -10,8 +12,24 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"time"
 )
+
+var sink [][]byte
+
+func churn() {
+	for i := 0; i < 64; i++ {
+		b := make([]byte, 1<<20)
+		for j := range b {
+			b[j] = byte(i)
+		}
+		sink = append(sink, b)
+	}
+	sink = nil
+	runtime.GC()
+	debug.FreeOSMemory()
+}
 
 func main() {
 	runtime.GOMAXPROCS(2)
@@ -40,6 +58,9 @@ func main() {
 	first := data
 	if i := bytes.IndexByte(data, '\n'); i >= 0 {
 		first = data[:i]
+	}
+	if bytes.Contains(first, []byte("churn")) {
+		churn()
 	}
 	if bytes.Contains(first, []byte("stat")) {
 		st, err := in.Stat()

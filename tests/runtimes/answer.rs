@@ -2,7 +2,8 @@
 // target-feature=+crt-static). Same behaviour as answer.c: reads fd 3 in a
 // spawned thread, answers 1 when the input starts with "yes"; with "stat" on
 // the first line also compares metadata()'s size (exit 2 on failure or
-// mismatch).
+// mismatch); with "churn", the reader thread first allocates and drops
+// 16 MiB (glibc's thread arena gives it back with madvise).
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::unix::io::FromRawFd;
@@ -15,6 +16,13 @@ fn main() {
         let mut data = Vec::new();
         if f.read_to_end(&mut data).is_err() {
             exit(3);
+        }
+        if data.windows(5).take(16).any(|w| w == b"churn") {
+            let blocks: Vec<Vec<u8>> = (0..256u32).map(|i| vec![i as u8; 64 << 10]).collect();
+            if blocks.iter().map(|b| b.len()).sum::<usize>() != 256 << 16 {
+                exit(4);
+            }
+            drop(blocks);
         }
         (f, data)
     });

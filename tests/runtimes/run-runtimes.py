@@ -1,9 +1,11 @@
 #!/usr/bin/python3
 """Runtime compatibility: the same trivial plugin built with glibc, musl, Go
 and Rust (all static; tests/runtimes/build.sh) must answer correctly inside
-the sandbox. TAP: per runtime, the build, an answer of 1, an answer of 0, and
+the sandbox. TAP: per runtime, the build, an answer of 1, an answer of 0,
 an answer that needs fstat() on the input (the size of fd 3), which is what
-a plugin reading a trailer or checking a length does.
+a plugin reading a trailer or checking a length does, and one after the
+allocator returned memory to the kernel (the madvise advice the filter
+keeps: docs/sandbox.md).
 
   run-runtimes.py [--lockfile PATH] [RUNTIME...]
 
@@ -24,6 +26,8 @@ INPUTS = [
     ("yes\nmore bytes\n", "1", "answers 1"),
     ("no\nmore bytes\n", "0", "answers 0"),
     ("yes stat\nmore bytes\n", "1", "fstat()s its input and answers 1"),
+    ("yes churn\nmore bytes\n", "1",
+     "allocates, frees and gives memory back (madvise), answers 1"),
 ]
 # The path-based stat calls are refused in the sandbox (a path lookup would
 # tell which paths exist; docs/sandbox.md). musl and Go call fstat(2)
