@@ -47,15 +47,23 @@ cmd_version(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
-	struct rlimit nocore = { 0, 0 };
+	struct rlimit nocore = { 1, 1 };
 	size_t i;
 
 	log_init("lockfile");
 	sanitise_stdfds();
 	/* No core dumps anywhere: a console core would hold secrets and file
-	 * bytes. Set before anything is loaded. */
-	if (setrlimit(RLIMIT_CORE, &nocore) != 0)
-		fatal_errno("setrlimit");
+	 * bytes. One byte, not zero: a file core needs at least a page, and a
+	 * piped core_pattern ignores the limit but for 1, which the kernel
+	 * takes as "never pipe" (docs/sandbox.md). The hard limit stays 1, so
+	 * plugins get the same; 0 when a hard limit of 0 was inherited
+	 * (doctor's kernel.core-pattern names what that leaves open). Set
+	 * before anything is loaded. */
+	if (setrlimit(RLIMIT_CORE, &nocore) != 0) {
+		nocore.rlim_cur = nocore.rlim_max = 0;
+		if (setrlimit(RLIMIT_CORE, &nocore) != 0)
+			fatal_errno("setrlimit");
+	}
 	if (argc < 2) {
 		cmd_help(0, NULL);
 		return 64;

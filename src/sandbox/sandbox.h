@@ -48,6 +48,8 @@ struct sandbox {
 	int sink;			/* write-only /dev/null the parent
 					 * drains stderr into */
 	rlim_t nproc;			/* account's task count + 512 */
+	rlim_t core;			/* RLIMIT_CORE: 1, or 0 when our hard
+					 * limit is 0 */
 };
 
 #define SANDBOX_NPROC_HEADROOM 512

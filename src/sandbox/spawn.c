@@ -81,6 +81,13 @@ sandbox_open(struct sandbox *sb)
 		sb->why = "cannot count the account's tasks";
 		goto fail;
 	}
+	/* RLIMIT_CORE 1, not 0: no file core fits in a byte, and a piped
+	 * core_pattern, which ignores the limit, is skipped for exactly 1.
+	 * 0 only when our own hard limit is 0 (it cannot be raised). */
+	{
+		struct rlimit rl;
+		sb->core = getrlimit(RLIMIT_CORE, &rl) == 0 && rl.rlim_max >= 1;
+	}
 	sb->ready = 1;
 	return 0;
 fail:
@@ -258,7 +265,7 @@ child_main(struct sandbox *sb, const struct plugin_run *run, pid_t parent,
 	    lim->memory_bytes + SANDBOX_AS_EXTRA) != 0 ||
 	    set_limit(RLIMIT_STACK, SANDBOX_STACK_BYTES, SANDBOX_STACK_BYTES) != 0 ||
 	    set_limit(RLIMIT_NPROC, sb->nproc, sb->nproc) != 0 ||
-	    set_limit(RLIMIT_CORE, 0, 0) != 0 ||
+	    set_limit(RLIMIT_CORE, sb->core, sb->core) != 0 ||
 	    set_limit(RLIMIT_FSIZE, 0, 0) != 0 ||
 	    set_limit(RLIMIT_NOFILE, 64, 64) != 0 ||
 	    set_limit(RLIMIT_MEMLOCK, 0, 0) != 0 ||

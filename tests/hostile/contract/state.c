@@ -22,7 +22,7 @@ lim(int res, unsigned long long soft, unsigned long long hard)
 int
 main(void)
 {
-	unsigned long long data, cpu;
+	unsigned long long data, cpu, core;
 	struct rlimit rl;
 	struct sigaction pipe_sa, usr2_sa;
 	sigset_t mask;
@@ -31,6 +31,7 @@ main(void)
 	conf_load();
 	data = cfg_u64("data_bytes");
 	cpu = cfg_u64("cpu_s");
+	core = cfg_u64("core_limit");
 	if (environ != NULL && environ[0] != NULL)
 		fail = 1;			/* empty environment */
 	else if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
@@ -39,8 +40,8 @@ main(void)
 		fail = 3;			/* seccomp filter mode */
 	else if (getpgrp() != getpid())
 		fail = 4;			/* own session and group */
-	else if (!lim(RLIMIT_CORE, 0, 0))
-		fail = 5;
+	else if (!lim(RLIMIT_CORE, core, core))
+		fail = 5;			/* 1: the kernel never pipes it */
 	else if (!lim(RLIMIT_FSIZE, 0, 0))
 		fail = 6;
 	else if (!lim(RLIMIT_STACK, 8ULL << 20, 8ULL << 20))
