@@ -158,7 +158,7 @@ handle_plugins(struct console *c, const struct request *req)
 		const struct lock_entry *e = &c->store.db.e[i];
 		/* Only what can run is listed: yanked or tampered plugins are
 		 * left out (the console window says which). */
-		if (store_open_plugin(&c->store, e->name, NULL, &op, &why) !=
+		if (store_check_plugin(&c->store, e->name, NULL, &op, &why) !=
 		    STORE_OK) {
 			term_printf(&c->term, "  plugin %s %s not listed: %s\n",
 			    e->name, e->version, why);

@@ -116,7 +116,9 @@ store_err(enum store_status st)
 }
 
 /* Open (and verify) every plugin of the plan, as plugins.lock records it
- * now; what was opened becomes the plan's pins. */
+ * now; what was opened becomes the plan's pins. Before the card, so an
+ * agent times it: the binaries' digests come from the store's digest cache
+ * (store_check_plugin); open_pinned() hashes in full, inside the quantum. */
 static enum lf_err
 open_plugins(struct plan *pl, const char **why)
 {
@@ -130,7 +132,7 @@ open_plugins(struct plan *pl, const char **why)
 	if (store_reload(&pl->c->store, why) != 0)
 		return E_PLUGIN_TAMPERED;
 	for (i = 0; i < req->nplugins; i++) {
-		enum store_status st = store_open_plugin(&pl->c->store,
+		enum store_status st = store_check_plugin(&pl->c->store,
 		    req->plugins[i].name, req->plugins[i].version, &pl->op[i],
 		    why);
 		if (st != STORE_OK) {

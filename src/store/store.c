@@ -92,12 +92,66 @@ same_record(const struct lock_entry *a, const struct lock_entry *b)
 	    !a->official == !b->official;
 }
 
+static int
+same_file(const struct store_digest *d, const struct stat *st)
+{
+	return d->dev == st->st_dev && d->ino == st->st_ino &&
+	    d->size == st->st_size &&
+	    d->mtime.tv_sec == st->st_mtim.tv_sec &&
+	    d->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+	    d->ctime.tv_sec == st->st_ctim.tv_sec &&
+	    d->ctime.tv_nsec == st->st_ctim.tv_nsec;
+}
+
+/* 1 when the binary open on fd hashes to want. With a cache, a file whose
+ * identity was hashed before is not read again: only the console account
+ * can write the store's files, a write changes mtime and ctime, and
+ * nothing can set ctime back. A digest is recorded only when the identity
+ * did not move while the file was read. */
+static int
+binary_matches(int fd, const uint8_t want[SHA256_LEN], struct store *cache)
+{
+	struct stat before, after;
+	uint8_t h[SHA256_LEN];
+	size_t i;
+
+	if (cache != NULL && fstat(fd, &before) == 0) {
+		for (i = 0; i < cache->ndigests; i++)
+			if (same_file(&cache->digests[i], &before))
+				return ct_equal(cache->digests[i].sha256, want,
+				    SHA256_LEN);
+	}
+	if (sha256_fd_pread(fd, h) != 0)
+		return 0;
+	if (cache != NULL && fstat(fd, &after) == 0) {
+		struct store_digest d;
+
+		memset(&d, 0, sizeof(d));
+		d.dev = after.st_dev;
+		d.ino = after.st_ino;
+		d.size = after.st_size;
+		d.mtime = after.st_mtim;
+		d.ctime = after.st_ctim;
+		memcpy(d.sha256, h, SHA256_LEN);
+		if (same_file(&d, &before)) {
+			cache->digests[cache->next_digest] = d;
+			cache->next_digest = (cache->next_digest + 1) %
+			    STORE_DIGESTS;
+			if (cache->ndigests < STORE_DIGESTS)
+				cache->ndigests++;
+		}
+	}
+	return ct_equal(h, want, SHA256_LEN);
+}
+
 /* Open the version that record e names and check it against e: both
  * hashes on the opened files, the manifest naming e's name and version.
- * A missing version answers gone. */
+ * A missing version answers gone. The binary's hash comes from cache
+ * when one is given (store_check_plugin), else is computed. */
 static enum store_status
 open_recorded(const struct store *s, const struct lock_entry *e,
-    enum store_status gone, struct opened_plugin *out, const char **why)
+    enum store_status gone, struct store *cache, struct opened_plugin *out,
+    const char **why)
 {
 	char mbuf[MANIFEST_MAX_BYTES];
 	uint8_t h[SHA256_LEN];
@@ -139,8 +193,7 @@ open_recorded(const struct store *s, const struct lock_entry *e,
 		*why = "plugin binary missing or unsafe";
 		goto out;
 	}
-	if (sha256_fd_pread(out->binfd, h) != 0 ||
-	    !ct_equal(h, e->binary_sha256, SHA256_LEN)) {
+	if (!binary_matches(out->binfd, e->binary_sha256, cache)) {
 		*why = "binary hash differs from plugins.lock";
 		goto out;
 	}
@@ -156,9 +209,9 @@ out:
 	return st;
 }
 
-enum store_status
-store_open_plugin(const struct store *s, const char *name,
-    const char *version, struct opened_plugin *out, const char **why)
+static enum store_status
+open_current(const struct store *s, const char *name, const char *version,
+    struct store *cache, struct opened_plugin *out, const char **why)
 {
 	const struct lock_entry *e = lockdb_find_const(&s->db, name);
 
@@ -173,7 +226,21 @@ store_open_plugin(const struct store *s, const char *name,
 		*why = "recorded as yanked";
 		return STORE_YANKED;
 	}
-	return open_recorded(s, e, STORE_NOT_INSTALLED, out, why);
+	return open_recorded(s, e, STORE_NOT_INSTALLED, cache, out, why);
+}
+
+enum store_status
+store_open_plugin(const struct store *s, const char *name,
+    const char *version, struct opened_plugin *out, const char **why)
+{
+	return open_current(s, name, version, NULL, out, why);
+}
+
+enum store_status
+store_check_plugin(struct store *s, const char *name, const char *version,
+    struct opened_plugin *out, const char **why)
+{
+	return open_current(s, name, version, s, out, why);
 }
 
 enum store_status
@@ -199,5 +266,5 @@ store_open_pinned(const struct store *s, const struct lock_entry *pin,
 		*why = "plugins.lock changed since the approval";
 		return STORE_TAMPERED;
 	}
-	return open_recorded(s, pin, STORE_TAMPERED, out, why);
+	return open_recorded(s, pin, STORE_TAMPERED, NULL, out, why);
 }
