@@ -538,6 +538,8 @@ cmd_doctor(int argc, char **argv)
 	add(d, "isolation.mode", 1, "%s", r.container ? "container (the "
 	    "declaration exists)" : "host (no container declaration)");
 	add_report(d, &r);
+	isolation_kernel_report(&d->agents, r.container, &r);
+	add_report(d, &r);
 	tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
 	(void)isolation_terminal_report(tty, &d->agents, &r);
 	if (tty >= 0)

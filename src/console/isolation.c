@@ -475,6 +475,7 @@ isolation_proc_report(const struct iso_agents *a,
 	}
 	if (check_declaration(r) != 0) {
 		check_host(a, r);
+		isolation_kernel_host(a, r);
 	} else {
 		check_own_procfs(r);
 		check_pid_namespace(r);

@@ -55,6 +55,16 @@ void isolation_snapshot(struct iso_snapshot *s);
 int isolation_proc_report(const struct iso_agents *a,
     const struct iso_snapshot *s, struct iso_report *r);
 
+/* The kernel log (isolation_kernel.c). Host mode's conditions, appended
+ * to r by isolation_proc_report: kernel.dmesg-restrict and
+ * kernel.log-files (no agent reads the kernel log nor its usual copies). */
+void isolation_kernel_host(const struct iso_agents *a, struct iso_report *r);
+/* What doctor reports besides (r is reset): kernel.exception-trace and
+ * kernel.core-pattern, and in container mode kernel.dmesg-restrict (the
+ * host's log, whose readers no check sees). Never a plan's condition. */
+void isolation_kernel_report(const struct iso_agents *a, int container,
+    struct iso_report *r);
+
 /* The console's view: agents from its listener. */
 void isolation_agents(const struct console *c, struct iso_agents *a);
 
