@@ -12,8 +12,11 @@ nothing. Sandbox: `lockfile sandbox-run --report`, under the same secret fd
 and environment; it must print 0 with the expected errno as stderr bytes
 (hostile.h), which names the layer that refused. It must never print 1.
 Where only an outsider can judge success (a connection, a datagram, a lock
-in /proc/locks, the machine's task count), the harness observes as well, the
-lock and task-count observers as the agent account.
+in /proc/locks, the machine's task count, the binary's page-cache residency),
+the harness observes as well, the lock and task-count observers as the agent
+account. The page-cache attempts run a copy of their binary owned by the
+console account (as the store's are); pagecache-pair runs twice, a writer
+then a reader on another file, and the reader's answer is the attempt's.
 
 Not here, because they cannot succeed bare on this machine: an i386 int 0x80
 call (this VM has no IDT entry for it: a general protection fault) and an x32
