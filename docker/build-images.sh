@@ -71,7 +71,7 @@ plugin_build=${plugin_build:-$build}
 
 stage=$(mktemp -d /tmp/lockfile-stage.XXXXXX)
 signer=
-cleanup() { rm -rf "$stage"; [ -z "$signer" ] || rm -rf "$signer"; }
+cleanup() { rm -rf "$stage" "$stage.log"; [ -z "$signer" ] || rm -rf "$signer"; }
 trap cleanup EXIT INT TERM
 chmod 0755 "$stage"
 mkdir -p "$stage/root" "$stage/etc-lockfile" "$stage/marketplace"
@@ -136,10 +136,17 @@ if [ "$local_base" = 1 ]; then
 fi
 basearg=
 [ -z "$base" ] || basearg="--build-arg BASE=$base"
+log=$stage.log
 for target in console agent; do
+	# The classic builder writes its errors on stdout: shown on failure.
 	# shellcheck disable=SC2086
-	"$DOCKER" build -q $net $basearg $args --build-arg "PLUGINS=$plugins" \
+	if ! "$DOCKER" build $net $basearg $args --build-arg "PLUGINS=$plugins" \
 	    -f "$here/Dockerfile" --target "$target" -t "$prefix-$target" \
-	    "$stage" >/dev/null
+	    "$stage" >"$log" 2>&1; then
+		tail -25 "$log" >&2
+		rm -f "$log"
+		exit 1
+	fi
 	echo "$prefix-$target"
 done
+rm -f "$log"
