@@ -204,18 +204,26 @@ is_errno(uint32_t a)
 }
 
 static int
-same_args(const struct rule *a, const struct rule *b)
+same_cmp(const struct scmp_arg_cmp *a, const struct scmp_arg_cmp *b)
 {
-	unsigned i;
+	return a->arg == b->arg && a->op == b->op && a->datum_a == b->datum_a &&
+	    a->datum_b == b->datum_b;
+}
 
-	if (a->nargs != b->nargs)
-		return 0;
-	for (i = 0; i < a->nargs; i++)
-		if (a->arg[i].arg != b->arg[i].arg ||
-		    a->arg[i].op != b->arg[i].op ||
-		    a->arg[i].datum_a != b->arg[i].datum_a ||
-		    a->arg[i].datum_b != b->arg[i].datum_b)
+/* 1 when every comparison of a is also one of b's: whatever b allows, a
+ * allows too, so b adds nothing to the union. */
+static int
+covers(const struct rule *a, const struct rule *b)
+{
+	unsigned i, j;
+
+	for (i = 0; i < a->nargs; i++) {
+		for (j = 0; j < b->nargs; j++)
+			if (same_cmp(&a->arg[i], &b->arg[j]))
+				break;
+		if (j == b->nargs)
 			return 0;
+	}
 	return 1;
 }
 
@@ -359,13 +367,18 @@ write_profile(FILE *f)
 			const struct rule *r = &rules[j];
 			if (r->nr != sys[i].nr || !is_allow(r->action))
 				continue;
-			for (k = 0; k < j; k++)
-				if (rules[k].nr == r->nr &&
+			/* Left out when another rule allows at least as much:
+			 * the same rule from another list (the first stays),
+			 * or one with a subset of its conditions (the plugin
+			 * filter's narrower prlimit64 under the console's). */
+			for (k = 0; k < nrules; k++)
+				if (k != j && rules[k].nr == r->nr &&
 				    is_allow(rules[k].action) &&
-				    same_args(&rules[k], r))
+				    covers(&rules[k], r) &&
+				    (k < j || !covers(r, &rules[k])))
 					break;
-			if (k < j)
-				continue;	/* the same rule from another list */
+			if (k < nrules)
+				continue;
 			for (k = 0; k < r->nargs; k++)
 				if (have_placeholder &&
 				    ((r->arg[k].datum_a & 0xffffffffu) ==
