@@ -249,8 +249,11 @@ lox_console_flags(const struct lox *l, struct argv *a, int network)
 	/* docker-init as pid 1 reaps and forwards signals; the console runs
 	 * as its account with nothing to gain (no capabilities, no setuid
 	 * gain, the shipped profile), on a read-only root with a small
-	 * noexec /tmp, bounded, with no core files and no log of its screen
-	 * (docker logs would replay every prompt and keystroke). */
+	 * noexec /tmp, bounded, with no log of its screen (docker logs would
+	 * replay every prompt and keystroke). The core limit is 1, not 0: a
+	 * core_pattern pipe on the host ignores a limit of 0 but honours 1,
+	 * and the sandbox gives plugins 1 (docs/isolation.md, "The kernel
+	 * log"). */
 	argv_add(a, "--init");
 	argv_add(a, "--user");
 	argv_add(a, "lockfile");
@@ -271,7 +274,7 @@ lox_console_flags(const struct lox *l, struct argv *a, int network)
 	argv_add(a, "--memory");
 	argv_add(a, "1g");
 	argv_add(a, "--ulimit");
-	argv_add(a, "core=0");
+	argv_add(a, "core=1");
 	argv_add(a, "--log-driver");
 	argv_add(a, "none");
 	if (!network) {

@@ -1,18 +1,24 @@
 """The hostile-plugin suite (tests/hostile/run-hostile.py) inside a container
 of the console image, started with the console's own flags (the shipped
-seccomp profile, no capabilities, no-new-privileges, read-only root) from
-`lox --dry-run run`: each attempt's sandbox run is `lockfile sandbox-run
---report` through `docker exec` as the console account, judged exactly as
-on the host (the same attempt list, inputs and verdicts).
+seccomp profile, no capabilities, no-new-privileges, read-only root) taken
+from `lox --dry-run run`.
 
-The bare runs stay on the host (suite `hostile`): under the shipped profile
-many attempts fail before any sandbox does, which proves nothing about the
-sandbox. What differs inside: `docker exec` passes no descriptor, so the
-inherit attempt finds no fd 9 at all; the listeners of the network attempts
-are the host's, out of reach of a --network none container (the sandbox
-must refuse the socket itself, which is what is judged); and ASLR cannot be
-switched off (personality is refused by the profile), so exec-guard-forge
-aims at an address it cannot know — it must still be refused.
+The host suite's own code runs every attempt: its run_one and run_pair
+(inputs, own copies, observers, the writer/reader pair) and its verdicts
+(judge_sandbox), with the lockfile binary named by a marker that this
+module's start() turns into `docker exec --user lockfile <box> lockfile
+sandbox-run --report ...` (the run directories are bound at their host
+paths). The bare runs stay on the host (suite `hostile`): under the shipped
+profile many attempts fail before any sandbox does, which proves nothing
+about the sandbox.
+
+What differs inside: `docker exec` passes no descriptor, so the inherit
+attempt finds no fd 9 at all; the listeners of the network attempts are the
+host's, out of reach of a --network none container (the sandbox must refuse
+the socket itself, which is what is judged); ASLR cannot be switched off
+(personality is refused by the profile), so exec-guard-forge aims at an
+address it cannot know; with a terminal (-t), the container's stdout and
+stderr reach the docker client as one stream.
 """
 import importlib.util
 import os
@@ -22,92 +28,102 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
+sys.path.insert(0, os.path.join(ROOT, "tests", "hostile"))
 _spec = importlib.util.spec_from_file_location(
     "run_hostile", os.path.join(ROOT, "tests", "hostile", "run-hostile.py"))
 RH = importlib.util.module_from_spec(_spec)
-sys.path.insert(0, os.path.join(ROOT, "tests", "hostile"))
 _spec.loader.exec_module(RH)
 H = RH.H
 
 ATTEMPTS = RH.ATTEMPTS
+MARK = "@lockfile-in-the-box"     # stands for the lockfile binary
+GUARD_GUESS = 0x555555554000      # a non-randomized PIE's usual base
+
+_box = None
+_orig_start = H.start
+_orig_finish_pty = RH.finish_pty
+_orig_guard_ip = RH.guard_ip
+
+
+def _start(cmd, rd, user=H.CONSOLE_USER, extra_fd=None, **kw):
+    if MARK not in cmd:
+        return _orig_start(cmd, rd, user, extra_fd, **kw)
+    # Whatever came before the binary (setarch -R) cannot run inside.
+    args = cmd[cmd.index(MARK) + 1:]
+    tty = kw.get("stdin") not in (None, subprocess.DEVNULL)
+    argv = [_box.docker, "exec", "-i"] + (["-t"] if tty else []) + [
+        "--user", user, "--workdir", rd.path,
+        "--env", "LF_HOSTILE_ENV=" + rd.secret_text,
+        _box.name, "/usr/local/bin/lockfile"] + args
+    kw.pop("more_fds", None)
+    kw.setdefault("stdin", subprocess.DEVNULL)
+    kw.setdefault("stdout", subprocess.PIPE)
+    kw.setdefault("stderr", subprocess.PIPE)
+    p = subprocess.Popen(argv, env=_box.eng.env(), **kw)
+    p.lf_tty = tty
+    return p
+
+
+def _finish_pty(p, master):
+    res = _orig_finish_pty(p, master)
+    if not getattr(p, "lf_tty", False):
+        return res
+    text = res.out.replace("\r", "")
+    line = "\n".join(l for l in text.splitlines() if not l.startswith("{"))
+    return H.Result(res.rc, line, text.encode(), H.parse_report(
+        text.encode()))
+
+
+def _guard_ip(lockfile):
+    return GUARD_GUESS if lockfile == MARK else _orig_guard_ip(lockfile)
+
+
+H.start = _start
+RH.finish_pty = _finish_pty
+RH.guard_ip = _guard_ip
 
 
 class HostileBox:
     """A container of the console image, with the console's flags, the
     hostile plugins and a run directory bound at their host paths."""
 
-    def __init__(self, eng, image):
+    def __init__(self, eng, image, docker):
+        global _box
         self.eng = eng
+        self.docker = docker
         self.top = H.top_dir("docker-hostile")
         self.name = "lftest-hostile"
         r = eng.lox("--dry-run", "run", "--instance", "hostile", image)
         if r.returncode != 0:
             raise RuntimeError("lox --dry-run run: " + r.stderr.decode())
         argv = shlex.split(r.stdout.decode())
-        assert argv[:3] == [argv[0], "run", "-it"], argv
+        # docker run -it --rm --name N --detach-keys K FLAGS... IMAGE
+        assert argv[1:3] == ["run", "-it"] and argv[6] == "--detach-keys"
         img = argv.pop()
-        argv = ([argv[0], "run", "-d", "--name", self.name] +
-                argv[8:] +
-                ["--volume", "%s:%s:ro" % (H.HOSTILE, H.HOSTILE),
-                 "--volume", "%s:%s" % (self.top, self.top),
-                 img, "sleep", "infinity"])
-        self.argv = argv
-        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           env=eng.env(), timeout=60)
+        self.argv = ([docker, "run", "-d", "--name", self.name] + argv[8:] +
+                     ["--volume", "%s:%s:ro" % (H.HOSTILE, H.HOSTILE),
+                      "--volume", "%s:%s" % (self.top, self.top),
+                      img, "sleep", "infinity"])
+        p = subprocess.run(self.argv, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=eng.env(), timeout=60)
         if p.returncode != 0:
             raise RuntimeError("hostile box: " + p.stderr.decode())
+        _box = self
 
-    def run_one(self, a):
-        rd = H.RunDir(self.top)
-        fx = RH.Fixtures(rd, a.fixtures)
-        params = dict(fx.params)
-        params["guard_ip"] = 0x555555554000    # unknowable inside: a guess
-        params["lock_offset"] = 0x1000000000 + RH.secrets.randbelow(1 << 36)
-        params["tasks"] = 300 + RH.secrets.randbelow(180)
-        params["growsdown_bytes"] = 256 << 20
-        inp = rd.write_input(params)
-        input_mode = os.stat(inp).st_mode & 0o7777
-        plugin = os.path.join(H.HOSTILE, "h-" + a.name)
-        cmd = [self.eng_docker(), "exec", "-i"]
-        if a.pty:
-            cmd.append("-t")
-        cmd += ["--user", "lockfile", "--workdir", rd.path, "--env",
-                "LF_HOSTILE_ENV=" + rd.secret_text, self.name,
-                "/usr/local/bin/lockfile"] + H.sandbox_cmd(
-                    "", plugin, inp, a.sandbox_args)[1:]
-        obs_p = RH.start_observer(a, rd, params)
-        try:
-            if a.pty:
-                master, slave = RH.pty.openpty()
-                p = subprocess.Popen(cmd, stdin=slave, stdout=subprocess.PIPE,
-                                     stderr=slave, env=self.eng.env(),
-                                     start_new_session=True)
-                os.close(slave)
-                res = RH.finish_pty(p, master)
-                # With -t the container's stdout and stderr are one
-                # terminal, which reaches the docker client's stdout: the
-                # report line and the answer arrive together.
-                text = res.out.replace("\r", "").splitlines()
-                res = H.Result(res.rc, "\n".join(
-                    l for l in text if not l.startswith("{")),
-                    res.out.encode(), H.parse_report(res.out.encode()))
-            else:
-                p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE,
-                                     env=self.eng.env())
-                res = H.finish(p)
-        finally:
-            obs = RH.stop_observer(obs_p)
-        seen, desc = RH.observed(a, rd, fx, obs, params, input_mode)
-        fx.close()
-        rd.remove()
+    def run(self, a):
+        """(ok, diagnostic) of the attempt's sandbox run, judged as the host
+        suite judges it."""
+        if a.pair:
+            # The writer is the one refused; the reader must not get the
+            # message.
+            w, res, seen, desc = RH.run_pair(a, "sandbox", MARK, self.top)
+            ok, diag = RH.judge_sandbox(a, w, seen, desc)
+            return ok, diag + " reader: " + res.diag()
+        res, seen, desc = RH.run_one(a, "sandbox", MARK, self.top)
         return RH.judge_sandbox(a, res, seen, desc)
 
-    def eng_docker(self):
-        from dockerenv import DOCKER
-        return DOCKER
-
     def stop(self):
+        global _box
         self.eng.docker("rm", "-f", self.name, check=False, timeout=60)
         H.shutil.rmtree(self.top, ignore_errors=True)
+        _box = None

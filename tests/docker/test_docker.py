@@ -454,8 +454,8 @@ def test_the_same_console_started_safely_by_hand_answers(dep, hand):
         assert r.returncode == 0 and answers(doc) == [("is-pdf", 1)]
         d = dep.eng.docker("exec", "-t", "--user", "lockfile",
                            "lockfile-hand-console", "lockfile", "doctor",
-                           check=False)
-        assert d.returncode == 0, d.stdout
+                           "--json", check=False)
+        assert_doctor_holds(json.loads(d.stdout)["checks"])
     finally:
         dep.eng.docker("rm", "-f", "lockfile-hand-console", check=False)
         dep.term.kill(w)
@@ -463,11 +463,48 @@ def test_the_same_console_started_safely_by_hand_answers(dep, hand):
 
 # ---- lox in the real terminal ------------------------------------------------
 
+def host_kernel_failures():
+    """The kernel settings doctor checks are the host's (a container cannot
+    change them): the ones this host fails, read from its /proc/sys."""
+    def val(p):
+        with open(p) as f:
+            return f.read().strip()
+    out = set()
+    if val("/proc/sys/debug/exception-trace") != "0":
+        out.add("kernel.exception-trace")
+    if val("/proc/sys/kernel/dmesg_restrict") != "1":
+        out.add("kernel.dmesg-restrict")
+    return out
+
+
+def assert_doctor_holds(checks):
+    """Every condition of the deployment holds; of the host's kernel
+    settings, exactly those this host fails fail."""
+    failed = {c["name"] for c in checks if not c["ok"]}
+    names = {c["name"] for c in checks}
+    assert {"container.seccomp", "container.pid-namespace",
+            "container.processes", "trust-config", "plugins"} <= names, names
+    assert {n for n in failed if not n.startswith("kernel.")} == set(), \
+        checks
+    assert {n for n in failed if n in ("kernel.exception-trace",
+            "kernel.dmesg-restrict")} == host_kernel_failures() & names
+
+
 def test_lox_doctor_in_the_console_container(dep):
     w = dep.term.start([LOX, "doctor"])
-    s = dep.term.wait(w, r"doctor: (every condition holds|[0-9]+ of)")
-    assert "doctor: every condition holds" in s, s
-    assert "ok   container.seccomp" in s and "ok   isolation.mode" in s
+    s = dep.term.wait(w, r"doctor: (every condition holds|some conditions "
+                      r"fail)")
+    assert "ok   container.seccomp" in s and "ok   isolation.mode" in s, s
+    assert "ok   terminal.owner" in s, s
+    # The same run as JSON, through lox, without a terminal (the terminal
+    # conditions then fail, and only they, with the host's kernel ones).
+    r = dep.eng.lox("doctor", "--json")
+    checks = json.loads(r.stdout)["checks"]
+    assert_doctor_holds([c for c in checks
+                         if not c["name"].startswith("terminal.")])
+    lines = [l for l in s.splitlines() if l[:4] in ("ok  ", "FAIL")]
+    assert_doctor_holds([{"name": l.split()[1], "ok": l.startswith("ok")}
+                         for l in lines])
 
 
 def test_detach_and_attach(dep):
@@ -544,7 +581,7 @@ def test_compose_console_and_agent(dep):
 @pytest.fixture(scope="module")
 def box(dep):
     from hostile import HostileBox
-    b = HostileBox(dep.eng, CONSOLE)
+    b = HostileBox(dep.eng, CONSOLE, DOCKER)
     yield b
     b.stop()
 
@@ -558,5 +595,5 @@ def _attempt_names():
 def test_hostile_plugin_in_the_console_container(box, name):
     from hostile import ATTEMPTS
     a = [x for x in ATTEMPTS if x.name == name][0]
-    ok, diag = box.run_one(a)
+    ok, diag = box.run(a)
     assert ok, diag

@@ -67,7 +67,7 @@ def test_run_builds_the_hardened_line(tmp):
         "--user", "lockfile", "--cap-drop", "ALL", "--security-opt",
         "no-new-privileges", "--security-opt", "seccomp=" + PROFILE,
         "--read-only", "--tmpfs", "/tmp:rw,nosuid,nodev,noexec,size=16m",
-        "--pids-limit", "256", "--memory", "1g", "--ulimit", "core=0",
+        "--pids-limit", "256", "--memory", "1g", "--ulimit", "core=1",
         "--log-driver", "none", "--network", "none",
         "--volume", "lockfile-home:/home/lockfile",
         "--volume", "lockfile-run:/run/lockfile",
