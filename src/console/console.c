@@ -53,16 +53,23 @@ struct conn {
 static int
 parse_uid_list(struct listener *l, const char *s)
 {
-	char tmp[1024], *p, *save = NULL;
+	char tmp[1024], *p, *comma;
 	unsigned long long v;
 
+	if (s[0] == '\0')
+		return 0;
 	if (strlen(s) >= sizeof(tmp))
 		return -1;
 	memcpy(tmp, s, strlen(s) + 1);
-	for (p = strtok_r(tmp, ",", &save); p; p = strtok_r(NULL, ",", &save))
+	/* Every field is a uid: an empty one ("1,,2", ",1", "1,") is refused,
+	 * not skipped (strtok would merge it away), as doctor reads it. */
+	for (p = tmp; p != NULL; p = comma) {
+		if ((comma = strchr(p, ',')) != NULL)
+			*comma++ = '\0';
 		if (parse_u64(p, 1, 0x7ffffffe, &v) != 0 ||
 		    listener_allow_uid(l, (uid_t)v) != 0)
 			return -1;
+	}
 	return 0;
 }
 

@@ -144,3 +144,17 @@ def test_group_member_and_console_account(small):
     # the console account itself: served
     req, line, _ = env.rpc("status", user="lockfile")
     assert check_reply(req, line) == "result"
+
+
+@pytest.mark.parametrize("bad", ["%d,,%d", ",%d", "%d,", "%d, %d"])
+def test_allowed_uids_with_an_empty_or_padded_field_refused(small, bad):
+    """--allowed-uids is a comma-separated list of uids: an empty field is
+    a mistake in the list, never skipped (as doctor reads it too)."""
+    env = small
+    env.write_policy()
+    uid = uid_of("lf-allowed")
+    env.start(args=["--allowed-uids", bad.replace("%d", str(uid))],
+              wait=False)
+    env.wait_exit()
+    assert "--allowed-uids" in env.screen()
+    assert not os.path.exists(env.socket)
