@@ -10,6 +10,7 @@
 #include "sandbox/landlock_abi.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -108,6 +109,28 @@ sandbox_close(struct sandbox *sb)
 	sb->why = why ? why : "sandbox closed";
 }
 
+/* The first number of a /proc/PID/status field ("Uid:\t1000\t1000...",
+ * "Threads:\t4"): digits up to a tab, space or the end of the line, or -1
+ * (a sign, nothing, or a number that overflows). */
+static int
+status_number(const char *s, unsigned long *out)
+{
+	unsigned long v;
+	char *end;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno != 0 || (*end != '\t' && *end != ' ' && *end != '\n' &&
+	    *end != '\0'))
+		return -1;
+	*out = v;
+	return 0;
+}
+
 /* RLIMIT_NPROC counts tasks (threads included) by real uid: count ours from
  * every /proc/PID/status the kernel shows us. */
 int
@@ -127,15 +150,21 @@ sandbox_refresh_nproc(struct sandbox *sb)
 
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
-		snprintf(path, sizeof(path), "/proc/%.20s/status", de->d_name);
+		if (str_fmt(path, sizeof(path), "/proc/%.20s/status",
+		    de->d_name) != STR_OK)
+			continue;
 		f = fopen(path, "re");
 		if (f == NULL)
 			continue;	/* exited meanwhile */
 		while (fgets(line, sizeof(line), f) != NULL) {
-			if (strncmp(line, "Uid:", 4) == 0)
-				uid = strtoul(line + 4, NULL, 10);
-			else if (strncmp(line, "Threads:", 8) == 0)
-				threads = strtoul(line + 8, NULL, 10);
+			/* An unreadable field leaves the defaults: not ours,
+			 * or one task. */
+			if (strncmp(line, "Uid:", 4) == 0 &&
+			    status_number(line + 4, &uid) != 0)
+				uid = (unsigned long)-1;
+			else if (strncmp(line, "Threads:", 8) == 0 &&
+			    status_number(line + 8, &threads) != 0)
+				threads = 0;
 		}
 		fclose(f);
 		if (uid == (unsigned long)me)
