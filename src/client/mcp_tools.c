@@ -3,6 +3,7 @@
 #include "client/params.h"
 #include "lib/jsonx.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,7 +183,8 @@ shape_json_schema(const struct shape *s)
 		json_object_set_new(o, "enum", req);
 		return o;
 	case SK_ID:
-		snprintf(re, sizeof(re), "^%s[0-9a-f]{32}$", s->prefix);
+		ASSERT(str_fmt(re, sizeof(re), "^%s[0-9a-f]{32}$", s->prefix) ==
+		    STR_OK);
 		return pattern(re);
 	case SK_NAME:
 		return pattern("^[a-z][a-z0-9-]{0,31}$");
@@ -194,7 +196,8 @@ shape_json_schema(const struct shape *s)
 		return pattern("^(0|[1-9][0-9]{0,5})\\.(0|[1-9][0-9]{0,5})\\."
 		    "(0|[1-9][0-9]{0,5})$");
 	case SK_TEXT:
-		snprintf(re, sizeof(re), "^[ -~]{1,%lld}$", s->max);
+		ASSERT(str_fmt(re, sizeof(re), "^[ -~]{1,%lld}$", s->max) ==
+		    STR_OK);
 		return pattern(re);
 	case SK_BIT:
 		o = json_object();

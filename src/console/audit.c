@@ -6,6 +6,7 @@
 #include "lib/jsonx.h"
 #include "lib/log.h"
 #include "lib/render.h"
+#include "lib/str.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,12 +26,16 @@ audit_open(struct audit *a, const char *home, const char **why)
 
 	memset(a, 0, sizeof(*a));
 	a->fd = -1;
-	snprintf(dir, sizeof(dir), "%s/.local/state/lockfile", home);
+	if (str_fmt(dir, sizeof(dir), "%s/.local/state/lockfile", home) !=
+	    STR_OK || str_fmt(a->path, sizeof(a->path), "%s/audit.log", dir) !=
+	    STR_OK) {
+		*why = "the home path is too long";
+		return -1;
+	}
 	if (mkdir_p(dir, 0700) != 0) {
 		*why = "cannot create the state directory";
 		return -1;
 	}
-	snprintf(a->path, sizeof(a->path), "%s/audit.log", dir);
 	a->fd = open(a->path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
 	    O_CLOEXEC, 0600);
 	if (a->fd < 0 || fstat(a->fd, &st) != 0 || !S_ISREG(st.st_mode) ||
@@ -162,7 +167,11 @@ cmd_audit(int argc, char **argv)
 	}
 	if (home_resolve(homearg, home, sizeof(home)) != 0)
 		return 70;
-	snprintf(path, sizeof(path), "%s/.local/state/lockfile/audit.log", home);
+	if (str_fmt(path, sizeof(path), "%s/.local/state/lockfile/audit.log",
+	    home) != STR_OK) {
+		logit("the home path is too long");
+		return 70;
+	}
 	fd = open(path, OPEN_RO_SAFE);
 	if (fd < 0) {
 		logit_errno("audit log");

@@ -14,6 +14,7 @@
 #include "lib/render.h"
 #include "lib/sysconf.h"
 #include "lib/text.h"
+#include "lib/str.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -82,10 +83,12 @@ add(struct doctor *d, const char *name, int ok, const char *fmt, ...)
 
 	if (d->n >= MAX_LINES)
 		fatal("doctor: too many lines");
-	snprintf(d->line[d->n].name, sizeof(d->line[0].name), "%s", name);
+	if (str_fmt(d->line[d->n].name, sizeof(d->line[0].name), "%s",
+	    name) != STR_OK)
+		fatal("doctor: check name too long");
 	d->line[d->n].ok = ok;
 	va_start(ap, fmt);
-	vsnprintf(d->line[d->n].detail, sizeof(d->line[0].detail), fmt, ap);
+	str_vmsg(d->line[d->n].detail, sizeof(d->line[0].detail), fmt, ap);
 	va_end(ap);
 	trim_utf8(d->line[d->n].detail);
 	d->n++;
@@ -329,11 +332,11 @@ check_plugins(struct doctor *d)
 		/* plugins.lock is a file: its names are rendered too */
 		esc(e->name, n, sizeof(n));
 		esc(e->version, v, sizeof(v));
-		snprintf(name, sizeof(name), "%s@%s", n, v);
+		str_msg(name, sizeof(name), "%s@%s", n, v);
 		if (e->yanked) {
 			size_t l = strlen(yanked);
 			if (l + strlen(name) + 3 < sizeof(yanked))
-				snprintf(yanked + l, sizeof(yanked) - l, "%s%s",
+				str_msg(yanked + l, sizeof(yanked) - l, "%s%s",
 				    ny ? ", " : "", name);
 			ny++;
 			continue;
@@ -341,7 +344,7 @@ check_plugins(struct doctor *d)
 		if (store_open_plugin(&s, e->name, e->version, &op, &why) !=
 		    STORE_OK) {
 			if (bad[0] == '\0')
-				snprintf(bad, sizeof(bad), "%s: %s", name, why);
+				str_msg(bad, sizeof(bad), "%s: %s", name, why);
 			continue;
 		}
 		close(op.binfd);
@@ -371,11 +374,14 @@ check_space(struct doctor *d)
 		return;
 	}
 	/* The work directory may not exist yet: its nearest ancestor. */
-	snprintf(p, sizeof(p), "%s", d->pol.work_dir);
+	if (str_fmt(p, sizeof(p), "%s", d->pol.work_dir) != STR_OK) {
+		add(d, "workspace.space", 0, "work_dir is too long");
+		return;
+	}
 	while (statvfs(p, &sv) != 0) {
 		char *slash = strrchr(p, '/');
 		if (slash == NULL || slash == p) {
-			snprintf(p, sizeof(p), "/");
+			memcpy(p, "/", 2);
 			if (statvfs(p, &sv) != 0) {
 				add(d, "workspace.space", 0, "no filesystem found");
 				return;
@@ -522,7 +528,10 @@ cmd_doctor(int argc, char **argv)
 		logit("--home must be an absolute path");
 		return 64;
 	}
-	snprintf(d->home, sizeof(d->home), "%s", home);
+	if (str_fmt(d->home, sizeof(d->home), "%s", home) != STR_OK) {
+		logit("--home must be an absolute path");
+		return 64;
+	}
 
 	check_sandbox(d);
 	check_policy(d);

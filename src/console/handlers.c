@@ -6,6 +6,7 @@
 #include "lib/escape.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,7 +20,7 @@ console_window(struct console *c, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	str_vmsg(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	term_printf(&c->term, "%s\n", buf);
 }

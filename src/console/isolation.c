@@ -11,6 +11,7 @@
 #include "lib/log.h"
 #include "lib/sysconf.h"
 #include "lib/toml.h"
+#include "lib/str.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -358,7 +359,9 @@ check_processes(struct iso_report *r, uid_t console)
 
 		if (!numeric(de->d_name) || strlen(de->d_name) > 10)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%.10s/status", de->d_name);
+		/* at most 10 digits (checked above): these always fit */
+		ASSERT(str_fmt(path, sizeof(path), "/proc/%.10s/status",
+		    de->d_name) == STR_OK);
 		if (proc_status_read(path, &ps) != 0) {
 			if (errno == ENOENT || errno == ESRCH)
 				continue;
@@ -370,7 +373,8 @@ check_processes(struct iso_report *r, uid_t console)
 			foreign(r, de->d_name, &ps);
 			goto out;
 		}
-		snprintf(path, sizeof(path), "/proc/%.10s/task", de->d_name);
+		ASSERT(str_fmt(path, sizeof(path), "/proc/%.10s/task",
+		    de->d_name) == STR_OK);
 		td = opendir(path);
 		if (td == NULL)
 			continue;	/* exited meanwhile */
@@ -384,8 +388,9 @@ check_processes(struct iso_report *r, uid_t console)
 				    "tasks", MAX_TASKS);
 				goto out;
 			}
-			snprintf(tpath, sizeof(tpath), "/proc/%.10s/task/%.10s/status",
-			    de->d_name, te->d_name);
+			ASSERT(str_fmt(tpath, sizeof(tpath),
+			    "/proc/%.10s/task/%.10s/status", de->d_name,
+			    te->d_name) == STR_OK);
 			if (proc_status_read(tpath, &ps) != 0) {
 				if (errno == ENOENT || errno == ESRCH)
 					continue;

@@ -2,6 +2,7 @@
 #include "console/listener.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -81,7 +82,10 @@ listener_open(struct listener *l, const char *sockpath,
 		*why = "socket path too long or without a directory";
 		return -1;
 	}
-	snprintf(l->path, sizeof(l->path), "%s", sockpath);
+	if (str_fmt(l->path, sizeof(l->path), "%s", sockpath) != STR_OK) {
+		*why = "socket path too long or without a directory";
+		return -1;
+	}
 
 	if (mkdir(dir, 02750) == 0) {
 		/* mkdir applies the umask: set the mode exactly. */

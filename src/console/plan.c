@@ -16,6 +16,7 @@
 #include "protocol/response.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,7 +214,9 @@ precheck(struct plan *pl)
 		if (pl->h == NULL)
 			return refuse(pl, E_HANDLE_EXPIRED, "unknown or expired");
 		pl->pr = pl->h->profile;
-		snprintf(pl->key, sizeof(pl->key), "%s", pl->h->key);
+		/* the same size as the handle's key: never cut */
+		ASSERT(str_fmt(pl->key, sizeof(pl->key), "%s", pl->h->key) ==
+		    STR_OK);
 		json_object_set_new(pl->rec, "handle", json_string(pl->h->id));
 		json_object_set_new(pl->rec, "profile", json_string(pl->pr->name));
 		json_object_set_new(pl->rec, "key", json_string(pl->key));
@@ -410,7 +413,8 @@ fetch(struct plan *pl)
 	ws_commit(&c->ws, pl->h, fr.size, fr.sha256,
 	    (long long)c->pol.handle_ttl_s * 1000);
 	pl->h->profile = pl->pr;
-	snprintf(pl->h->key, sizeof(pl->h->key), "%s", pl->key);
+	ASSERT(str_fmt(pl->h->key, sizeof(pl->h->key), "%s", pl->key) ==
+	    STR_OK);
 	json_object_set_new(pl->rec, "handle", json_string(pl->h->id));
 	return NULL;
 }

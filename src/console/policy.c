@@ -4,6 +4,7 @@
 #include "lib/fdutil.h"
 #include "lib/log.h"
 #include "lib/toml.h"
+#include "lib/str.h"
 #include "protocol/shape.h"
 #include "protocol/table.h"
 
@@ -19,9 +20,15 @@ void
 policy_paths(const char *home, char *edit, size_t editlen, char *approved,
     size_t approvedlen)
 {
-	snprintf(edit, editlen, "%s/.config/lockfile/policy.toml", home);
-	snprintf(approved, approvedlen,
-	    "%s/.local/state/lockfile/policy.approved.toml", home);
+	/* A home too long for the buffers leaves both paths empty (str_fmt
+	 * empties what does not fit): every read of them then fails, none
+	 * reaches a file a cut path would name. */
+	if (str_fmt(edit, editlen, "%s/.config/lockfile/policy.toml",
+	    home) != STR_OK || str_fmt(approved, approvedlen,
+	    "%s/.local/state/lockfile/policy.approved.toml", home) != STR_OK) {
+		edit[0] = '\0';
+		approved[0] = '\0';
+	}
 }
 
 char *
@@ -73,7 +80,7 @@ get_uint(const json_t *doc, const char *key, unsigned long long min,
 	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
 	    (unsigned long long)json_integer_value(v) < min ||
 	    (unsigned long long)json_integer_value(v) > max) {
-		snprintf(why, wl, "%s must be an integer in %llu..%llu", key, min,
+		str_msg(why, wl, "%s must be an integer in %llu..%llu", key, min,
 		    max);
 		return -1;
 	}
@@ -88,10 +95,10 @@ expand_path(const char *in, size_t inlen, const char *home, char *out,
 	if (strlen(in) != inlen || inlen == 0)
 		return -1;
 	if (in[0] == '~' && (in[1] == '/' || in[1] == '\0')) {
-		if (snprintf(out, outlen, "%s%s", home, in + 1) >= (int)outlen)
+		if (str_fmt(out, outlen, "%s%s", home, in + 1) != STR_OK)
 			return -1;
 	} else if (in[0] == '/') {
-		if (snprintf(out, outlen, "%s", in) >= (int)outlen)
+		if (str_fmt(out, outlen, "%s", in) != STR_OK)
 			return -1;
 	} else {
 		return -1;
@@ -112,17 +119,20 @@ parse_profile(const char *name, const json_t *t, struct profile *pr,
 	json_t *v;
 
 	if (!name_is_profile(name)) {
-		snprintf(why, wl, "profile names are [a-z0-9][a-z0-9_-]{0,63}");
+		str_msg(why, wl, "profile names are [a-z0-9][a-z0-9_-]{0,63}");
 		return -1;
 	}
 	if (!json_is_object(t)) {
-		snprintf(why, wl, "profiles.%s must be a table", name);
+		str_msg(why, wl, "profiles.%s must be a table", name);
 		return -1;
 	}
-	snprintf(pr->name, sizeof(pr->name), "%s", name);
+	if (str_fmt(pr->name, sizeof(pr->name), "%s", name) != STR_OK) {
+		str_msg(why, wl, "profile names are [a-z0-9][a-z0-9_-]{0,63}");
+		return -1;
+	}
 	prod = json_object_get(t, "production");
 	if (prod != NULL && !json_is_boolean(prod)) {
-		snprintf(why, wl, "profiles.%s.production must be a boolean", name);
+		str_msg(why, wl, "profiles.%s.production must be a boolean", name);
 		return -1;
 	}
 	pr->production = json_is_true(prod);
@@ -133,7 +143,7 @@ parse_profile(const char *name, const json_t *t, struct profile *pr,
 		if (!json_is_string(prefix) || strlen(s) != n ||
 		    n >= sizeof(pr->prefix) || (n > 0 && (s[n - 1] != '/' ||
 		    s[0] == '/' || strstr(s, "//") || strstr(s, "./")))) {
-			snprintf(why, wl, "profiles.%s.prefix must be empty or a "
+			str_msg(why, wl, "profiles.%s.prefix must be empty or a "
 			    "clean relative path ending in /", name);
 			return -1;
 		}
@@ -142,7 +152,7 @@ parse_profile(const char *name, const json_t *t, struct profile *pr,
 	src = json_object_get(t, "source");
 	if (!json_is_string(src) ||
 	    (pr->kind = source_kind_find(json_string_value(src))) == NULL) {
-		snprintf(why, wl, "profiles.%s.source must be a known source kind",
+		str_msg(why, wl, "profiles.%s.source must be a known source kind",
 		    name);
 		return -1;
 	}
@@ -153,7 +163,7 @@ parse_profile(const char *name, const json_t *t, struct profile *pr,
 			json_object_set(pr->table, k, v);
 	}
 	if (pr->kind->validate(pr->table, &swhy) != 0) {
-		snprintf(why, wl, "profiles.%s: %s", name, swhy);
+		str_msg(why, wl, "profiles.%s: %s", name, swhy);
 		return -1;
 	}
 	return 0;
@@ -206,12 +216,12 @@ policy_parse(const char *text, size_t len, const char *home,
 	memset(p, 0, sizeof(*p));
 	doc = toml_parse(text, len, &terr);
 	if (doc == NULL) {
-		snprintf(why, wl, "line %d: %s%s", terr.line, terr.msg,
+		str_msg(why, wl, "line %d: %s%s", terr.line, terr.msg,
 		    terr.unsupported ? " (unsupported TOML feature)" : "");
 		return -1;
 	}
 	if (keys_have_nul(doc, 0)) {
-		snprintf(why, wl, "a key contains a NUL character");
+		str_msg(why, wl, "a key contains a NUL character");
 		goto out;
 	}
 	json_object_foreach(doc, k, v) {
@@ -220,11 +230,11 @@ policy_parse(const char *text, size_t len, const char *home,
 				break;
 		if (known[i] == NULL) {
 			char safe[80];
-			snprintf(safe, sizeof(safe), "%.40s", k);
+			str_msg(safe, sizeof(safe), "%.40s", k);
 			for (i = 0; safe[i]; i++)
 				if (safe[i] < 0x20 || safe[i] >= 0x7f)
 					safe[i] = '?';
-			snprintf(why, wl, "unknown policy key \"%s\"", safe);
+			str_msg(why, wl, "unknown policy key \"%s\"", safe);
 			goto out;
 		}
 	}
@@ -247,7 +257,7 @@ policy_parse(const char *text, size_t len, const char *home,
 	    v ? json_string_length(v) : strlen("~/.local/state/lockfile/work"),
 	    home, p->work_dir, sizeof(p->work_dir)) != 0 ||
 	    (v != NULL && !json_is_string(v))) {
-		snprintf(why, wl, "work_dir must be an absolute path or start "
+		str_msg(why, wl, "work_dir must be an absolute path or start "
 		    "with ~/");
 		goto out;
 	}
@@ -255,14 +265,14 @@ policy_parse(const char *text, size_t len, const char *home,
 	if (v != NULL) {
 		json_t *u;
 		if (!json_is_array(v) || json_array_size(v) > POLICY_MAX_UIDS) {
-			snprintf(why, wl, "allowed_uids must be an array of at most "
+			str_msg(why, wl, "allowed_uids must be an array of at most "
 			    "%d uids", POLICY_MAX_UIDS);
 			goto out;
 		}
 		json_array_foreach(v, i, u) {
 			if (!json_is_integer(u) || json_integer_value(u) <= 0 ||
 			    json_integer_value(u) >= 0x7fffffff) {
-				snprintf(why, wl, "allowed_uids: uids are integers "
+				str_msg(why, wl, "allowed_uids: uids are integers "
 				    "above 0 (root is never allowed)");
 				goto out;
 			}
@@ -274,7 +284,7 @@ policy_parse(const char *text, size_t len, const char *home,
 		json_t *t;
 		if (!json_is_object(v) ||
 		    json_object_size(v) > POLICY_MAX_PROFILES) {
-			snprintf(why, wl, "profiles must be a table of at most %d "
+			str_msg(why, wl, "profiles must be a table of at most %d "
 			    "profiles", POLICY_MAX_PROFILES);
 			goto out;
 		}

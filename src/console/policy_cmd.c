@@ -8,6 +8,7 @@
 #include "lib/escape.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -144,8 +145,9 @@ write_atomic(const char *path, const char *text, size_t len)
 	char *slash;
 	int fd, dfd;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	snprintf(dir, sizeof(dir), "%s", path);
+	if (str_fmt(tmp, sizeof(tmp), "%s.tmp", path) != STR_OK ||
+	    str_fmt(dir, sizeof(dir), "%s", path) != STR_OK)
+		return -1;
 	slash = strrchr(dir, '/');
 	if (slash == NULL)
 		return -1;

@@ -2,6 +2,7 @@
 #include "console/workspace.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -130,9 +131,12 @@ ws_begin_fetch(struct workspace *ws, int *fd, const char **why)
 	random_id("f_", h->id, sizeof(h->id));
 	{
 		char dir[PATH_MAX / 2 + 64];
-		snprintf(dir, sizeof(dir), "%s/%s", ws->root, rnd);
-		snprintf(h->dir, sizeof(h->dir), "%s", dir);
-		snprintf(h->file, sizeof(h->file), "%s/data", dir);
+		if (str_fmt(dir, sizeof(dir), "%s/%s", ws->root, rnd) != STR_OK ||
+		    str_fmt(h->dir, sizeof(h->dir), "%s", dir) != STR_OK ||
+		    str_fmt(h->file, sizeof(h->file), "%s/data", dir) != STR_OK) {
+			*why = "work_dir is too long";
+			return NULL;
+		}
 	}
 	if (mkdir(h->dir, 0700) != 0) {
 		*why = "cannot create the fetch directory";

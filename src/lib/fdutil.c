@@ -1,6 +1,7 @@
 /* File-descriptor helpers (see fdutil.h). */
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -115,7 +116,10 @@ fd_reopen(int fd, int flags)
 {
 	char path[40];
 
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (str_fmt(path, sizeof(path), "/proc/self/fd/%d", fd) != STR_OK) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
 	return open(path, flags);
 }
 

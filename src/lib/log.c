@@ -1,6 +1,7 @@
 /* Logging: one place that writes diagnostics, always escaped. */
 #include "lib/log.h"
 #include "lib/escape.h"
+#include "lib/str.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -29,7 +30,7 @@ emit(int with_errno, int saved_errno, const char *fmt, va_list ap)
 {
 	char raw[1024], safe[4200];
 
-	vsnprintf(raw, sizeof(raw), fmt, ap);
+	str_vmsg(raw, sizeof(raw), fmt, ap);
 	escape_text(raw, strlen(raw), safe, sizeof(safe));
 	if (with_errno)
 		dprintf(STDERR_FILENO, "%s: %s: %s\n", progname, safe,

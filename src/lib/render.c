@@ -1,5 +1,7 @@
 /* Text for human eyes (see render.h and docs/rendering.md). */
 #include "lib/render.h"
+#include "lib/log.h"
+#include "lib/str.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -51,7 +53,8 @@ in_scripts(const struct scripts *set, const uc_script_t *sc)
 static void
 esc_byte(struct piece *p, unsigned c)
 {
-	p->len = (size_t)snprintf(p->b, sizeof(p->b), "\\x%02x", c & 0xff);
+	ASSERT(str_fmt(p->b, sizeof(p->b), "\\x%02x", c & 0xff) == STR_OK);
+	p->len = strlen(p->b);
 	p->cols = p->len;
 	p->escaped = 1;
 }
@@ -59,7 +62,9 @@ esc_byte(struct piece *p, unsigned c)
 static void
 esc_cp(struct piece *p, ucs4_t c)
 {
-	p->len = (size_t)snprintf(p->b, sizeof(p->b), "\\u{%04X}", (unsigned)c);
+	ASSERT(str_fmt(p->b, sizeof(p->b), "\\u{%04X}", (unsigned)c) ==
+	    STR_OK);
+	p->len = strlen(p->b);
 	p->cols = p->len;
 	p->escaped = 1;
 }
@@ -436,13 +441,17 @@ render_mixed_scripts(const char *in, size_t inlen, unsigned flags, char *out,
 	end_word(&word, count, &all, &minority, &mixed);
 	if (!mixed || outlen == 0)
 		return mixed;
-	o = (size_t)snprintf(out, outlen, "mixed scripts: ");
-	for (i = 0; i < all.n && o < outlen; i++)
-		o += (size_t)snprintf(out + o, outlen - o, "%s%s",
-		    i ? " + " : "", all.s[i]->name);
-	if (o < outlen)
-		o += (size_t)snprintf(out + o, outlen - o, ": ");
-	if (o < outlen)
+	/* Text a human reads: each part cut to what is left. */
+	str_msg(out, outlen, "mixed scripts: ");
+	for (i = 0; i < all.n; i++) {
+		o = strlen(out);
+		str_msg(out + o, outlen - o, "%s%s", i ? " + " : "",
+		    all.s[i]->name);
+	}
+	o = strlen(out);
+	str_msg(out + o, outlen - o, ": ");
+	o = strlen(out);
+	if (o + 1 < outlen)
 		render_force(in, inlen, flags | RENDER_QUOTE, &minority, 0, out + o,
 		    outlen - o, NULL);
 	return 1;

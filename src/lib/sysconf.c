@@ -3,6 +3,7 @@
 #include "lib/sysconf.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -68,7 +69,11 @@ sysconf_dir(const char **why)
 		    "closed to writes by others (all the way up)";
 		return NULL;
 	}
-	snprintf(dir, sizeof(dir), "%s", d);
+	if (str_fmt(dir, sizeof(dir), "%s", d) != STR_OK) {
+		*why = "system configuration path too long";
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
 	return dir;
 }
 
@@ -88,7 +93,7 @@ sysconf_open(const char *name, const char **why)
 		return -1;
 	}
 	if (strchr(name, '/') != NULL ||
-	    snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path)) {
+	    str_fmt(path, sizeof(path), "%s/%s", dir, name) != STR_OK) {
 		*why = "bad system configuration file name";
 		errno = EINVAL;
 		return -1;

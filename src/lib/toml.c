@@ -11,6 +11,7 @@
 #include "lib/toml.h"
 #include "lib/toml_int.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -54,7 +55,7 @@ fail(struct parser *ps, const char *at, const char *msg)
 static void
 flag_name(const json_t *v, char name[32])
 {
-	snprintf(name, 32, "%p", (const void *)v);
+	ASSERT(str_fmt(name, 32, "%p", (const void *)v) == STR_OK);
 }
 
 static unsigned

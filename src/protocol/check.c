@@ -1,6 +1,7 @@
 /* Response checking (see check.h). */
 #include "protocol/check.h"
 #include "lib/jsonx.h"
+#include "lib/str.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -8,7 +9,7 @@
 static int
 bad(struct proto_reply *out, const char *where)
 {
-	snprintf(out->where, sizeof(out->where), "%s", where);
+	str_msg(out->where, sizeof(out->where), "%s", where);
 	return -1;
 }
 
@@ -41,11 +42,11 @@ rules(enum lf_method m, const json_t *res, char *where, size_t wl)
 			    "protocol"));
 			size_t nin = json_array_size(json_object_get(v, "inputs"));
 			if (official == warned) {
-				snprintf(where, wl, "plugins[%zu].warning", i);
+				str_msg(where, wl, "plugins[%zu].warning", i);
 				return -1;
 			}
 			if ((proto == 1) != (nin == 0)) {
-				snprintf(where, wl, "plugins[%zu].inputs", i);
+				str_msg(where, wl, "plugins[%zu].inputs", i);
 				return -1;
 			}
 		}
@@ -55,7 +56,7 @@ rules(enum lf_method m, const json_t *res, char *where, size_t wl)
 			int isnull = json_is_null(json_object_get(v, "result"));
 			int haserr = json_object_get(v, "error") != NULL;
 			if (isnull != haserr) {
-				snprintf(where, wl, "answers[%zu].error", i);
+				str_msg(where, wl, "answers[%zu].error", i);
 				return -1;
 			}
 		}

@@ -2,6 +2,7 @@
 #include "protocol/shape.h"
 #include "lib/crypto.h"
 #include "lib/escape.h"
+#include "lib/str.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -81,7 +82,7 @@ static int
 fail(char *where, size_t wherelen, const char *path)
 {
 	if (wherelen > 0)
-		snprintf(where, wherelen, "%s", path[0] ? path : "(top)");
+		str_msg(where, wherelen, "%s", path[0] ? path : "(top)");
 	return -1;
 }
 
@@ -105,13 +106,13 @@ check(const struct shape *s, const json_t *v, const char *path, char *where,
 				if (strcmp(key, s->fields[i].key) == 0)
 					break;
 			if (i == s->nfields) {
-				snprintf(sub, sizeof(sub), "%s.(unknown key)", path);
+				str_msg(sub, sizeof(sub), "%s.(unknown key)", path);
 				return fail(where, wherelen, sub);
 			}
 		}
 		for (i = 0; i < s->nfields; i++) {
 			const json_t *f = json_object_get(v, s->fields[i].key);
-			snprintf(sub, sizeof(sub), "%s%s%s", path, path[0] ? "." : "",
+			str_msg(sub, sizeof(sub), "%s%s%s", path, path[0] ? "." : "",
 			    s->fields[i].key);
 			if (f == NULL) {
 				if (s->fields[i].required)
@@ -127,7 +128,7 @@ check(const struct shape *s, const json_t *v, const char *path, char *where,
 		if (!json_is_array(v) || json_array_size(v) > s->max_items)
 			return fail(where, wherelen, path);
 		for (i = 0; i < json_array_size(v); i++) {
-			snprintf(sub, sizeof(sub), "%s[%zu]", path, i);
+			str_msg(sub, sizeof(sub), "%s[%zu]", path, i);
 			if (check(s->items, json_array_get(v, i), sub, where,
 			    wherelen) != 0)
 				return -1;

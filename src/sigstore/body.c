@@ -8,6 +8,7 @@
 #include "lib/crypto.h"
 #include "lib/jsonx.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,14 +33,16 @@ sig_dsse_pae(const char *type, const uint8_t *payload, size_t len,
 {
 	size_t tlen = strlen(type), cap = tlen + len + 64;
 	uint8_t *buf = sig_malloc(cap);
-	int n;
+	size_t n;
 
 	/* "DSSEv1" SP LEN(type) SP type SP LEN(payload) SP payload */
-	n = snprintf((char *)buf, cap, "DSSEv1 %zu %s %zu ", tlen, type, len);
-	ASSERT(n > 0 && (size_t)n + len < cap);
+	ASSERT(str_fmt((char *)buf, cap, "DSSEv1 %zu %s %zu ", tlen, type,
+	    len) == STR_OK);
+	n = strlen((char *)buf);
+	ASSERT(n + len < cap);
 	memcpy(buf + n, payload, len);
 	*out = buf;
-	*outlen = (size_t)n + len;
+	*outlen = n + len;
 }
 
 /* Base64 that must decode to exactly want/wantlen. */

@@ -5,6 +5,7 @@
  * must come from an RFC 3161 timestamp (verify.c). */
 #include "sigstore/internal.h"
 #include "lib/crypto.h"
+#include "lib/str.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,6 @@ sig_set_payload(const char *body_b64, int64_t integrated_time,
 	char hex[2 * 64 + 1];
 	size_t cap;
 	char *out;
-	int n;
 
 	if (log_id_len > 64)
 		return NULL;
@@ -26,10 +26,9 @@ sig_set_payload(const char *body_b64, int64_t integrated_time,
 	 * keys sorted, no spaces; base64, hex and integers need no escape. */
 	cap = strlen(body_b64) + sizeof(hex) + 128;
 	out = sig_malloc(cap);
-	n = snprintf(out, cap, "{\"body\":\"%s\",\"integratedTime\":%lld,"
+	if (str_fmt(out, cap, "{\"body\":\"%s\",\"integratedTime\":%lld,"
 	    "\"logID\":\"%s\",\"logIndex\":%lld}", body_b64,
-	    (long long)integrated_time, hex, (long long)log_index);
-	if (n < 0 || (size_t)n >= cap) {
+	    (long long)integrated_time, hex, (long long)log_index) != STR_OK) {
 		free(out);
 		return NULL;
 	}

@@ -16,6 +16,7 @@
 #include "sigstore/internal.h"
 #include "lib/crypto.h"
 #include "lib/jsonx.h"
+#include "lib/str.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,7 +148,6 @@ sigstore_policy_github_release(struct sigstore_policy *p,
     struct sigstore_policy_buf *buf, const char *owner_repo, const char *tag)
 {
 	const char *slash;
-	int n1, n2, n3;
 
 	memset(p, 0, sizeof(*p));
 	if (owner_repo == NULL || tag == NULL ||
@@ -156,13 +156,11 @@ sigstore_policy_github_release(struct sigstore_policy *p,
 	slash = strchr(owner_repo, '/');
 	if (slash == NULL || strchr(slash + 1, '/') != NULL)
 		return SIGSTORE_E_POLICY;
-	n1 = snprintf(buf->san, sizeof(buf->san), "https://github.com/%s/"
-	    ".github/workflows/release.yml@refs/tags/%s", owner_repo, tag);
-	n2 = snprintf(buf->repo, sizeof(buf->repo), "https://github.com/%s",
-	    owner_repo);
-	n3 = snprintf(buf->ref, sizeof(buf->ref), "refs/tags/%s", tag);
-	if (n1 < 0 || n2 < 0 || n3 < 0 || (size_t)n1 >= sizeof(buf->san) ||
-	    (size_t)n2 >= sizeof(buf->repo) || (size_t)n3 >= sizeof(buf->ref))
+	if (str_fmt(buf->san, sizeof(buf->san), "https://github.com/%s/"
+	    ".github/workflows/release.yml@refs/tags/%s", owner_repo, tag) !=
+	    STR_OK || str_fmt(buf->repo, sizeof(buf->repo),
+	    "https://github.com/%s", owner_repo) != STR_OK ||
+	    str_fmt(buf->ref, sizeof(buf->ref), "refs/tags/%s", tag) != STR_OK)
 		return SIGSTORE_E_POLICY;
 	p->san = buf->san;
 	p->issuer = SIGSTORE_GITHUB_ISSUER;

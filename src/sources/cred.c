@@ -5,6 +5,7 @@
 #include "lib/crypto.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -422,7 +423,9 @@ build_env(const struct spec *sp, char **envp)
 		envp[n] = sodium_malloc(len);
 		if (envp[n] == NULL)
 			fatal("out of locked memory");
-		snprintf(envp[n++], len, "%s=%s", k, json_string_value(x));
+		/* len is exactly what it takes: a cut is impossible */
+		ASSERT(str_fmt(envp[n++], len, "%s=%s", k,
+		    json_string_value(x)) == STR_OK);
 	}
 	json_array_foreach(sp->pass, i, x) {
 		const char *v = getenv(json_string_value(x));
@@ -433,7 +436,8 @@ build_env(const struct spec *sp, char **envp)
 		envp[n] = sodium_malloc(len);
 		if (envp[n] == NULL)
 			fatal("out of locked memory");
-		snprintf(envp[n++], len, "%s=%s", json_string_value(x), v);
+		ASSERT(str_fmt(envp[n++], len, "%s=%s", json_string_value(x),
+		    v) == STR_OK);
 	}
 	envp[n] = NULL;
 	return n;

@@ -6,6 +6,7 @@
 #include "sources/sink.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -53,8 +54,12 @@ local_open(const json_t *t, const char *home, struct source **out,
 
 	if (s == NULL)
 		fatal("out of memory");
-	snprintf(s->path, sizeof(s->path), "%s",
-	    json_string_value(json_object_get(t, "path")));
+	if (str_fmt(s->path, sizeof(s->path), "%s",
+	    json_string_value(json_object_get(t, "path"))) != STR_OK) {
+		*why = "local profile: path must be an absolute path";
+		free(s);
+		return -1;
+	}
 	s->dirfd = open(s->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (s->dirfd < 0 || fstat(s->dirfd, &st) != 0) {
 		*why = "local profile: directory cannot be opened";
@@ -101,7 +106,7 @@ local_fetch(struct source *s, const char *key, int outfd,
 
 	memset(res, 0, sizeof(*res));
 	if (s == NULL) {
-		snprintf(res->detail, sizeof(res->detail), "the profile could not "
+		str_msg(res->detail, sizeof(res->detail), "the profile could not "
 		    "be opened at console start (see its start-up warning)");
 		return FC_UNAVAILABLE;
 	}
@@ -111,7 +116,7 @@ local_fetch(struct source *s, const char *key, int outfd,
 	pfd = (int)syscall(SYS_openat2, s->dirfd, key, &how, sizeof(how));
 	if (pfd < 0) {
 		c = errno_cause(errno);
-		snprintf(res->detail, sizeof(res->detail), "open: %s",
+		str_msg(res->detail, sizeof(res->detail), "open: %s",
 		    strerror(errno));
 		return c;
 	}
@@ -126,7 +131,7 @@ local_fetch(struct source *s, const char *key, int outfd,
 	fd = fd_reopen(pfd, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	c = fd < 0 ? errno_cause(errno) : FC_OK;
 	if (fd < 0)
-		snprintf(res->detail, sizeof(res->detail), "open: %s",
+		str_msg(res->detail, sizeof(res->detail), "open: %s",
 		    strerror(errno));
 	close(pfd);
 	if (fd < 0)
@@ -153,7 +158,7 @@ local_fetch(struct source *s, const char *key, int outfd,
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			snprintf(res->detail, sizeof(res->detail), "read: %s",
+			str_msg(res->detail, sizeof(res->detail), "read: %s",
 			    strerror(errno));
 			c = FC_IO;
 			goto out;
@@ -167,7 +172,7 @@ local_fetch(struct source *s, const char *key, int outfd,
 	c = sink_finish(&sk, res);
 done:
 	if (c == FC_IO)
-		snprintf(res->detail, sizeof(res->detail), "spool: %s",
+		str_msg(res->detail, sizeof(res->detail), "spool: %s",
 		    strerror(sk.write_errno));
 out:
 	sink_free(&sk);

@@ -18,6 +18,7 @@
 #include "sources/sink.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -400,7 +401,8 @@ setup(struct source *s, struct xfer *x, const char *url, const char *id,
 	char sigv4[80];
 	CURL *h = x->h;
 
-	snprintf(sigv4, sizeof(sigv4), "aws:amz:%s:s3", s->region);
+	if (str_fmt(sigv4, sizeof(sigv4), "aws:amz:%s:s3", s->region) != STR_OK)
+		fatal("S3 region too long for its signing scope");
 	SETOPT(h, CURLOPT_URL, url);
 	SETOPT(h, CURLOPT_PATH_AS_IS, 1L);
 	SETOPT(h, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -448,10 +450,10 @@ outcome(struct xfer *x, CURLcode rc, const char *errbuf,
 		(void)curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &x->status);
 	if (rc == CURLE_WRITE_ERROR && x->body_fc != FC_OK) {
 		if (x->body_fc == FC_IO)
-			snprintf(res->detail, sizeof(res->detail), "spool: %s",
+			str_msg(res->detail, sizeof(res->detail), "spool: %s",
 			    strerror(x->sink.write_errno));
 		else
-			snprintf(res->detail, sizeof(res->detail), "over the "
+			str_msg(res->detail, sizeof(res->detail), "over the "
 			    "reserved %llu bytes", x->sink.cap);
 		return x->body_fc;
 	}
@@ -459,15 +461,15 @@ outcome(struct xfer *x, CURLcode rc, const char *errbuf,
 	    (rc == CURLE_OK || rc == CURLE_WRITE_ERROR)) {
 		if (s3_error_code(x->errbody, x->errlen, code, sizeof(code)) != 0)
 			code[0] = '\0';
-		snprintf(res->detail, sizeof(res->detail), "HTTP %ld%s%s",
+		str_msg(res->detail, sizeof(res->detail), "HTTP %ld%s%s",
 		    x->status, code[0] ? " " : "", code);
 		return s3_cause_for(x->status, code);
 	}
 	if (rc != CURLE_OK) {
-		snprintf(res->detail, sizeof(res->detail), "curl %d: %s",
+		str_msg(res->detail, sizeof(res->detail), "curl %d: %s",
 		    (int)rc, errbuf[0] ? errbuf : curl_easy_strerror(rc));
 		if (rc == CURLE_FILESIZE_EXCEEDED)
-			snprintf(res->detail, sizeof(res->detail), "announced "
+			str_msg(res->detail, sizeof(res->detail), "announced "
 			    "size over the reserved %llu bytes", x->sink.cap);
 		return curl_cause(rc);
 	}
@@ -487,13 +489,13 @@ s3_fetch(struct source *s, const char *key, int outfd, unsigned long long cap,
 
 	memset(res, 0, sizeof(*res));
 	if (s == NULL) {
-		snprintf(res->detail, sizeof(res->detail), "the profile could not "
+		str_msg(res->detail, sizeof(res->detail), "the profile could not "
 		    "be opened at console start (see its start-up warning)");
 		return FC_UNAVAILABLE;
 	}
 	if (s3_object_url(&s->ep, s->bucket, s->virtual_style, key, url,
 	    sizeof(url)) != 0) {
-		snprintf(res->detail, sizeof(res->detail), "key too long");
+		str_msg(res->detail, sizeof(res->detail), "key too long");
 		return FC_PROTOCOL;
 	}
 	/* Only headers that are sent: curl signs every header in the list,
@@ -502,9 +504,14 @@ s3_fetch(struct source *s, const char *key, int outfd, unsigned long long cap,
 	if (hdrs == NULL)
 		fatal("out of memory");
 	if (s->address[0] != '\0') {
-		snprintf(rs, sizeof(rs), "%s:%u:%s%s%s", s->url_host, s->ep.port,
-		    strchr(s->address, ':') ? "[" : "", s->address,
-		    strchr(s->address, ':') ? "]" : "");
+		if (str_fmt(rs, sizeof(rs), "%s:%u:%s%s%s", s->url_host,
+		    s->ep.port, strchr(s->address, ':') ? "[" : "", s->address,
+		    strchr(s->address, ':') ? "]" : "") != STR_OK) {
+			curl_slist_free_all(hdrs);
+			str_msg(res->detail, sizeof(res->detail),
+			    "host and address too long");
+			return FC_PROTOCOL;
+		}
 		if ((resolve = curl_slist_append(NULL, rs)) == NULL)
 			fatal("out of memory");
 	}
@@ -521,7 +528,7 @@ s3_fetch(struct source *s, const char *key, int outfd, unsigned long long cap,
 	text_scrub_word(s->id, errbuf, sizeof(errbuf));
 	fc = outcome(x, rc, errbuf, res);
 	if (fc == FC_OK && (fc = sink_finish(&x->sink, res)) != FC_OK)
-		snprintf(res->detail, sizeof(res->detail), "spool: %s",
+		str_msg(res->detail, sizeof(res->detail), "spool: %s",
 		    strerror(x->sink.write_errno));
 	/* Nothing of the secret or the key id in the audit. */
 	cred_scrub(s->cred, res->detail, sizeof(res->detail));

@@ -1,6 +1,7 @@
 /* S3 request text (see s3url.h). */
 #include "sources/s3url.h"
 #include "lib/fdutil.h"
+#include "lib/str.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -199,10 +200,11 @@ int
 s3_url_host(const struct s3_endpoint *ep, const char *bucket,
     int virtual_style, char *out, size_t outlen)
 {
-	int n = virtual_style ? snprintf(out, outlen, "%s.%s", bucket, ep->host)
-	    : snprintf(out, outlen, "%s", ep->host);
+	enum str_err r = virtual_style ?
+	    str_fmt(out, outlen, "%s.%s", bucket, ep->host) :
+	    str_fmt(out, outlen, "%s", ep->host);
 
-	return n < 0 || (size_t)n >= outlen ? -1 : 0;
+	return r == STR_OK ? 0 : -1;
 }
 
 int
@@ -210,20 +212,21 @@ s3_object_url(const struct s3_endpoint *ep, const char *bucket,
     int virtual_style, const char *key, char *out, size_t outlen)
 {
 	char host[S3_HOST_MAX + 70], enc[3 * 1024 + 1], port[8] = "";
-	int n;
+	enum str_err r;
 
 	if (s3_url_host(ep, bucket, virtual_style, host, sizeof(host)) != 0 ||
 	    s3_encode_key(key, enc, sizeof(enc)) < 0)
 		return -1;
-	if (ep->port_given)
-		snprintf(port, sizeof(port), ":%u", ep->port);
+	if (ep->port_given &&
+	    str_fmt(port, sizeof(port), ":%u", ep->port) != STR_OK)
+		return -1;
 	if (virtual_style)
-		n = snprintf(out, outlen, "%s://%s%s/%s", ep->https ? "https" :
+		r = str_fmt(out, outlen, "%s://%s%s/%s", ep->https ? "https" :
 		    "http", host, port, enc);
 	else
-		n = snprintf(out, outlen, "%s://%s%s/%s/%s", ep->https ? "https" :
+		r = str_fmt(out, outlen, "%s://%s%s/%s/%s", ep->https ? "https" :
 		    "http", host, port, bucket, enc);
-	return n < 0 || (size_t)n >= outlen ? -1 : 0;
+	return r == STR_OK ? 0 : -1;
 }
 
 int

@@ -16,6 +16,7 @@
 #include "sources/stall.h"
 #include "lib/crypto.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -148,7 +149,8 @@ sftp_parse(const json_t *t, struct source *s, const char **why)
 	if (pt_str(t, "host_key_type", s->key_type, sizeof(s->key_type)) != 1 ||
 	    (hk = hostkeys_for(s->key_type)) == NULL)
 		return -1;
-	snprintf(s->hostkeys, sizeof(s->hostkeys), "%s", hk);
+	if (str_fmt(s->hostkeys, sizeof(s->hostkeys), "%s", hk) != STR_OK)
+		return -1;
 	*why = "sftp profile: host_key_sha256 must be the SHA256:... "
 	    "fingerprint ssh-keygen -l prints";
 	if (pt_str(t, "host_key_sha256", s->pin_text, sizeof(s->pin_text)) != 1 ||
@@ -270,8 +272,12 @@ detail_from(const struct conn *k, struct fetch_result *res, const char *what)
 	char full[1024] = { 0 };
 
 	/* Scrubbed whole, then cut to the detail's size: no prefix of a
-	 * secret survives the cut. */
-	snprintf(full, sizeof(full), "%s: %s", what, ssh_get_error(k->ssh));
+	 * secret survives the cut. A message too long to hold whole is not
+	 * shown at all (its cut tail could hold a secret's first bytes). */
+	if (str_fmt(full, sizeof(full), "%s: %s", what,
+	    ssh_get_error(k->ssh)) != STR_OK)
+		str_msg(full, sizeof(full), "%s: (the library's message is too "
+		    "long to show)", what);
 	cred_scrub(k->cred, full, sizeof(full));
 	full[sizeof(res->detail) - 1] = '\0';
 	memcpy(res->detail, full, sizeof(res->detail));
@@ -340,7 +346,7 @@ connect_pinned(struct source *s, struct conn *k, struct fetch_result *res)
 	ssh_clean_pubkey_hash(&hash);
 	ssh_key_free(key);
 	if (!match) {
-		snprintf(res->detail, sizeof(res->detail), "the server's host key "
+		str_msg(res->detail, sizeof(res->detail), "the server's host key "
 		    "is not the pinned one; no credential was sent");
 		return FC_HOSTKEY;
 	}
@@ -356,14 +362,14 @@ authenticate(struct source *s, struct conn *k, struct fetch_result *res)
 	/* Imported for this connection only, freed once used. */
 	if (ssh_pki_import_privkey_base64(cred_text(s->cred), NULL, NULL, NULL,
 	    &priv) != SSH_OK) {
-		snprintf(res->detail, sizeof(res->detail), "credentials: not an "
+		str_msg(res->detail, sizeof(res->detail), "credentials: not an "
 		    "unencrypted private key libssh can read");
 		return FC_CREDENTIAL_SOURCE;
 	}
 	r = ssh_userauth_publickey(k->ssh, NULL, priv);
 	ssh_key_free(priv);	/* libssh cleanses private key material */
 	if (r == SSH_AUTH_DENIED || r == SSH_AUTH_PARTIAL) {
-		snprintf(res->detail, sizeof(res->detail), "publickey "
+		str_msg(res->detail, sizeof(res->detail), "publickey "
 		    "authentication refused");
 		return FC_BAD_CREDENTIALS;
 	}
@@ -422,10 +428,9 @@ open_remote(struct source *s, struct conn *k, const char *key,
 	sftp_attributes a;
 	int n;
 
-	n = snprintf(path, sizeof(path), "%s%s%s", s->base_dir,
-	    strcmp(s->base_dir, "/") == 0 ? "" : "/", key);
-	if (n < 0 || (size_t)n >= sizeof(path)) {
-		snprintf(res->detail, sizeof(res->detail), "path too long");
+	if (str_fmt(path, sizeof(path), "%s%s%s", s->base_dir,
+	    strcmp(s->base_dir, "/") == 0 ? "" : "/", key) != STR_OK) {
+		str_msg(res->detail, sizeof(res->detail), "path too long");
 		return FC_PROTOCOL;
 	}
 	a = sftp_lstat(k->sftp, path);
@@ -433,12 +438,12 @@ open_remote(struct source *s, struct conn *k, const char *key,
 		return sftp_status_cause(k, res, "lstat");
 	if (a->type != SSH_FILEXFER_TYPE_REGULAR) {
 		sftp_attributes_free(a);
-		snprintf(res->detail, sizeof(res->detail), "not a regular file");
+		str_msg(res->detail, sizeof(res->detail), "not a regular file");
 		return FC_NOT_REGULAR;
 	}
 	if ((a->flags & SSH_FILEXFER_ATTR_SIZE) && a->size > cap) {
 		sftp_attributes_free(a);
-		snprintf(res->detail, sizeof(res->detail), "announced size over "
+		str_msg(res->detail, sizeof(res->detail), "announced size over "
 		    "the reserved %llu bytes", cap);
 		return FC_TOO_BIG;
 	}
@@ -452,7 +457,7 @@ open_remote(struct source *s, struct conn *k, const char *key,
 	n = a->type == SSH_FILEXFER_TYPE_REGULAR;
 	sftp_attributes_free(a);
 	if (!n) {
-		snprintf(res->detail, sizeof(res->detail), "not a regular file");
+		str_msg(res->detail, sizeof(res->detail), "not a regular file");
 		return FC_NOT_REGULAR;
 	}
 	return FC_OK;
@@ -519,12 +524,12 @@ transfer(struct conn *k, struct sink *sk, struct fetch_result *res,
 			fc = dst == buf ? sink_put(sk, buf, (size_t)n) :
 			    sink_commit(sk, (size_t)n);
 			if (fc == FC_TOO_BIG) {
-				snprintf(res->detail, sizeof(res->detail), "over the "
+				str_msg(res->detail, sizeof(res->detail), "over the "
 				    "reserved %llu bytes", sk->cap);
 				return fc;
 			}
 			if (fc != FC_OK) {
-				snprintf(res->detail, sizeof(res->detail), "spool: %s",
+				str_msg(res->detail, sizeof(res->detail), "spool: %s",
 				    strerror(sk->write_errno));
 				return fc;
 			}
@@ -557,7 +562,7 @@ sftp_fetch(struct source *s, const char *key, int outfd,
 
 	memset(res, 0, sizeof(*res));
 	if (s == NULL) {
-		snprintf(res->detail, sizeof(res->detail), "the profile could not "
+		str_msg(res->detail, sizeof(res->detail), "the profile could not "
 		    "be opened at console start (see its start-up warning)");
 		return FC_UNAVAILABLE;
 	}
@@ -572,7 +577,7 @@ sftp_fetch(struct source *s, const char *key, int outfd,
 	if (fc == FC_OK && stall_start(&k.stall, ssh_get_fd(k.ssh),
 	    (long long)s->stall_timeout_s * 1000,
 	    (long long)s->timeout_s * 1000) != 0) {
-		snprintf(res->detail, sizeof(res->detail), "no watchdog thread");
+		str_msg(res->detail, sizeof(res->detail), "no watchdog thread");
 		fc = FC_IO;
 	}
 	if (fc == FC_OK)
@@ -599,12 +604,12 @@ sftp_fetch(struct source *s, const char *key, int outfd,
 	/* Fired during the transfer: the transfer failed. Fired only in the
 	 * teardown: the file was already whole. */
 	if (stall_stop(&k.stall) && fc != FC_OK) {
-		snprintf(res->detail, sizeof(res->detail), "no progress for %us, "
+		str_msg(res->detail, sizeof(res->detail), "no progress for %us, "
 		    "or over %us in all", s->stall_timeout_s, s->timeout_s);
 		fc = FC_TIMEOUT;
 	}
 	if (fc == FC_OK && (fc = sink_finish(&sk, res)) != FC_OK)
-		snprintf(res->detail, sizeof(res->detail), "spool: %s",
+		str_msg(res->detail, sizeof(res->detail), "spool: %s",
 		    strerror(sk.write_errno));
 	if (k.ssh != NULL) {
 		if (ssh_is_connected(k.ssh))

@@ -3,6 +3,7 @@
 #include "lib/buf.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/str.h"
 #include "config.h"
 
 #include <curl/curl.h>
@@ -75,12 +76,11 @@ static int
 join(const char *base, const char *rel, char *out, size_t outlen)
 {
 	size_t n = strlen(base);
-	int w;
 
 	while (n > 0 && base[n - 1] == '/')
 		n--;
-	w = snprintf(out, outlen, "%.*s/%s", (int)n, base, rel);
-	return w < 0 || (size_t)w >= outlen ? -1 : 0;
+	return str_fmt(out, outlen, "%.*s/%s", (int)n, base, rel) == STR_OK ?
+	    0 : -1;
 }
 
 /* ---- local directories ---- */
@@ -97,15 +97,15 @@ fetch_local(const char *path, struct sink *s, char *why, size_t whylen)
 	 * is refused below as not regular). */
 	fd = open(path, OPEN_RO_SAFE | O_NONBLOCK);
 	if (fd < 0) {
-		snprintf(why, whylen, "cannot open: %s", strerror(errno));
+		str_msg(why, whylen, "cannot open: %s", strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		snprintf(why, whylen, "not a regular file");
+		str_msg(why, whylen, "not a regular file");
 		goto out;
 	}
 	if (st.st_size < 0 || (unsigned long long)st.st_size > s->max) {
-		snprintf(why, whylen, "larger than its limit of %zu bytes",
+		str_msg(why, whylen, "larger than its limit of %zu bytes",
 		    s->max);
 		goto out;
 	}
@@ -114,17 +114,17 @@ fetch_local(const char *path, struct sink *s, char *why, size_t whylen)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			snprintf(why, whylen, "read: %s", strerror(errno));
+			str_msg(why, whylen, "read: %s", strerror(errno));
 			goto out;
 		}
 		if (n == 0)
 			break;
 		if (sink_put(s, chunk, (size_t)n) != 0) {
 			if (s->over)
-				snprintf(why, whylen, "larger than its limit of "
+				str_msg(why, whylen, "larger than its limit of "
 				    "%zu bytes", s->max);
 			else
-				snprintf(why, whylen, "cannot store it");
+				str_msg(why, whylen, "cannot store it");
 			goto out;
 		}
 	}
@@ -199,7 +199,7 @@ same_origin(const char *a, const char *b)
 
 #define SETOPT(h, opt, val) do { \
 	if (curl_easy_setopt((h), (opt), (val)) != CURLE_OK) { \
-		snprintf(why, whylen, "libcurl refused option " #opt); \
+		str_msg(why, whylen, "libcurl refused option " #opt); \
 		goto out; \
 	} } while (0)
 
@@ -218,7 +218,7 @@ https_once(const char *url, struct sink *s, long *status, char **next,
 	*status = 0;
 	*next = NULL;
 	if (h == NULL) {
-		snprintf(why, whylen, "libcurl cannot start");
+		str_msg(why, whylen, "libcurl cannot start");
 		return -1;
 	}
 	SETOPT(h, CURLOPT_URL, url);
@@ -240,15 +240,15 @@ https_once(const char *url, struct sink *s, long *status, char **next,
 	rc = curl_easy_perform(h);
 	if (rc != CURLE_OK) {
 		if (s->over || rc == CURLE_FILESIZE_EXCEEDED)
-			snprintf(why, whylen, "larger than its limit of %zu "
+			str_msg(why, whylen, "larger than its limit of %zu "
 			    "bytes", s->max);
 		else
-			snprintf(why, whylen, "%s", errbuf[0] ? errbuf :
+			str_msg(why, whylen, "%s", errbuf[0] ? errbuf :
 			    curl_easy_strerror(rc));
 		goto out;
 	}
 	if (curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status) != CURLE_OK) {
-		snprintf(why, whylen, "no HTTP status");
+		str_msg(why, whylen, "no HTTP status");
 		goto out;
 	}
 	if (*status >= 300 && *status < 400 &&
@@ -275,7 +275,7 @@ fetch_https(const char *url, struct sink *s, char *why, size_t whylen)
 		fatal("out of memory");
 	for (hops = 0;; hops++) {
 		if (sink_reset(s) != 0) {
-			snprintf(why, whylen, "cannot reset the download file");
+			str_msg(why, whylen, "cannot reset the download file");
 			break;
 		}
 		if (https_once(cur, s, &status, &next, why, whylen) != 0)
@@ -285,7 +285,7 @@ fetch_https(const char *url, struct sink *s, char *why, size_t whylen)
 			break;
 		}
 		if (next == NULL) {
-			snprintf(why, whylen, "HTTP status %ld", status);
+			str_msg(why, whylen, "HTTP status %ld", status);
 			break;
 		}
 		/* Boundary: whoever serves the marketplace may point us
@@ -293,9 +293,9 @@ fetch_https(const char *url, struct sink *s, char *why, size_t whylen)
 		 * foreign bytes, but a foreign host learns nothing from us. */
 		if (hops >= FETCH_MAX_REDIRECTS || !same_origin(url, next)) {
 			if (hops >= FETCH_MAX_REDIRECTS)
-				snprintf(why, whylen, "too many redirects");
+				str_msg(why, whylen, "too many redirects");
 			else
-				snprintf(why, whylen, "redirect to another "
+				str_msg(why, whylen, "redirect to another "
 				    "scheme, host or port refused");
 			break;
 		}
@@ -328,12 +328,12 @@ fetch(const char *base, const char *rel, struct sink *s, char *why,
 	const char *local = NULL;
 
 	if (!rel_ok(rel)) {
-		snprintf(why, whylen, "invalid file name in the marketplace");
+		str_msg(why, whylen, "invalid file name in the marketplace");
 		return -1;
 	}
 	if (strncmp(base, "https://", 8) == 0) {
 		if (join(base, rel, url, sizeof(url)) != 0) {
-			snprintf(why, whylen, "URL too long");
+			str_msg(why, whylen, "URL too long");
 			return -1;
 		}
 		return fetch_https(url, s, why, whylen);
@@ -343,16 +343,16 @@ fetch(const char *base, const char *rel, struct sink *s, char *why,
 	else if (base[0] == '/')
 		local = base;
 	if (local == NULL) {
-		snprintf(why, whylen, "marketplace URL is neither https://, "
+		str_msg(why, whylen, "marketplace URL is neither https://, "
 		    "file:/// nor an absolute path");
 		return -1;
 	}
 	if (join(local, rel, url, sizeof(url)) != 0) {
-		snprintf(why, whylen, "path too long");
+		str_msg(why, whylen, "path too long");
 		return -1;
 	}
 	if (sink_reset(s) != 0) {
-		snprintf(why, whylen, "cannot reset the download file");
+		str_msg(why, whylen, "cannot reset the download file");
 		return -1;
 	}
 	return fetch_local(url, s, why, whylen);

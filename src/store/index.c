@@ -3,6 +3,7 @@
 #include "protocol/shape.h"
 #include "lib/jsonx.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,20 +12,15 @@
 int
 index_tag(unsigned long long version, char *out, size_t outlen)
 {
-	int n = snprintf(out, outlen, "index/v%llu", version);
-
-	return n < 0 || (size_t)n >= outlen ? -1 : 0;
+	return str_fmt(out, outlen, "index/v%llu", version) == STR_OK ? 0 : -1;
 }
 
 int
 plugin_tag(const char *name, const char *version, char *out, size_t outlen)
 {
-	int n;
-
 	if (!name_is_plugin(name) || !version_is_valid(version))
 		return -1;
-	n = snprintf(out, outlen, "%s/v%s", name, version);
-	return n < 0 || (size_t)n >= outlen ? -1 : 0;
+	return str_fmt(out, outlen, "%s/v%s", name, version) == STR_OK ? 0 : -1;
 }
 
 static int
@@ -117,8 +113,9 @@ parse_version_entry(const char *name, const char *version, const json_t *v,
 	    strlen(version) >= sizeof(e->version) || !version_is_valid(version))
 		return -1;
 	memset(e, 0, sizeof(*e));
-	snprintf(e->name, sizeof(e->name), "%s", name);
-	snprintf(e->version, sizeof(e->version), "%s", version);
+	if (str_fmt(e->name, sizeof(e->name), "%s", name) != STR_OK ||
+	    str_fmt(e->version, sizeof(e->version), "%s", version) != STR_OK)
+		return -1;
 	if (get_hash(v, "manifest_sha256", e->manifest_sha256) != 0 ||
 	    get_hash(v, "binary_sha256", e->binary_sha256) != 0 ||
 	    !json_is_boolean(json_object_get(v, "yanked")))
@@ -190,7 +187,9 @@ index_parse(const char *data, size_t len, struct mindex *ix, const char **why)
 	    strlen(json_string_value(v)) != json_string_length(v) ||
 	    !repo_is_valid(json_string_value(v)))
 		goto out;
-	snprintf(ix->repo, sizeof(ix->repo), "%s", json_string_value(v));
+	if (str_fmt(ix->repo, sizeof(ix->repo), "%s", json_string_value(v)) !=
+	    STR_OK)
+		goto out;
 	*why = "index version is not an integer in [1, 2^53)";
 	v = json_object_get(doc, "version");
 	if (!json_is_integer(v) || json_integer_value(v) < 1 ||

@@ -13,6 +13,7 @@
 #include "protocol/shape.h"
 #include "lib/escape.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,7 +67,9 @@ record_index(struct lockdb *db, const char *market, const struct mindex *ix)
 			return -1;
 		x = &db->idx[db->nidx++];
 		memset(x, 0, sizeof(*x));
-		snprintf(x->marketplace, sizeof(x->marketplace), "%s", market);
+		if (str_fmt(x->marketplace, sizeof(x->marketplace), "%s",
+		    market) != STR_OK)
+			return -1;
 	}
 	x->version = ix->version;
 	memcpy(x->sha256, ix->sha256, SHA256_LEN);
@@ -263,11 +266,15 @@ set_entry(struct lockdb *db, const struct change *ch)
 		e = &db->e[db->n++];
 	}
 	memset(e, 0, sizeof(*e));
-	snprintf(e->name, sizeof(e->name), "%s", ch->ie.name);
-	snprintf(e->version, sizeof(e->version), "%s", ch->ie.version);
+	/* index entries and lock entries hold the same names and versions */
+	ASSERT(str_fmt(e->name, sizeof(e->name), "%s", ch->ie.name) ==
+	    STR_OK);
+	ASSERT(str_fmt(e->version, sizeof(e->version), "%s",
+	    ch->ie.version) == STR_OK);
 	memcpy(e->manifest_sha256, ch->ie.manifest_sha256, SHA256_LEN);
 	memcpy(e->binary_sha256, ch->ie.binary_sha256, SHA256_LEN);
-	snprintf(e->marketplace, sizeof(e->marketplace), "%s", ch->m->name);
+	ASSERT(str_fmt(e->marketplace, sizeof(e->marketplace), "%s",
+	    ch->m->name) == STR_OK);
 	e->official = ch->m->official;
 	e->yanked = 0;
 }
@@ -348,8 +355,7 @@ parse_spec(const char *spec, char *name, size_t nlen, char *version,
 		return 0;
 	if (strlen(at + 1) >= vlen || !version_is_valid(at + 1))
 		return -1;
-	snprintf(version, vlen, "%s", at + 1);
-	return 0;
+	return str_fmt(version, vlen, "%s", at + 1) == STR_OK ? 0 : -1;
 }
 
 /* The marketplace to install name from: the one it is installed from, the
@@ -521,7 +527,7 @@ pcmd_update(struct pcmd *c, const char *name)
 		goto out;
 	for (i = 0; i < n; i++) {
 		char verb[64];
-		snprintf(verb, sizeof(verb), "updated %s ->", chs[i].old.version);
+		str_msg(verb, sizeof(verb), "updated %s ->", chs[i].old.version);
 		print_installed(&chs[i], verb);
 	}
 	if (nchecked == 0 && c->st.db.n == 0)
@@ -582,7 +588,7 @@ pcmd_verify(struct pcmd *c)
 			continue;
 		fd = stage_open_installed(&c->sg, e->name, e->version);
 		if (fd < 0) {
-			snprintf(why, sizeof(why), "its directory is missing or "
+			str_msg(why, sizeof(why), "its directory is missing or "
 			    "unsafe");
 		} else if (market_check_plugin(&c->trust, m->repo, e->name,
 		    e->version, e->manifest_sha256, e->binary_sha256, fd, &man,

@@ -4,6 +4,7 @@
 #include "lib/fdutil.h"
 #include "lib/jsonx.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -191,12 +192,12 @@ lockdb_save(const char *path, const struct lockdb *db, const char **why)
 		fatal("json_dumps failed");
 
 	*why = "plugins.lock path too long";
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp) ||
-	    snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+	if (str_fmt(tmp, sizeof(tmp), "%s.tmp", path) != STR_OK ||
+	    str_fmt(dir, sizeof(dir), "%s", path) != STR_OK)
 		goto out;
 	slash = strrchr(dir, '/');
 	if (slash == NULL)
-		snprintf(dir, sizeof(dir), ".");
+		memcpy(dir, ".", 2);
 	else if (slash == dir)
 		dir[1] = '\0';
 	else

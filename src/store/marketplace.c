@@ -6,6 +6,7 @@
 #include "lib/buf.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,20 +41,20 @@ market_fetch_index(const struct trust *t, const struct market_conf *m,
 
 	memset(ix, 0, sizeof(*ix));
 	if (fetch_to_buf(m->url, MK_INDEX, data, fwhy, sizeof(fwhy)) != 0) {
-		snprintf(why, whylen, "%s: %s", MK_INDEX, fwhy);
+		str_msg(why, whylen, "%s: %s", MK_INDEX, fwhy);
 		goto out;
 	}
 	if (fetch_to_buf(m->url, MK_INDEX MK_SIG, bundle, fwhy,
 	    sizeof(fwhy)) != 0) {
-		snprintf(why, whylen, "%s: %s", MK_INDEX MK_SIG, fwhy);
+		str_msg(why, whylen, "%s: %s", MK_INDEX MK_SIG, fwhy);
 		goto out;
 	}
 	if (index_parse(buf_str(data), buf_len(data), ix, &pwhy) != 0) {
-		snprintf(why, whylen, "%s refused: %s", MK_INDEX, pwhy);
+		str_msg(why, whylen, "%s refused: %s", MK_INDEX, pwhy);
 		goto out;
 	}
 	if (strcmp(ix->repo, m->repo) != 0) {
-		snprintf(why, whylen, "%s names another repository than the "
+		str_msg(why, whylen, "%s names another repository than the "
 		    "marketplace's", MK_INDEX);
 		goto fail;
 	}
@@ -63,20 +64,20 @@ market_fetch_index(const struct trust *t, const struct market_conf *m,
 		goto fail;
 	/* Freeze: an index past its expiry may hide a yank. */
 	if ((long long)now >= ix->expires) {
-		snprintf(why, whylen, "index version %llu expired (a frozen "
+		str_msg(why, whylen, "index version %llu expired (a frozen "
 		    "marketplace is refused)", ix->version);
 		goto fail;
 	}
 	rec = recorded_index(db, m->name);
 	if (rec != NULL && ix->version < rec->version) {
-		snprintf(why, whylen, "index version %llu is older than version "
+		str_msg(why, whylen, "index version %llu is older than version "
 		    "%llu recorded in plugins.lock (rollback refused)",
 		    ix->version, rec->version);
 		goto fail;
 	}
 	if (rec != NULL && ix->version == rec->version &&
 	    !ct_equal(ix->sha256, rec->sha256, SHA256_LEN)) {
-		snprintf(why, whylen, "index version %llu differs from the one "
+		str_msg(why, whylen, "index version %llu differs from the one "
 		    "recorded with that version (refused)", ix->version);
 		goto fail;
 	}
@@ -102,12 +103,12 @@ read_small(int dirfd, const char *name, size_t max, char *why, size_t whylen)
 
 	fd = openat(dirfd, name, OPEN_RO_SAFE | O_NONBLOCK);
 	if (fd < 0) {
-		snprintf(why, whylen, "%s: %s", name, strerror(errno));
+		str_msg(why, whylen, "%s: %s", name, strerror(errno));
 		return NULL;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0 ||
 	    (unsigned long long)st.st_size > max) {
-		snprintf(why, whylen, "%s: not a regular file within its limit",
+		str_msg(why, whylen, "%s: not a regular file within its limit",
 		    name);
 		close(fd);
 		return NULL;
@@ -122,7 +123,7 @@ read_small(int dirfd, const char *name, size_t max, char *why, size_t whylen)
 	}
 	close(fd);
 	if (n != 0) {
-		snprintf(why, whylen, "%s: cannot be read whole", name);
+		str_msg(why, whylen, "%s: cannot be read whole", name);
 		buf_free(b);
 		return NULL;
 	}
@@ -145,7 +146,7 @@ market_check_plugin(const struct trust *t, const char *repo,
 
 	memset(m, 0, sizeof(*m));
 	if (plugin_tag(name, version, tag, sizeof(tag)) != 0) {
-		snprintf(why, whylen, "invalid plugin name or version");
+		str_msg(why, whylen, "invalid plugin name or version");
 		return -1;
 	}
 	if ((man = read_small(dirfd, MK_MANIFEST, MANIFEST_MAX_BYTES - 1, why,
@@ -158,50 +159,50 @@ market_check_plugin(const struct trust *t, const char *repo,
 	sha256_mem(buf_data(man), buf_len(man), h);
 	if (trust_verify(t, repo, tag, h, buf_data(mb), buf_len(mb), sub,
 	    sizeof(sub)) != 0) {
-		snprintf(why, whylen, "manifest %s", sub);
+		str_msg(why, whylen, "manifest %s", sub);
 		goto out;
 	}
 	if (!ct_equal(h, manifest_sha256, SHA256_LEN)) {
-		snprintf(why, whylen, "manifest hash differs from the one the "
+		str_msg(why, whylen, "manifest hash differs from the one the "
 		    "index names");
 		goto out;
 	}
 	if (manifest_parse(buf_str(man), buf_len(man), m, &pwhy) != 0) {
-		snprintf(why, whylen, "manifest refused: %s", pwhy);
+		str_msg(why, whylen, "manifest refused: %s", pwhy);
 		goto out;
 	}
 	if (strcmp(m->name, name) != 0 || strcmp(m->version, version) != 0) {
-		snprintf(why, whylen, "manifest names another plugin or version");
+		str_msg(why, whylen, "manifest names another plugin or version");
 		goto out;
 	}
 	if (!ct_equal(m->binary_sha256, binary_sha256, SHA256_LEN)) {
-		snprintf(why, whylen, "manifest binary_sha256 differs from the "
+		str_msg(why, whylen, "manifest binary_sha256 differs from the "
 		    "index's");
 		goto out;
 	}
 	binfd = openat(dirfd, MK_PLUGIN, OPEN_RO_SAFE | O_NONBLOCK);
 	if (binfd < 0 || fstat(binfd, &st) != 0 || !S_ISREG(st.st_mode) ||
 	    st.st_size < 0 || (unsigned long long)st.st_size > MK_BINARY_MAX) {
-		snprintf(why, whylen, "binary missing, not a regular file or "
+		str_msg(why, whylen, "binary missing, not a regular file or "
 		    "over its limit");
 		goto out;
 	}
 	if (sha256_fd_pread(binfd, h) != 0) {
-		snprintf(why, whylen, "binary cannot be read");
+		str_msg(why, whylen, "binary cannot be read");
 		goto out;
 	}
 	if (trust_verify(t, repo, tag, h, buf_data(bb), buf_len(bb), sub,
 	    sizeof(sub)) != 0) {
-		snprintf(why, whylen, "binary %s", sub);
+		str_msg(why, whylen, "binary %s", sub);
 		goto out;
 	}
 	if (!ct_equal(h, binary_sha256, SHA256_LEN)) {
-		snprintf(why, whylen, "binary hash differs from the one the "
+		str_msg(why, whylen, "binary hash differs from the one the "
 		    "index names");
 		goto out;
 	}
 	if (elf_check_static(binfd, &pwhy) != 0) {
-		snprintf(why, whylen, "binary refused: %s", pwhy);
+		str_msg(why, whylen, "binary refused: %s", pwhy);
 		goto out;
 	}
 	ret = 0;
@@ -231,10 +232,10 @@ market_read_manifest(int dirfd, const uint8_t manifest_sha256[SHA256_LEN],
 		return -1;
 	sha256_mem(buf_data(b), buf_len(b), h);
 	if (!ct_equal(h, manifest_sha256, SHA256_LEN))
-		snprintf(why, whylen, "installed manifest differs from "
+		str_msg(why, whylen, "installed manifest differs from "
 		    "plugins.lock");
 	else if (manifest_parse(buf_str(b), buf_len(b), m, &pwhy) != 0)
-		snprintf(why, whylen, "installed manifest refused: %s", pwhy);
+		str_msg(why, whylen, "installed manifest refused: %s", pwhy);
 	else
 		ret = 0;
 	buf_free(b);
@@ -248,23 +249,23 @@ fetch_one(const struct market_conf *m, const char *dir, const char *file,
 	char rel[256], fwhy[256];
 	int fd, ret = -1;
 
-	if (snprintf(rel, sizeof(rel), "%s/%s", dir, file) >= (int)sizeof(rel)) {
-		snprintf(why, whylen, "name too long");
+	if (str_fmt(rel, sizeof(rel), "%s/%s", dir, file) != STR_OK) {
+		str_msg(why, whylen, "name too long");
 		return -1;
 	}
 	fd = openat(dirfd, file, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
 	    O_CLOEXEC, 0600);
 	if (fd < 0) {
-		snprintf(why, whylen, "cannot create %s: %s", file,
+		str_msg(why, whylen, "cannot create %s: %s", file,
 		    strerror(errno));
 		return -1;
 	}
 	if (fetch_to_fd(m->url, rel, max, fd, fwhy, sizeof(fwhy)) != 0) {
-		snprintf(why, whylen, "%s: %s", rel, fwhy);
+		str_msg(why, whylen, "%s: %s", rel, fwhy);
 		goto out;
 	}
 	if (fchmod(fd, mode) != 0 || fsync(fd) != 0) {
-		snprintf(why, whylen, "cannot store %s: %s", file,
+		str_msg(why, whylen, "cannot store %s: %s", file,
 		    strerror(errno));
 		goto out;
 	}
@@ -281,9 +282,9 @@ market_fetch_plugin(const struct trust *t, const struct market_conf *m,
 {
 	char dir[128];
 
-	if (snprintf(dir, sizeof(dir), "plugins/%s/%s", e->name, e->version) >=
-	    (int)sizeof(dir)) {
-		snprintf(why, whylen, "name too long");
+	if (str_fmt(dir, sizeof(dir), "plugins/%s/%s", e->name, e->version) !=
+	    STR_OK) {
+		str_msg(why, whylen, "name too long");
 		return -1;
 	}
 	if (fetch_one(m, dir, MK_MANIFEST, MANIFEST_MAX_BYTES - 1, 0400, dirfd,
@@ -296,7 +297,7 @@ market_fetch_plugin(const struct trust *t, const struct market_conf *m,
 	    whylen) != 0)
 		return -1;
 	if (fsync(dirfd) != 0) {
-		snprintf(why, whylen, "cannot sync the download: %s",
+		str_msg(why, whylen, "cannot sync the download: %s",
 		    strerror(errno));
 		return -1;
 	}

@@ -9,6 +9,7 @@
 #include "term/home.h"
 #include "protocol/shape.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -174,8 +175,8 @@ cmd_plugin(int argc, char **argv)
 	}
 	if (home_resolve(homearg, c->home, sizeof(c->home)) != 0)
 		goto out;
-	if (snprintf(c->storedir, sizeof(c->storedir), "%s/.local/share/lockfile",
-	    c->home) >= (int)sizeof(c->storedir)) {
+	if (str_fmt(c->storedir, sizeof(c->storedir), "%s/.local/share/lockfile",
+	    c->home) != STR_OK) {
 		logit("home path too long");
 		goto out;
 	}

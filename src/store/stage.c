@@ -3,6 +3,7 @@
 #include "lib/crypto.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -78,20 +79,20 @@ stage_lock(struct stage *s, const char *storedir, char *why, size_t whylen)
 	s->fd = -1;
 	s->storefd = -1;
 	if (mkdir_p(storedir, 0700) != 0) {
-		snprintf(why, whylen, "cannot create the store directory: %s",
+		str_msg(why, whylen, "cannot create the store directory: %s",
 		    strerror(errno));
 		return -1;
 	}
 	s->storefd = open(storedir, DIR_FLAGS);
 	if (s->storefd < 0 || fstat(s->storefd, &st) != 0 ||
 	    st.st_uid != getuid() || (st.st_mode & 0022)) {
-		snprintf(why, whylen, "the store directory is not the account's "
+		str_msg(why, whylen, "the store directory is not the account's "
 		    "own, closed to writes by others");
 		goto fail;
 	}
 	/* One plugin command at a time; the console only reads. */
 	if (flock(s->storefd, LOCK_EX | LOCK_NB) != 0) {
-		snprintf(why, whylen, errno == EWOULDBLOCK ? "another plugin "
+		str_msg(why, whylen, errno == EWOULDBLOCK ? "another plugin "
 		    "command is running" : "cannot lock the store");
 		goto fail;
 	}
@@ -112,7 +113,7 @@ stage_begin(struct stage *s, char *why, size_t whylen)
 	random_id(STAGE_PREFIX, s->name, sizeof(s->name));
 	if (mkdirat(s->storefd, s->name, 0700) != 0 ||
 	    (s->fd = openat(s->storefd, s->name, DIR_FLAGS)) < 0) {
-		snprintf(why, whylen, "cannot create a staging directory: %s",
+		str_msg(why, whylen, "cannot create a staging directory: %s",
 		    strerror(errno));
 		s->name[0] = '\0';
 		return -1;
@@ -123,8 +124,7 @@ stage_begin(struct stage *s, char *why, size_t whylen)
 static int
 staged_name(const char *name, const char *version, char *out, size_t outlen)
 {
-	return snprintf(out, outlen, "%s@%s", name, version) >= (int)outlen ?
-	    -1 : 0;
+	return str_fmt(out, outlen, "%s@%s", name, version) == STR_OK ? 0 : -1;
 }
 
 int
@@ -139,7 +139,7 @@ stage_plugin_dir(struct stage *s, const char *name, const char *version,
 	if (staged_name(name, version, sub, sizeof(sub)) != 0 ||
 	    mkdirat(s->fd, sub, 0700) != 0 ||
 	    (fd = openat(s->fd, sub, DIR_FLAGS)) < 0) {
-		snprintf(why, whylen, "cannot create a staging directory: %s",
+		str_msg(why, whylen, "cannot create a staging directory: %s",
 		    strerror(errno));
 		return -1;
 	}
@@ -179,7 +179,7 @@ stage_commit(struct stage *s, const char *name, const char *version,
 	ret = 0;
 out:
 	if (ret != 0)
-		snprintf(why, whylen, "cannot move the verified plugin into "
+		str_msg(why, whylen, "cannot move the verified plugin into "
 		    "place: %s", strerror(errno));
 	if (namefd >= 0)
 		close(namefd);

@@ -2,6 +2,7 @@
 #include "store/store.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,11 +15,9 @@ int
 store_open(struct store *s, const char *home, const char **why)
 {
 	memset(s, 0, sizeof(*s));
-	if (snprintf(s->root, sizeof(s->root), "%s/.local/share/lockfile/plugins",
-	    home) >= (int)sizeof(s->root) ||
-	    snprintf(s->lockpath, sizeof(s->lockpath),
-	    "%s/.local/share/lockfile/plugins.lock", home) >=
-	    (int)sizeof(s->lockpath)) {
+	if (str_fmt(s->root, sizeof(s->root), "%s/.local/share/lockfile/plugins",
+	    home) != STR_OK || str_fmt(s->lockpath, sizeof(s->lockpath),
+	    "%s/.local/share/lockfile/plugins.lock", home) != STR_OK) {
 		*why = "store path too long";
 		return -1;
 	}

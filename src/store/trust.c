@@ -5,6 +5,7 @@
 #include "lib/log.h"
 #include "lib/sysconf.h"
 #include "lib/toml.h"
+#include "lib/str.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -54,37 +55,38 @@ parse_market(const char *name, const json_t *tab, struct market_conf *m,
 
 	memset(m, 0, sizeof(*m));
 	if (strlen(name) >= sizeof(m->name) || !name_is_profile(name)) {
-		snprintf(why, whylen, "trust.toml: a marketplace name is not "
+		str_msg(why, whylen, "trust.toml: a marketplace name is not "
 		    "[a-z0-9][a-z0-9_-]* of at most 64 characters");
 		return -1;
 	}
-	snprintf(m->name, sizeof(m->name), "%s", name);
+	if (str_fmt(m->name, sizeof(m->name), "%s", name) != STR_OK)
+		return -1;	/* not reached: the length is checked above */
 	if (!json_is_object(tab)) {
-		snprintf(why, whylen, "trust.toml: marketplaces.%s is not a "
+		str_msg(why, whylen, "trust.toml: marketplaces.%s is not a "
 		    "table", m->name);
 		return -1;
 	}
 	json_object_foreach((json_t *)tab, k, v) {
 		if (strcmp(k, "url") == 0 && (s = str_of(v, TRUST_URL_MAX - 1)) &&
-		    url_ok(s)) {
-			snprintf(m->url, sizeof(m->url), "%s", s);
+		    url_ok(s) && str_fmt(m->url, sizeof(m->url), "%s", s) ==
+		    STR_OK) {
 			have_url = 1;
 		} else if (strcmp(k, "repository") == 0 &&
-		    (s = str_of(v, REPO_MAX)) && repo_is_valid(s)) {
-			snprintf(m->repo, sizeof(m->repo), "%s", s);
+		    (s = str_of(v, REPO_MAX)) && repo_is_valid(s) &&
+		    str_fmt(m->repo, sizeof(m->repo), "%s", s) == STR_OK) {
 			have_repo = 1;
 		} else if (strcmp(k, "official") == 0 && json_is_boolean(v)) {
 			m->official = json_is_true(v);
 			have_off = 1;
 		} else {
-			snprintf(why, whylen, "trust.toml: marketplaces.%s: an "
+			str_msg(why, whylen, "trust.toml: marketplaces.%s: an "
 			    "unknown key or an invalid url, repository or "
 			    "official", m->name);
 			return -1;
 		}
 	}
 	if (!have_url || !have_repo || !have_off) {
-		snprintf(why, whylen, "trust.toml: marketplaces.%s needs url, "
+		str_msg(why, whylen, "trust.toml: marketplaces.%s needs url, "
 		    "repository and official", m->name);
 		return -1;
 	}
@@ -104,30 +106,32 @@ trust_parse(const char *text, size_t len, struct trust *t, char *why,
 	t->nmarkets = 0;
 	doc = toml_parse(text, len, &terr);
 	if (doc == NULL) {
-		snprintf(why, whylen, "trust.toml line %d: %s", terr.line,
+		str_msg(why, whylen, "trust.toml line %d: %s", terr.line,
 		    terr.msg);
 		return -1;
 	}
 	json_object_foreach(doc, k, v) {
 		if (strcmp(k, "release_repository") == 0 &&
-		    (s = str_of(v, REPO_MAX)) && repo_is_valid(s)) {
-			snprintf(t->release_repo, sizeof(t->release_repo), "%s", s);
+		    (s = str_of(v, REPO_MAX)) && repo_is_valid(s) &&
+		    str_fmt(t->release_repo, sizeof(t->release_repo), "%s", s) ==
+		    STR_OK) {
+			continue;
 		} else if (strcmp(k, "marketplaces") == 0 && json_is_object(v)) {
 			continue;
 		} else {
-			snprintf(why, whylen, "trust.toml: an unknown key, or an "
+			str_msg(why, whylen, "trust.toml: an unknown key, or an "
 			    "invalid release_repository or marketplaces");
 			goto out;
 		}
 	}
 	if (t->release_repo[0] == '\0') {
-		snprintf(why, whylen, "trust.toml: release_repository missing");
+		str_msg(why, whylen, "trust.toml: release_repository missing");
 		goto out;
 	}
 	mk = json_object_get(doc, "marketplaces");
 	if (mk != NULL) {
 		if (json_object_size(mk) > LOCKDB_MAX_MARKETS) {
-			snprintf(why, whylen, "trust.toml: more than %d "
+			str_msg(why, whylen, "trust.toml: more than %d "
 			    "marketplaces", LOCKDB_MAX_MARKETS);
 			goto out;
 		}
@@ -157,7 +161,7 @@ trust_load(struct trust *t, char *why, size_t whylen)
 	memset(t, 0, sizeof(*t));
 	text = sysconf_read(TRUST_TOML, TRUST_TOML_MAX, &len, &swhy);
 	if (text == NULL) {
-		snprintf(why, whylen, "system configuration %s: %s", TRUST_TOML,
+		str_msg(why, whylen, "system configuration %s: %s", TRUST_TOML,
 		    swhy ? swhy : "unreadable");
 		goto out;
 	}
@@ -165,13 +169,13 @@ trust_load(struct trust *t, char *why, size_t whylen)
 		goto out;
 	root = sysconf_read(TRUST_ROOT_JSON, SIGSTORE_MAX_ROOT, &rlen, &swhy);
 	if (root == NULL) {
-		snprintf(why, whylen, "system configuration %s: %s",
+		str_msg(why, whylen, "system configuration %s: %s",
 		    TRUST_ROOT_JSON, swhy ? swhy : "unreadable");
 		goto out;
 	}
 	err = sigstore_root_parse((const uint8_t *)root, rlen, &t->root);
 	if (err != SIGSTORE_OK) {
-		snprintf(why, whylen, "%s refused: %s (%s)", TRUST_ROOT_JSON,
+		str_msg(why, whylen, "%s refused: %s (%s)", TRUST_ROOT_JSON,
 		    sigstore_errname(err), sigstore_strerror(err));
 		t->root = NULL;
 		goto out;
@@ -223,7 +227,7 @@ trust_verify(const struct trust *t, const char *repo, const char *tag,
 	if (b != NULL)
 		sigstore_bundle_free(b);
 	if (err != SIGSTORE_OK) {
-		snprintf(why, whylen, "signature refused for tag %s: %s (%s)",
+		str_msg(why, whylen, "signature refused for tag %s: %s (%s)",
 		    tag, sigstore_errname(err), sigstore_strerror(err));
 		return -1;
 	}

@@ -14,6 +14,7 @@
 #include "lib/log.h"
 #include "lib/sysconf.h"
 #include "lib/toml.h"
+#include "lib/str.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -70,7 +71,8 @@ names_default(struct names *n, const char *const *v, size_t count)
 
 	n->n = 0;
 	for (i = 0; i < count && i < MAX_NAMES; i++)
-		snprintf(n->v[n->n++], sizeof(n->v[0]), "%s", v[i]);
+		ASSERT(str_fmt(n->v[n->n++], sizeof(n->v[0]), "%s", v[i]) ==
+		    STR_OK);
 }
 
 static int
@@ -94,7 +96,9 @@ names_from(const json_t *arr, struct names *n)
 		if (!json_is_string(v) || !valid_name(json_string_value(v),
 		    json_string_length(v)))
 			return -1;
-		snprintf(n->v[n->n++], sizeof(n->v[0]), "%s", json_string_value(v));
+		if (str_fmt(n->v[n->n++], sizeof(n->v[0]), "%s",
+		    json_string_value(v)) != STR_OK)
+			return -1;
 	}
 	return 0;
 }
@@ -138,13 +142,13 @@ rules_load(struct term_rules *r, char *why, size_t whylen)
 	if (text == NULL) {
 		if (errno == ENOENT)
 			return 0;
-		snprintf(why, whylen, "%s: %s", SYSTEM_TOML, swhy);
+		str_msg(why, whylen, "%s: %s", SYSTEM_TOML, swhy);
 		return -1;
 	}
 	doc = toml_parse(text, len, &terr);
 	free(text);
 	if (doc == NULL) {
-		snprintf(why, whylen, "%s is not valid TOML (line %d: %s)",
+		str_msg(why, whylen, "%s is not valid TOML (line %d: %s)",
 		    SYSTEM_TOML, terr.line, terr.msg);
 		return -1;
 	}
@@ -165,7 +169,7 @@ rules_load(struct term_rules *r, char *why, size_t whylen)
 	}
 	json_decref(doc);
 	if (bad) {
-		snprintf(why, whylen, "%s: unknown key or bad value (docs/"
+		str_msg(why, whylen, "%s: unknown key or bad value (docs/"
 		    "isolation.md lists x11, own_multiplexer, relays, "
 		    "multiplexers, x11_terminals)", SYSTEM_TOML);
 		return -1;
@@ -182,7 +186,8 @@ names_match(const struct names *n, const char *comm, const char *exe)
 	char c[64];
 	size_t i;
 
-	snprintf(c, sizeof(c), "%s", comm);
+	/* comm is a proc_status name: the same size, never cut */
+	ASSERT(str_fmt(c, sizeof(c), "%s", comm) == STR_OK);
 	c[strcspn(c, ": ")] = '\0';
 	for (i = 0; i < n->n; i++) {
 		const char *w = n->v[i];
@@ -203,7 +208,8 @@ exe_base(long long pid, char *out, size_t outlen)
 	char *slash;
 
 	out[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%lld/exe", pid);
+	if (str_fmt(path, sizeof(path), "/proc/%lld/exe", pid) != STR_OK)
+		return;
 	n = readlink(path, target, sizeof(target) - 1);
 	if (n <= 0)
 		return;
@@ -225,7 +231,8 @@ environ_has_display(long long pid)
 	ssize_t n, off = 0;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%lld/environ", pid);
+	if (str_fmt(path, sizeof(path), "/proc/%lld/environ", pid) != STR_OK)
+		return 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
@@ -265,29 +272,29 @@ check_ancestry(const struct term_rules *tr, const struct iso_agents *a,
 	if (tr->x11_refuse) {
 		const char *d = getenv("DISPLAY");
 		if (d != NULL && d[0] != '\0')
-			snprintf(x11, sizeof(x11), "the console's environment has "
+			str_msg(x11, sizeof(x11), "the console's environment has "
 			    "DISPLAY");
 	}
 	for (depth = 0; depth < MAX_DEPTH && pid > 0; depth++) {
 		char path[64], name[80], exe[NAME_MAX + 1];
 		struct proc_status ps;
 
-		snprintf(path, sizeof(path), "/proc/%lld/status", pid);
-		if (proc_status_read(path, &ps) != 0)
+		if (str_fmt(path, sizeof(path), "/proc/%lld/status", pid) !=
+		    STR_OK || proc_status_read(path, &ps) != 0)
 			break;	/* hidden or gone: the walk ends here */
 		exe_base(pid, exe, sizeof(exe));
 		iso_escape(ps.name, name, sizeof(name));
 		if (relay[0] == '\0' && names_match(&tr->relays, ps.name, exe))
-			snprintf(relay, sizeof(relay), "pid %lld (%s) relays the "
+			str_msg(relay, sizeof(relay), "pid %lld (%s) relays the "
 			    "terminal", pid, name);
 		if (relay[0] == '\0' &&
 		    names_match(&tr->multiplexers, ps.name, exe)) {
 			if (!all_uids(&ps, a->console_uid))
-				snprintf(relay, sizeof(relay), "multiplexer pid %lld "
+				str_msg(relay, sizeof(relay), "multiplexer pid %lld "
 				    "(%s) runs as uid %llu, not the console account",
 				    pid, name, ps.uid[0]);
 			else if (!tr->own_multiplexer_ok)
-				snprintf(relay, sizeof(relay), "multiplexer pid %lld "
+				str_msg(relay, sizeof(relay), "multiplexer pid %lld "
 				    "(%s): system.toml refuses multiplexers", pid,
 				    name);
 			else
@@ -295,13 +302,13 @@ check_ancestry(const struct term_rules *tr, const struct iso_agents *a,
 		}
 		if (tr->x11_refuse && x11[0] == '\0') {
 			if (names_match(&tr->x11_terminals, ps.name, exe))
-				snprintf(x11, sizeof(x11), "pid %lld (%s) is an X11 "
+				str_msg(x11, sizeof(x11), "pid %lld (%s) is an X11 "
 				    "terminal", pid, name);
 			else if (environ_has_display(pid))
-				snprintf(x11, sizeof(x11), "pid %lld (%s) has DISPLAY "
+				str_msg(x11, sizeof(x11), "pid %lld (%s) has DISPLAY "
 				    "in its environment", pid, name);
 		}
-		snprintf(seen, sizeof(seen), "%d ancestor%s visible", depth + 1,
+		str_msg(seen, sizeof(seen), "%d ancestor%s visible", depth + 1,
 		    depth ? "s" : "");
 		if (pid == 1)
 			break;
@@ -345,7 +352,9 @@ tty_node(int fd, struct stat *st)
 			return 0;
 	if (maj < 136 || maj > 143)
 		return -1;	/* not a pseudo-terminal: refused */
-	snprintf(path, sizeof(path), "/dev/pts/%u", (maj - 136) * 256 + min);
+	if (str_fmt(path, sizeof(path), "/dev/pts/%u", (maj - 136) * 256 +
+	    min) != STR_OK)
+		return -1;
 	if (stat(path, st) != 0 || !S_ISCHR(st->st_mode) || st->st_rdev != want)
 		return -1;
 	return 0;

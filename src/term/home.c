@@ -1,6 +1,7 @@
 /* Resolving the console home (see home.h). */
 #include "term/home.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <pwd.h>
 #include <stdio.h>
@@ -39,6 +40,9 @@ home_resolve(const char *arg, char *out, size_t outlen)
 		    "and the audit)");
 		return -1;
 	}
-	snprintf(out, outlen, "%s", h);
+	if (str_fmt(out, outlen, "%s", h) != STR_OK) {
+		logit("home must be an absolute path");
+		return -1;
+	}
 	return 0;
 }

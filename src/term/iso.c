@@ -6,6 +6,7 @@
 #include "lib/escape.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -36,7 +37,7 @@ iso_add(struct iso_report *r, const char *name, int ok, const char *fmt, ...)
 	c->name = name;
 	c->ok = ok;
 	va_start(ap, fmt);
-	vsnprintf(c->detail, sizeof(c->detail), fmt, ap);
+	str_vmsg(c->detail, sizeof(c->detail), fmt, ap);
 	va_end(ap);
 }
 
@@ -47,11 +48,11 @@ isolation_first_failure(const struct iso_report *r, char *out, size_t outlen)
 
 	for (i = 0; i < r->n; i++)
 		if (!r->c[i].ok) {
-			snprintf(out, outlen, "%s: %s", r->c[i].name,
+			str_msg(out, outlen, "%s: %s", r->c[i].name,
 			    r->c[i].detail);
 			return;
 		}
-	snprintf(out, outlen, "all conditions hold");
+	str_msg(out, outlen, "all conditions hold");
 }
 
 /* The next field of *cur up to sep (separators are not merged: an empty
@@ -131,7 +132,8 @@ status_line(struct proc_status *ps, char *line)
 		v++;
 	v[strcspn(v, "\n")] = '\0';
 	if (strcmp(line, "Name") == 0) {
-		snprintf(ps->name, sizeof(ps->name), "%s", v);
+		if (str_fmt(ps->name, sizeof(ps->name), "%s", v) != STR_OK)
+			return -1;
 	} else if (strcmp(line, "PPid") == 0) {
 		if (parse_fields(v, f, 1, &total) != 1 || total != 1)
 			return -1;
@@ -248,12 +250,12 @@ uid_has_gid(const struct iso_agents *a, uid_t uid, gid_t g, char *who,
 		return 0;
 	pw = getpwuid(uid);
 	if (pw == NULL) {
-		snprintf(who, wholen, "allowed uid %u has no account, so its "
+		str_msg(who, wholen, "allowed uid %u has no account, so its "
 		    "groups cannot be known", (unsigned)uid);
 		return 1;
 	}
 	if (user_has_gid(pw->pw_name, pw->pw_gid, g)) {
-		snprintf(who, wholen, "agent uid %u has group %u", (unsigned)uid,
+		str_msg(who, wholen, "agent uid %u has group %u", (unsigned)uid,
 		    (unsigned)g);
 		return 1;
 	}
@@ -315,7 +317,7 @@ iso_agent_has_gid(const struct iso_agents *a, gid_t g, char *who,
 	if (!a->have_clients_gid)
 		return 0;
 	if (g == a->clients_gid) {
-		snprintf(who, wholen, "group %u is the clients group", (unsigned)g);
+		str_msg(who, wholen, "group %u is the clients group", (unsigned)g);
 		return 1;
 	}
 	/* Members of the clients group: listed in it, or with it as their
@@ -349,13 +351,13 @@ iso_agent_has_gid(const struct iso_agents *a, gid_t g, char *who,
 		if (pw->pw_gid == a->clients_gid && pw->pw_uid != a->console_uid &&
 		    pw->pw_uid != 0 &&
 		    user_has_gid(pw->pw_name, pw->pw_gid, g)) {
-			snprintf(who, wholen, "agent uid %u has group %u",
+			str_msg(who, wholen, "agent uid %u has group %u",
 			    (unsigned)pw->pw_uid, (unsigned)g);
 			found = 1;
 		}
 	endpwent();
 	if (n >= MAX_ENUM) {
-		snprintf(who, wholen, "too many accounts to check");
+		str_msg(who, wholen, "too many accounts to check");
 		return 1;
 	}
 	return found;

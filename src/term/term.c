@@ -3,6 +3,7 @@
 #include "lib/fdutil.h"
 #include "lib/log.h"
 #include "lib/render.h"
+#include "lib/str.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,16 +48,11 @@ term_printf(struct term *t, const char *fmt, ...)
 {
 	char buf[2048];
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	str_vmsg(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= sizeof(buf))
-		n = sizeof(buf) - 1;
-	(void)write_full(t->fd, buf, (size_t)n);
+	(void)write_full(t->fd, buf, strlen(buf));
 }
 
 void
