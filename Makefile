@@ -53,6 +53,7 @@ bench: deps build
 # The same checks as the lint-* suites of `make check`.
 lint: build
 	scripts/lint/cppcheck $(CURDIR)/$(BUILD)
+	scripts/lint/banned
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ)
