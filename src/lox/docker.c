@@ -4,6 +4,7 @@
 #include "lib/escape.h"
 #include "lib/jsonx.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,12 +41,12 @@ argv_addf(struct argv *a, const char *fmt, ...)
 {
 	char buf[PATH_MAX + 128];
 	va_list ap;
-	int n;
+	enum str_err r;
 
 	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	r = str_vfmt(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(buf))
+	if (r != STR_OK)
 		fatal("argument too long");
 	argv_add(a, buf);
 }
@@ -110,7 +111,7 @@ lox_err(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(raw, sizeof(raw), fmt, ap);
+	str_vmsg(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
 	escape_text(raw, strlen(raw), esc, sizeof(esc));
 	fprintf(stderr, "lox: %s\n", esc);
@@ -154,13 +155,17 @@ lox_set_instance(struct lox *l, const char *name)
 		    "with a letter or digit");
 		return -1;
 	}
-	snprintf(l->instance, sizeof(l->instance), "%s", name);
-	snprintf(l->container, sizeof(l->container), "lockfile%s%s-console",
-	    sep, name);
-	snprintf(l->home_volume, sizeof(l->home_volume), "lockfile%s%s-home",
-	    sep, name);
-	snprintf(l->run_volume, sizeof(l->run_volume), "lockfile%s%s-run", sep,
-	    name);
+	if (str_fmt(l->instance, sizeof(l->instance), "%s", name) != STR_OK ||
+	    str_fmt(l->container, sizeof(l->container), "lockfile%s%s-console",
+	    sep, name) != STR_OK ||
+	    str_fmt(l->home_volume, sizeof(l->home_volume), "lockfile%s%s-home",
+	    sep, name) != STR_OK ||
+	    str_fmt(l->run_volume, sizeof(l->run_volume), "lockfile%s%s-run",
+	    sep, name) != STR_OK) {
+		lox_err("--instance: 1-32 characters of a-z 0-9 _ -, starting "
+		    "with a letter or digit");
+		return -1;
+	}
 	return 0;
 }
 

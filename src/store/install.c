@@ -189,7 +189,7 @@ report_unread(const struct pcmd *c)
 
 	for (i = 0; i < c->trust.nmarkets; i++)
 		if (c->fx[i].state == -1)
-			snprintf(names + strlen(names), sizeof(names) -
+			str_msg(names + strlen(names), sizeof(names) -
 			    strlen(names), "%s%s", names[0] ? ", " : "",
 			    c->trust.m[i].name);
 	if (names[0] == '\0')

@@ -7,6 +7,7 @@
 #include "term/check.h"
 #include "term/term.h"
 #include "lib/fdutil.h"
+#include "lib/str.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -70,7 +71,7 @@ terminal_ok(const struct term *t, char *why, size_t whylen)
 	if (isolation_terminal_report(t->fd, &a, &r) == 0)
 		return 0;
 	isolation_first_failure(&r, first, sizeof(first));
-	snprintf(why, whylen, "refusing this terminal: %s", first);
+	str_msg(why, whylen, "refusing this terminal: %s", first);
 	return -1;
 }
 
@@ -85,7 +86,7 @@ loosen_ask(const char *marketplace, int official, const struct manifest *old,
 	long n;
 
 	if (term_open(&t, &twhy) != 0) {
-		snprintf(why, whylen, "%s", twhy);
+		str_msg(why, whylen, "%s", twhy);
 		return -1;
 	}
 	if (terminal_ok(&t, why, whylen) != 0) {

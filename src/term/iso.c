@@ -275,12 +275,16 @@ anyone_has_gid(const struct iso_agents *a, gid_t g, char *who, size_t wholen)
 	int found = 0;
 	char **m;
 
-	if (con != NULL)
-		snprintf(conname, sizeof(conname), "%s", con->pw_name);
+	if (con != NULL && str_fmt(conname, sizeof(conname), "%s",
+	    con->pw_name) != STR_OK) {
+		str_msg(who, wholen, "the console account's name is too long "
+		    "to compare");
+		return 1;
+	}
 	gr = getgrgid(g);
 	for (m = gr != NULL ? gr->gr_mem : NULL; m != NULL && *m != NULL; m++)
 		if (strcmp(*m, conname) != 0 && strcmp(*m, "root") != 0) {
-			snprintf(who, wholen, "group %u has members other than "
+			str_msg(who, wholen, "group %u has members other than "
 			    "the console account", (unsigned)g);
 			return 1;
 		}
@@ -288,13 +292,13 @@ anyone_has_gid(const struct iso_agents *a, gid_t g, char *who, size_t wholen)
 	while (!found && (pw = getpwent()) != NULL && n++ < MAX_ENUM)
 		if (pw->pw_uid != a->console_uid && pw->pw_uid != 0 &&
 		    user_has_gid(pw->pw_name, pw->pw_gid, g)) {
-			snprintf(who, wholen, "uid %u has group %u",
+			str_msg(who, wholen, "uid %u has group %u",
 			    (unsigned)pw->pw_uid, (unsigned)g);
 			found = 1;
 		}
 	endpwent();
 	if (n >= MAX_ENUM) {
-		snprintf(who, wholen, "too many accounts to check");
+		str_msg(who, wholen, "too many accounts to check");
 		return 1;
 	}
 	return found;
