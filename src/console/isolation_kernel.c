@@ -10,6 +10,7 @@
  * console may not list /var/log nor read extended attributes. */
 #include "console/isolation.h"
 #include "lib/fdutil.h"
+#include "lib/str.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -89,7 +90,8 @@ agent_uid(const struct iso_agents *a, uid_t uid)
 	if (pw->pw_gid == a->clients_gid)
 		return 1;
 	/* getgrgid may reuse the buffer pw points into: copy the name. */
-	snprintf(name, sizeof(name), "%s", pw->pw_name);
+	if (str_fmt(name, sizeof(name), "%s", pw->pw_name) != STR_OK)
+		return 1;	/* cannot be compared: counted as an agent */
 	gr = getgrgid(a->clients_gid);
 	for (m = gr ? gr->gr_mem : NULL; m != NULL && *m != NULL; m++)
 		if (strcmp(*m, name) == 0)
@@ -106,17 +108,17 @@ agent_reads(const struct iso_agents *a, const struct stat *st, int dir,
 	char who[160];
 
 	if (!dir && (st->st_mode & S_IROTH)) {
-		snprintf(why, whylen, "every account reads it (mode %04o)",
+		str_msg(why, whylen, "every account reads it (mode %04o)",
 		    (unsigned)(st->st_mode & 07777));
 		return 1;
 	}
 	if ((st->st_mode & S_IRUSR) && agent_uid(a, st->st_uid)) {
-		snprintf(why, whylen, "it is agent uid %u's", (unsigned)st->st_uid);
+		str_msg(why, whylen, "it is agent uid %u's", (unsigned)st->st_uid);
 		return 1;
 	}
 	if ((st->st_mode & S_IRGRP) && st->st_gid != 0 &&
 	    iso_agent_has_gid(a, st->st_gid, who, sizeof(who))) {
-		snprintf(why, whylen, "its group %u reads it and %s",
+		str_msg(why, whylen, "its group %u reads it and %s",
 		    (unsigned)st->st_gid, who);
 		return 1;
 	}
