@@ -20,6 +20,7 @@ import grp
 import os
 import pwd
 import re
+import secrets
 import shlex
 import shutil
 import signal
@@ -58,6 +59,7 @@ class Engine:
         self.base = tempfile.mkdtemp(prefix="lfd-", dir="/tmp")
         os.chmod(self.base, 0o711)
         self.sock = os.path.join(self.base, "docker.sock")
+        self.ns = "lfd" + secrets.token_hex(6)
         self.host = "unix://" + self.sock
         self.log = open(os.path.join(self.base, "dockerd.log"), "wb")
         self.proc = subprocess.Popen(
@@ -68,10 +70,11 @@ class Engine:
              "--ip6tables=false", "--ip-masq=false",
              "--userland-proxy=false", "--log-level", "warn",
              # Namespaces of its own, should it share a system containerd
-             # (a host where docker.service runs).
-             "--containerd-namespace", os.path.basename(self.base),
-             "--containerd-plugins-namespace",
-             os.path.basename(self.base) + "-plugins"],
+             # (a host where docker.service runs); containerd takes only
+             # [A-Za-z0-9] words joined by . _ -, which a temporary
+             # directory's name need not be.
+             "--containerd-namespace", self.ns,
+             "--containerd-plugins-namespace", self.ns + "-plugins"],
             stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
             start_new_session=True)
         t0 = time.time()
