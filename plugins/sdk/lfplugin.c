@@ -10,9 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 static int
 write_all(int fd, const void *buf, size_t len)
@@ -104,6 +109,86 @@ lfp_pread(void *buf, size_t len, uint64_t off)
 	return (ssize_t)got;
 }
 
+enum { IN_MAP, IN_READ };
+
+int
+lfp_input_init(struct lfp_input *in, uint8_t *buf, size_t buflen, size_t keep)
+{
+	memset(in, 0, sizeof(*in));
+	if (buf == NULL || keep > LFP_KEEP_MAX || buflen <= 2 * keep) {
+		errno = EINVAL;
+		return -1;
+	}
+	in->buf = buf;
+	in->buflen = buflen;
+	in->keep = keep;
+	/* No size (not a regular file, which fd 3 always is in the sandbox):
+	 * read until end of file. */
+	in->mode = lfp_input_size(&in->size) == 0 ? IN_MAP : IN_READ;
+	return 0;
+}
+
+static int
+input_read(struct lfp_input *in)
+{
+	size_t keep = in->next == 0 ? 0 : in->keep;
+	ssize_t n;
+
+	if (keep > in->len)
+		keep = in->len;
+	if (keep > 0)
+		memmove(in->buf, in->p + in->len - keep, keep);
+	n = lfp_pread(in->buf + keep, in->buflen - keep, in->next);
+	if (n < 0)
+		return -1;
+	if (n == 0)
+		return 0;
+	in->p = in->buf;
+	in->len = keep + (size_t)n;
+	in->off = in->next - keep;
+	in->next += (uint64_t)n;
+	return 1;
+}
+
+int
+lfp_input_next(struct lfp_input *in)
+{
+	uint64_t start, mstart, page = (uint64_t)getpagesize();
+	size_t mlen;
+	void *m;
+
+	if (in->mode == IN_READ)
+		return input_read(in);
+	if (in->map != NULL) {
+		(void)munmap(in->map, in->maplen);
+		in->map = NULL;
+	}
+	if (in->next >= in->size)
+		return 0;
+	start = in->next == 0 ? 0 : in->next - in->keep;
+	mstart = start & ~(page - 1);		/* mmap offsets are page-aligned */
+	mlen = in->size - mstart < LFP_PIECE ? (size_t)(in->size - mstart) :
+	    LFP_PIECE;
+	m = mmap(NULL, mlen, PROT_READ, MAP_PRIVATE, LFP_FD_INPUT,
+	    (off_t)mstart);
+	if (m == MAP_FAILED) {
+		if (in->next != 0)
+			return -1;
+		/* Not mappable (some file systems): read it instead. */
+		in->mode = IN_READ;
+		return input_read(in);
+	}
+	/* Read ahead of the scan (the input is read once, in order). */
+	(void)madvise(m, mlen, MADV_SEQUENTIAL);
+	in->map = m;
+	in->maplen = mlen;
+	in->p = (const uint8_t *)m + (start - mstart);
+	in->len = (size_t)(mstart + mlen - start);
+	in->off = start;
+	in->next = mstart + mlen;
+	return 1;
+}
+
 /* Read exactly len bytes from fd 6. 0, or -1 on error or early EOF. */
 static int
 values_take(void *buf, size_t len)
@@ -170,4 +255,59 @@ lfp_detail(const char *fmt, ...)
 	if ((size_t)n > LFP_DETAIL_MAX)
 		n = LFP_DETAIL_MAX;	/* cut: the console keeps 256 anyway */
 	return write_all(LFP_FD_DETAIL, buf, (size_t)n);
+}
+
+#if defined(__x86_64__)
+/* XCR0: which register state the kernel saves and restores. A CPU may have
+ * AVX and the kernel not enable it (then the instructions fault). */
+static uint64_t
+xcr0(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return (uint64_t)hi << 32 | lo;
+}
+
+static int
+cpu_isa(void)
+{
+	unsigned a, b, c, d;
+	uint64_t x;
+
+	if (!__get_cpuid(1, &a, &b, &c, &d))
+		return LFP_ISA_SCALAR;
+	if (!(c & bit_SSSE3) || !(c & bit_SSE4_1))
+		return LFP_ISA_SCALAR;
+	if (!(c & bit_OSXSAVE) || !(c & bit_AVX))
+		return LFP_ISA_SSE4;
+	x = xcr0();
+	if ((x & 0x06) != 0x06)			/* XMM, YMM */
+		return LFP_ISA_SSE4;
+	if (__get_cpuid_max(0, NULL) < 7)
+		return LFP_ISA_SSE4;
+	__cpuid_count(7, 0, a, b, c, d);
+	if (!(b & bit_AVX2) || !(b & bit_BMI) || !(b & bit_BMI2))
+		return LFP_ISA_SSE4;
+	if ((b & bit_AVX512F) && (b & bit_AVX512BW) &&
+	    (x & 0xe6) == 0xe6)			/* + opmask, ZMM0-15 high, ZMM16-31 */
+		return LFP_ISA_AVX512;
+	return LFP_ISA_AVX2;
+}
+#else
+static int
+cpu_isa(void)
+{
+	return LFP_ISA_SCALAR;
+}
+#endif
+
+int
+lfp_cpu_isa(void)
+{
+	static int isa = -1;
+
+	if (isa < 0)
+		isa = cpu_isa();
+	return isa;
 }

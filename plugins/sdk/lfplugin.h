@@ -46,6 +46,36 @@ ssize_t lfp_read(void *buf, size_t len);
 /* Random access: reads until len bytes or end of file. Bytes read, or -1. */
 ssize_t lfp_pread(void *buf, size_t len, uint64_t off);
 
+/* The whole input in order, in large pieces, for plugins that read all of
+ * it: each piece is mapped read-only from fd 3 (private, so the file is
+ * never written; not counted in the data limit), which in the sandbox is
+ * faster than reading into a buffer (no copy; bench/README.md), or, where
+ * the kernel cannot map the input, read with pread into the caller's buf.
+ * keep: each piece after the first starts with the last keep bytes of the
+ * one before (a match across pieces is then seen whole); keep must be at
+ * most LFP_KEEP_MAX and less than half of buflen. */
+#define LFP_PIECE	(16u << 20)	/* bytes mapped at a time */
+#define LFP_KEEP_MAX	(64u << 10)
+
+struct lfp_input {
+	const uint8_t *p;	/* the current piece, valid until the next call */
+	size_t len;
+	uint64_t off;		/* offset of p[0] in the input */
+	/* private */
+	uint64_t size, next;
+	void *map;
+	size_t maplen, keep, buflen;
+	uint8_t *buf;
+	int mode;
+};
+
+/* 0, or -1 (bad arguments). Nothing is mapped or read yet. */
+int lfp_input_init(struct lfp_input *in, uint8_t *buf, size_t buflen,
+    size_t keep);
+/* The next piece into in->p, in->len, in->off: 1, or 0 at end of input,
+ * or -1 on error. The previous piece is unmapped. */
+int lfp_input_next(struct lfp_input *in);
+
 /* Protocol 2 values. The caller describes each declared input, in manifest
  * order, with its max_bytes and storage of at least max_bytes bytes. */
 struct lfp_value {
@@ -82,10 +112,29 @@ void lfp_utf8_init(struct lfp_utf8 *st);
 /* One byte. Returns LFP_UTF8_BAD, LFP_UTF8_MORE or LFP_UTF8_CHAR. After
  * LFP_UTF8_BAD the state is undefined: init again before reuse. */
 int lfp_utf8_step(struct lfp_utf8 *st, uint8_t b);
-/* A chunk, with an ASCII fast path. 0, or -1 at the first invalid byte. */
+/* A chunk, any size, cut anywhere: vector code where the CPU has it
+ * (lfp_utf8_valid). 0, or -1 once an invalid byte is in the stream (not
+ * necessarily at the first one: the state is then undefined). */
 int lfp_utf8_feed(struct lfp_utf8 *st, const uint8_t *buf, size_t len);
 /* At end of input: 0 when no sequence is left open, -1 when truncated. */
 int lfp_utf8_finish(const struct lfp_utf8 *st);
+
+/* Is the whole buffer valid UTF-8, as one complete stream? 1 or 0. With
+ * the best kernel for this CPU (lfp_cpu_isa), or with the one named (a
+ * kernel the CPU lacks must not be asked for: lfp_cpu_isa() >= isa). */
+int lfp_utf8_valid(const uint8_t *buf, size_t len);
+int lfp_utf8_valid_isa(int isa, const uint8_t *buf, size_t len);
+
+/* The widest vector instructions the CPU has and the kernel saves the state
+ * of, read with cpuid and xgetbv (the sandbox gives no /proc). Ordered:
+ * each level has everything below it. Always LFP_ISA_SCALAR off x86-64. */
+enum {
+	LFP_ISA_SCALAR = 0,
+	LFP_ISA_SSE4 = 1,	/* SSSE3 and SSE4.1 */
+	LFP_ISA_AVX2 = 2,	/* AVX2, BMI1, BMI2; YMM state enabled */
+	LFP_ISA_AVX512 = 3,	/* AVX-512 F and BW; ZMM and mask state */
+};
+int lfp_cpu_isa(void);
 
 /* The `text` input kind: valid UTF-8 and no control character (C0, DEL,
  * C1). 1 or 0. */
