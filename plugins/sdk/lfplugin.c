@@ -17,6 +17,12 @@
 
 #if defined(__x86_64__)
 #include <cpuid.h>
+#ifndef bit_AVX512VBMI
+#define bit_AVX512VBMI	(1 << 1)	/* cpuid 7.0 ECX */
+#endif
+#ifndef bit_AVX512VBMI2
+#define bit_AVX512VBMI2	(1 << 6)
+#endif
 #endif
 
 static int
@@ -290,6 +296,7 @@ cpu_isa(void)
 	if (!(b & bit_AVX2) || !(b & bit_BMI) || !(b & bit_BMI2))
 		return LFP_ISA_SSE4;
 	if ((b & bit_AVX512F) && (b & bit_AVX512BW) &&
+	    (c & bit_AVX512VBMI) && (c & bit_AVX512VBMI2) &&
 	    (x & 0xe6) == 0xe6)			/* + opmask, ZMM0-15 high, ZMM16-31 */
 		return LFP_ISA_AVX512;
 	return LFP_ISA_AVX2;

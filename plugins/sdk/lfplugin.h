@@ -132,7 +132,8 @@ enum {
 	LFP_ISA_SCALAR = 0,
 	LFP_ISA_SSE4 = 1,	/* SSSE3 and SSE4.1 */
 	LFP_ISA_AVX2 = 2,	/* AVX2, BMI1, BMI2; YMM state enabled */
-	LFP_ISA_AVX512 = 3,	/* AVX-512 F and BW; ZMM and mask state */
+	LFP_ISA_AVX512 = 3,	/* AVX-512 F, BW, VBMI, VBMI2 (Ice Lake and
+				 * later); ZMM and mask state */
 };
 int lfp_cpu_isa(void);
 

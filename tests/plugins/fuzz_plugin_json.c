@@ -1,7 +1,11 @@
-/* libFuzzer target for is-json's validator (plugins/is-json/json_check.c).
- * Besides memory safety it checks the streaming property: the answer must
- * not depend on where the input is cut into reads. */
+/* libFuzzer target for is-json's validators: json_fast.c (what the plugin
+ * runs, with every classifier this CPU can run) against json_check.c (the
+ * byte-at-a-time reference) on every input. Besides memory safety it checks
+ * the streaming property: no answer may depend on where the input is cut
+ * into feeds (the fast one buffers partial 64-byte blocks, so cuts near
+ * block ends matter most). */
 #include "json_check.h"
+#include "json_fast.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -9,7 +13,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int
-answer(const uint8_t *data, size_t size, size_t cut)
+reference(const uint8_t *data, size_t size, size_t cut)
 {
 	static struct json_check jc;
 
@@ -20,16 +24,47 @@ answer(const uint8_t *data, size_t size, size_t cut)
 	return json_check_finish(&jc);
 }
 
+/* Fed in pieces of step bytes after a first piece of cut bytes. */
+static int
+fast(int isa, const uint8_t *data, size_t size, size_t cut, size_t step)
+{
+	static struct json_fast jf;
+	size_t off;
+
+	json_fast_init(&jf, isa);
+	if (json_fast_feed(&jf, data, cut) != 0)
+		return 0;
+	for (off = cut; off < size; off += step) {
+		size_t n = size - off < step ? size - off : step;
+
+		if (json_fast_feed(&jf, data + off, n) != 0)
+			return 0;
+	}
+	return json_fast_finish(&jf);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	int whole = answer(data, size, size);
+	int want = reference(data, size, size), isa;
 	size_t cut;
 
 	for (cut = 0; cut < size && cut < 64; cut++)
-		if (answer(data, size, cut) != whole)
+		if (reference(data, size, cut) != want)
 			__builtin_trap();
-	if (size > 64 && answer(data, size, size / 2) != whole)
+	if (size > 64 && reference(data, size, size / 2) != want)
 		__builtin_trap();
+
+	for (isa = LFP_ISA_SCALAR; isa <= lfp_cpu_isa(); isa++) {
+		if (fast(isa, data, size, size, 1) != want)
+			__builtin_trap();
+		/* Cuts around the first block ends, then odd piece sizes. */
+		for (cut = 0; cut < size && cut < 130; cut += 1 + cut / 8)
+			if (fast(isa, data, size, cut, size) != want)
+				__builtin_trap();
+		if (size > 0 && fast(isa, data, size, data[0] % (size < 64 ?
+		    size + 1 : 64), 1 + data[size - 1] % 97) != want)
+			__builtin_trap();
+	}
 	return 0;
 }
