@@ -37,6 +37,8 @@
 
 #if defined(__x86_64__)
 #include <immintrin.h>
+
+#include "utf8_vec.h"
 #endif
 
 /* Grammar states (RFC 8259 sections 2, 4 and 5). */
@@ -225,6 +227,7 @@ json_fast_init(struct json_fast *jf, int isa)
 	memset(jf, 0, sizeof(*jf));
 	jf->isa = isa;
 	jf->prev = jf->prev2 = K_NONE;
+	jf->u8ascii = 1;
 	lfp_utf8_init(&jf->u8);
 }
 
@@ -811,6 +814,9 @@ blocks_avx512(struct json_fast *jf, const uint8_t *p, size_t n)
 	const __m512i c10 = _mm512_set1_epi8(10);
 	const __m512i opm = _mm512_set1_epi8(0x07), wsm = _mm512_set1_epi8(0x18);
 	const __m512i brm = _mm512_set1_epi8(0x01);
+	__m512i u8prev = _mm512_loadu_si512((const void *)jf->u8prev);
+	__m512i u8err = _mm512_setzero_si512();
+	int u8ascii = jf->u8ascii;
 	size_t i;
 
 	for (i = 0; i < n; i++, p += JSON_BLOCK) {
@@ -819,8 +825,17 @@ blocks_avx512(struct json_fast *jf, const uint8_t *p, size_t n)
 		    _mm512_shuffle_epi8(lo_t, _mm512_and_si512(v, nib)),
 		    _mm512_shuffle_epi8(hi_t,
 		    _mm512_and_si512(_mm512_srli_epi16(v, 4), nib)));
+		int ascii = _mm512_movepi8_mask(v) == 0;
 		struct masks m;
 		struct walk w;
+
+		/* UTF-8 here, on the bytes already loaded (a block of ASCII
+		 * after one of ASCII cannot be wrong). */
+		if (!(ascii && u8ascii))
+			u8err = _mm512_or_si512(u8err,
+			    lfp_utf8_block_avx512(u8prev, v));
+		u8prev = v;
+		u8ascii = ascii;
 
 		m.quote = _mm512_cmpeq_epi8_mask(v, q);
 		m.bslash = _mm512_cmpeq_epi8_mask(v, b);
@@ -837,7 +852,9 @@ blocks_avx512(struct json_fast *jf, const uint8_t *p, size_t n)
 		    block_atoms(jf, p, &m, &w) != 0)
 			return -1;
 	}
-	return 0;
+	_mm512_storeu_si512((void *)jf->u8prev, u8prev);
+	jf->u8ascii = u8ascii;
+	return _mm512_test_epi8_mask(u8err, u8err) == 0 ? 0 : -1;
 }
 #endif /* __x86_64__ */
 
@@ -862,6 +879,16 @@ blocks(struct json_fast *jf, const uint8_t *p, size_t n)
  * UTF-8 pass and the block pass then share the cache. */
 #define JSON_SPAN (8 * 1024)
 
+/* The separate UTF-8 pass, for the classifiers that do not check it in
+ * their own loop. */
+static int
+utf8(struct json_fast *jf, const uint8_t *buf, size_t len)
+{
+	if (jf->isa == LFP_ISA_AVX512)
+		return 0;
+	return lfp_utf8_feed(&jf->u8, buf, len);
+}
+
 static int
 fail(struct json_fast *jf)
 {
@@ -885,8 +912,8 @@ json_fast_feed(struct json_fast *jf, const uint8_t *buf, size_t len)
 		jf->npart += take;
 		i = take;
 		if (jf->npart < JSON_BLOCK)
-			return lfp_utf8_feed(&jf->u8, buf, len) == 0 ? 0 : fail(jf);
-		if (lfp_utf8_feed(&jf->u8, buf, take) != 0 ||
+			return utf8(jf, buf, len) == 0 ? 0 : fail(jf);
+		if (utf8(jf, buf, take) != 0 ||
 		    blocks(jf, jf->part, 1) != 0)
 			return fail(jf);
 		jf->npart = 0;
@@ -896,7 +923,7 @@ json_fast_feed(struct json_fast *jf, const uint8_t *buf, size_t len)
 
 		if (span > JSON_SPAN)
 			span = JSON_SPAN;
-		if (lfp_utf8_feed(&jf->u8, buf + i, span) != 0 ||
+		if (utf8(jf, buf + i, span) != 0 ||
 		    blocks(jf, buf + i, span / JSON_BLOCK) != 0)
 			return fail(jf);
 		i += span;
@@ -904,7 +931,7 @@ json_fast_feed(struct json_fast *jf, const uint8_t *buf, size_t len)
 	if (i < len) {
 		memcpy(jf->part, buf + i, len - i);
 		jf->npart = len - i;
-		if (lfp_utf8_feed(&jf->u8, buf + i, len - i) != 0)
+		if (utf8(jf, buf + i, len - i) != 0)
 			return fail(jf);
 	}
 	return 0;

@@ -30,7 +30,10 @@ struct json_fast {
 	/* The atom (number or literal) being read. */
 	int atom;
 	const char *lit;
-	struct lfp_utf8 u8;		/* the whole text is UTF-8 */
+	struct lfp_utf8 u8;		/* the whole text is UTF-8 ... */
+	int u8ascii;			/* ... or, checked inside the AVX-512
+					 * loop: the last block was ASCII */
+	uint8_t u8prev[JSON_BLOCK];	/* and the last block */
 	size_t npart;			/* bytes waiting for a whole block */
 	uint8_t part[JSON_BLOCK];
 };

@@ -8,7 +8,7 @@
  * lfp_utf8_step() is that table, a byte at a time: the reference. Whole
  * runs of input go through lfp_utf8_valid_isa(), which checks a buffer of
  * complete sequences with the widest vector unit the CPU has (the lookup
- * method below), or with the byte-at-a-time decoder where it has none;
+ * method, utf8_vec.h), or with the byte-at-a-time decoder where it has none;
  * lfp_utf8_feed() steps only through the bytes of a sequence cut by the
  * chunk's ends, so its answer and state are the byte-wise decoder's. */
 #include "lfplugin.h"
@@ -17,6 +17,8 @@
 
 #if defined(__x86_64__)
 #include <immintrin.h>
+
+#include "utf8_vec.h"
 #endif
 
 void
@@ -108,51 +110,6 @@ valid_scalar(const uint8_t *buf, size_t len)
 }
 
 #if defined(__x86_64__)
-/*
- * The lookup method (after Keiser and Lemire, "Validating UTF-8 in less
- * than one instruction per byte", 2021). Every error of strict UTF-8 shows
- * in one pair of adjacent bytes (a = the previous byte, b = this one) or in
- * whether b must be a continuation byte. Each pair error below is a product
- * of three conditions, on a's high nibble, a's low nibble and b's high
- * nibble, so three 16-entry tables indexed by those nibbles, ANDed, give
- * one bit per error that holds:
- *
- *   bit   error            a (high, low nibble)      b (high nibble)
- *   0x01  lead cut short    C..F, any               0..7, C..F
- *   0x02  stray cont.       0..7, any               8..B
- *   0x04  overlong 2-byte   C, 0..1 (C0 C1)         8..B
- *   0x08  overlong 3-byte   E, 0 (E0)               8..9
- *   0x10  surrogate         E, D (ED)               A..B
- *   0x20  too large         F, 4..F (F4..FF)        9..B
- *   0x40  overlong 4-byte   F, 0 (F0)               8
- *         or too large      F, 5..F (F5..FF)        8
- *   0x80  two conts.        8..B, any               8..B
- *
- * Bit 0x80 is not an error by itself: a continuation after a continuation
- * is right exactly where the byte two back is a 3- or 4-byte lead (E0..FF)
- * or the byte three back a 4-byte lead (F0..FF). XORing that "must be a
- * third or fourth byte" bit into 0x80 leaves a non-zero byte wherever the
- * input is wrong. A lead with too few bytes before the end is caught by
- * checking one block of zero bytes after the last.
- */
-static const uint8_t tab_prev_hi[16] = {
-	0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02,	/* 0..7 ASCII */
-	0x80, 0x80, 0x80, 0x80,				/* 8..B cont. */
-	0x05,						/* C */
-	0x01,						/* D */
-	0x19,						/* E */
-	0x61,						/* F */
-};
-static const uint8_t tab_prev_lo[16] = {
-	0xcf, 0x87, 0x83, 0x83, 0xa3, 0xe3, 0xe3, 0xe3,
-	0xe3, 0xe3, 0xe3, 0xe3, 0xe3, 0xf3, 0xe3, 0xe3,
-};
-static const uint8_t tab_cur_hi[16] = {
-	0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01,	/* 0..7 ASCII */
-	0xce, 0xae, 0xb6, 0xb6,				/* 8, 9, A, B */
-	0x01, 0x01, 0x01, 0x01,				/* C..F leads */
-};
-
 /* Each kernel: 1 when buf holds only complete, valid sequences. Blocks
  * that are all ASCII after an ASCII block are skipped (an ASCII previous
  * block cannot leave a sequence open); the last, partial block is copied
@@ -162,9 +119,9 @@ __attribute__((target("ssse3,sse4.1")))
 static int
 valid_sse4(const uint8_t *buf, size_t len)
 {
-	const __m128i t1 = _mm_loadu_si128((const __m128i *)tab_prev_hi);
-	const __m128i t2 = _mm_loadu_si128((const __m128i *)tab_prev_lo);
-	const __m128i t3 = _mm_loadu_si128((const __m128i *)tab_cur_hi);
+	const __m128i t1 = _mm_loadu_si128((const __m128i *)lfp_utf8_tab_prev_hi);
+	const __m128i t2 = _mm_loadu_si128((const __m128i *)lfp_utf8_tab_prev_lo);
+	const __m128i t3 = _mm_loadu_si128((const __m128i *)lfp_utf8_tab_cur_hi);
 	const __m128i nib = _mm_set1_epi8(0x0f), zero = _mm_setzero_si128();
 	const __m128i e0 = _mm_set1_epi8((char)0xdf), f0 = _mm_set1_epi8((char)0xef);
 	const __m128i hibit = _mm_set1_epi8((char)0x80);
@@ -211,11 +168,11 @@ static int
 valid_avx2(const uint8_t *buf, size_t len)
 {
 	const __m256i t1 = _mm256_broadcastsi128_si256(
-	    _mm_loadu_si128((const __m128i *)tab_prev_hi));
+	    _mm_loadu_si128((const __m128i *)lfp_utf8_tab_prev_hi));
 	const __m256i t2 = _mm256_broadcastsi128_si256(
-	    _mm_loadu_si128((const __m128i *)tab_prev_lo));
+	    _mm_loadu_si128((const __m128i *)lfp_utf8_tab_prev_lo));
 	const __m256i t3 = _mm256_broadcastsi128_si256(
-	    _mm_loadu_si128((const __m128i *)tab_cur_hi));
+	    _mm_loadu_si128((const __m128i *)lfp_utf8_tab_cur_hi));
 	const __m256i nib = _mm256_set1_epi8(0x0f), zero = _mm256_setzero_si256();
 	const __m256i e0 = _mm256_set1_epi8((char)0xdf);
 	const __m256i f0 = _mm256_set1_epi8((char)0xef);
@@ -266,23 +223,12 @@ __attribute__((target("avx512f,avx512bw")))
 static int
 valid_avx512(const uint8_t *buf, size_t len)
 {
-	const __m512i t1 = _mm512_broadcast_i32x4(
-	    _mm_loadu_si128((const __m128i *)tab_prev_hi));
-	const __m512i t2 = _mm512_broadcast_i32x4(
-	    _mm_loadu_si128((const __m128i *)tab_prev_lo));
-	const __m512i t3 = _mm512_broadcast_i32x4(
-	    _mm_loadu_si128((const __m128i *)tab_cur_hi));
-	const __m512i nib = _mm512_set1_epi8(0x0f);
-	const __m512i e0 = _mm512_set1_epi8((char)0xdf);
-	const __m512i f0 = _mm512_set1_epi8((char)0xef);
-	const __m512i hibit = _mm512_set1_epi8((char)0x80);
 	__m512i prev = _mm512_setzero_si512(), err = _mm512_setzero_si512();
 	int prev_ascii = 1, last = 0;
 	size_t i = 0;
 
 	while (!last) {
-		__m512i cur, sh, p1, p2, p3, sc;
-		__mmask64 must;
+		__m512i cur;
 		int ascii;
 
 		if (len - i >= 64) {
@@ -296,20 +242,7 @@ valid_avx512(const uint8_t *buf, size_t len)
 		}
 		ascii = _mm512_movepi8_mask(cur) == 0;
 		if (!(ascii && prev_ascii)) {
-			/* Each 16-byte lane after the one before it: prev's
-			 * last lane, then cur's first three. */
-			sh = _mm512_alignr_epi64(cur, prev, 6);
-			p1 = _mm512_alignr_epi8(cur, sh, 15);
-			p2 = _mm512_alignr_epi8(cur, sh, 14);
-			p3 = _mm512_alignr_epi8(cur, sh, 13);
-			sc = _mm512_and_si512(_mm512_and_si512(
-			    _mm512_shuffle_epi8(t1, _mm512_and_si512(_mm512_srli_epi16(p1, 4), nib)),
-			    _mm512_shuffle_epi8(t2, _mm512_and_si512(p1, nib))),
-			    _mm512_shuffle_epi8(t3, _mm512_and_si512(_mm512_srli_epi16(cur, 4), nib)));
-			must = _mm512_cmpgt_epu8_mask(p2, e0) |
-			    _mm512_cmpgt_epu8_mask(p3, f0);
-			err = _mm512_or_si512(err, _mm512_xor_si512(sc,
-			    _mm512_maskz_mov_epi8(must, hibit)));
+			err = _mm512_or_si512(err, lfp_utf8_block_avx512(prev, cur));
 		}
 		prev = cur;
 		prev_ascii = ascii;
