@@ -116,9 +116,14 @@ static uint8_t refuse[3 << 8];
 /* The same for the vector check: per container << 5 | keyish << 4 |
  * previous kind, one bit per kind allowed (1 << kind). */
 static uint8_t allow_row[128];
-/* token_kind[] as a 128-byte vector table, and the lane moves "from the
- * lane before" and "from two lanes before" (64 and 65: the carry lanes). */
+/* token_kind[] with bit 4 for '{' and ',' as a 128-byte vector table, the
+ * same by kind (for the last block's tokens), and the lane moves "from
+ * the lane before" and "from two lanes before" (64, 65: the carry lanes). */
 static uint8_t kind_vec[128], lane_up1[64], lane_up2[64];
+static const uint8_t kind_desc[K_NONE + 1] = {
+	K_OBJ | 0x10, K_ARR, K_OBJ_END, K_ARR_END, K_COLON, K_COMMA | 0x10,
+	K_STR, K_ATOM, K_NONE,
+};
 
 /* The atom automaton: RFC 8259 section 6's number (a literal is compared
  * whole, or byte by byte when a block's end cuts it). */
@@ -146,6 +151,8 @@ enum { B_QUOTE = 0x01, B_BSLASH = 0x02, B_OP = 0x04, B_WS = 0x08,
 	B_CTL = 0x10, B_DIGIT = 0x20, B_BRACKET = 0x40 };
 
 static uint8_t byte_class[256], num_class[256], token_kind[256];
+/* bracket_ct: the container a bracket opens or closes, | BR_OPEN. */
+#define BR_OPEN 4
 static uint8_t escape_ok[256], hex_digit[256], bracket_ct[256];
 static int tables_ready;
 
@@ -191,8 +198,10 @@ tables(void)
 	token_kind[':'] = K_COLON;
 	token_kind[','] = K_COMMA;
 	token_kind['"'] = K_STR;
-	bracket_ct['['] = bracket_ct[']'] = CT_ARR;
-	bracket_ct['{'] = bracket_ct['}'] = CT_OBJ;
+	bracket_ct['['] = CT_ARR | BR_OPEN;
+	bracket_ct[']'] = CT_ARR;
+	bracket_ct['{'] = CT_OBJ | BR_OPEN;
+	bracket_ct['}'] = CT_OBJ;
 	for (i = 0; esc[i] != '\0'; i++)
 		escape_ok[(uint8_t)esc[i]] = 1;
 	for (i = 0; hex[i] != '\0'; i++)
@@ -212,7 +221,9 @@ tables(void)
 						    (uint8_t)(1u << k0);
 				}
 	for (c = 0; c < 128; c++)
-		kind_vec[c] = token_kind[c];
+		kind_vec[c] = (uint8_t)(token_kind[c] | (token_kind[c] == K_OBJ ||
+		    token_kind[c] == K_COMMA ? 0x10 : 0));
+
 	for (c = 0; c < 64; c++) {
 		lane_up1[c] = (uint8_t)(c >= 1 ? c - 1 : 64);
 		lane_up2[c] = (uint8_t)(c >= 2 ? c - 2 : 65 - c);
@@ -343,7 +354,7 @@ atom_end(struct json_fast *jf)
 /* A whole atom inside one block: p[0..n), digits its digit bits (bit 0 =
  * p[0]). Integers and plain decimals (the common atoms) by their digit
  * bits; literals compared whole; anything else through the automaton. */
-static int
+static inline int
 atom_whole(const uint8_t *p, unsigned n, uint64_t digits)
 {
 	uint64_t other = ~digits & ((1ULL << n) - 1);
@@ -429,7 +440,8 @@ brackets(struct json_fast *jf, const uint8_t *p, uint64_t br, uint64_t *obj,
 		t |= ct == CT_TOP ? r : 0;
 		from = i + 1;
 		type = bracket_ct[p[i]];
-		open = p[i] == '[' || p[i] == '{';
+		open = type >> 2;
+		type &= 3;
 		/* A closing bracket must close the container on top. */
 		bad |= !open & (stack[d] != type);
 		up = open;
@@ -743,59 +755,56 @@ blocks_avx2(struct json_fast *jf, const uint8_t *p, size_t n)
 
 #define AVX512 "avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi,bmi2"
 
-/* kind_vec[] and allow_row[] are looked up with vpermi2b, which indexes
- * 128 bytes by the low 7 bits: a byte from 0x80 gets the kind of byte &
- * 0x7f, which can only be wrong for an atom's first byte, and an atom
- * starting with such a byte fails its own check. */
-/* Each token against the one before it, 64 at a time: the tokens' first
- * bytes packed together (vpcompressb), their kinds, containers and the
- * kinds before them in vector lanes, and one table lookup per lane. */
-__attribute__((target(AVX512)))
+/* The tables of the vector token check, loaded once per run of blocks. */
+struct vtabs {
+	__m512i kind_lo, kind_hi, row_lo, row_hi, up1, up2;
+};
+
+/* Each token against the one before it, 64 at a time. Per byte, one byte
+ * of token description: kind (bits 0-3), "is '{' or ','" (bit 4) and the
+ * container (bits 5-6); the tokens' descriptions packed together
+ * (vpcompressb); in each lane the description of the token before and of
+ * the one before that (lane moves, the first lanes from the last block);
+ * bits 0-3 of the one before, bit 4 of the one before that and bits 5-6 of
+ * the token itself index allow_row[], whose bit for the token's kind must
+ * be set. kind_vec[] and allow_row[] are 128 bytes, looked up by vpermi2b
+ * with the low 7 bits: a byte from 0x80 gets the kind of byte & 0x7f,
+ * which can only be wrong for an atom's first byte, and an atom that
+ * starts with such a byte fails its own check. */
+__attribute__((target(AVX512), always_inline))
 static inline int
-tokens_avx512(struct json_fast *jf, __m512i v, const struct walk *w)
+tokens_avx512(struct json_fast *jf, __m512i v, const struct walk *w,
+    const struct vtabs *vt)
 {
-	const __m512i kind_lo = _mm512_loadu_si512((const void *)kind_vec);
-	const __m512i kind_hi = _mm512_loadu_si512((const void *)(kind_vec + 64));
-	const __m512i row_lo = _mm512_loadu_si512((const void *)allow_row);
-	const __m512i row_hi = _mm512_loadu_si512((const void *)(allow_row + 64));
-	const __m512i one = _mm512_set1_epi8(1);
-	/* Lane j takes lane j - 1 (prev) or j - 2 (prev2); the first lanes
-	 * take the kinds the last block ended with, from the carry lanes. */
-	const __m512i up1 = _mm512_loadu_si512((const void *)lane_up1);
-	const __m512i up2 = _mm512_loadu_si512((const void *)lane_up2);
 	uint64_t t = w->tokens;
 	unsigned n = (unsigned)__builtin_popcountll(t);
 	__mmask64 live = n == 64 ? ~0ULL : (1ULL << n) - 1;
-	__m512i kind, ct, prev, prev2, carry, idx, row, bit;
-	__mmask64 keyish;
+	__m512i ct, desc, prev, prev2, carry, idx, row, bit;
 	uint8_t out[64];
 
-	kind = _mm512_maskz_compress_epi8(t,
-	    _mm512_permutex2var_epi8(kind_lo, v, kind_hi));
-	/* Containers: 1 (array), 2 in an object, 0 at the top level. */
-	ct = _mm512_mask_mov_epi8(_mm512_mask_mov_epi8(one, w->obj,
-	    _mm512_set1_epi8(2)), w->top, _mm512_setzero_si512());
-	ct = _mm512_maskz_compress_epi8(t, ct);
-	carry = _mm512_setzero_si512();
-	carry = _mm512_mask_set1_epi8(carry, 1, (char)jf->prev);
-	carry = _mm512_mask_set1_epi8(carry, 2, (char)jf->prev2);
-	prev = _mm512_permutex2var_epi8(kind, up1, carry);
-	prev2 = _mm512_permutex2var_epi8(kind, up2, carry);
-	keyish = _mm512_cmpeq_epi8_mask(prev2, _mm512_set1_epi8(K_OBJ)) |
-	    _mm512_cmpeq_epi8_mask(prev2, _mm512_set1_epi8(K_COMMA));
-	idx = _mm512_or_si512(_mm512_slli_epi16(ct, 5), prev);
-	idx = _mm512_mask_add_epi8(idx, keyish, idx, _mm512_set1_epi8(16));
-	row = _mm512_permutex2var_epi8(row_lo, idx, row_hi);
-	bit = _mm512_shuffle_epi8(_mm512_set1_epi64(0x8040201008040201LL), kind);
-	if ((~_mm512_test_epi8_mask(row, bit) & live) != 0)
+	/* Containers as bits 5-6: 1 an array, 2 an object, 0 the top level. */
+	ct = _mm512_mask_mov_epi8(_mm512_mask_mov_epi8(_mm512_set1_epi8(0x20),
+	    w->obj, _mm512_set1_epi8(0x40)), w->top, _mm512_setzero_si512());
+	desc = _mm512_maskz_compress_epi8(t, _mm512_or_si512(ct,
+	    _mm512_permutex2var_epi8(vt->kind_lo, v, vt->kind_hi)));
+	carry = _mm512_mask_set1_epi8(_mm512_set1_epi8((char)kind_desc[jf->prev]),
+	    2, (char)kind_desc[jf->prev2]);
+	prev = _mm512_permutex2var_epi8(desc, vt->up1, carry);
+	prev2 = _mm512_permutex2var_epi8(desc, vt->up2, carry);
+	/* Bit-select (0xe4: where C, A, else B). */
+	idx = _mm512_ternarylogic_epi32(prev, desc, _mm512_set1_epi8(0x0f), 0xe4);
+	idx = _mm512_ternarylogic_epi32(prev2, idx, _mm512_set1_epi8(0x10), 0xe4);
+	row = _mm512_permutex2var_epi8(vt->row_lo, idx, vt->row_hi);
+	bit = _mm512_shuffle_epi8(_mm512_set1_epi64(0x8040201008040201LL), desc);
+	if (_mm512_mask_testn_epi8_mask(live, row, bit) != 0)
 		return -1;
-	_mm512_storeu_si512((void *)out, kind);
+	_mm512_storeu_si512((void *)out, desc);
 	if (n >= 2) {
-		jf->prev2 = out[n - 2];
-		jf->prev = out[n - 1];
+		jf->prev2 = out[n - 2] & 0x0f;
+		jf->prev = out[n - 1] & 0x0f;
 	} else if (n == 1) {
 		jf->prev2 = jf->prev;
-		jf->prev = out[0];
+		jf->prev = out[0] & 0x0f;
 	}
 	return 0;
 }
@@ -817,7 +826,15 @@ blocks_avx512(struct json_fast *jf, const uint8_t *p, size_t n)
 	__m512i u8prev = _mm512_loadu_si512((const void *)jf->u8prev);
 	__m512i u8err = _mm512_setzero_si512();
 	int u8ascii = jf->u8ascii;
+	struct vtabs vt;
 	size_t i;
+
+	vt.kind_lo = _mm512_loadu_si512((const void *)kind_vec);
+	vt.kind_hi = _mm512_loadu_si512((const void *)(kind_vec + 64));
+	vt.row_lo = _mm512_loadu_si512((const void *)allow_row);
+	vt.row_hi = _mm512_loadu_si512((const void *)(allow_row + 64));
+	vt.up1 = _mm512_loadu_si512((const void *)lane_up1);
+	vt.up2 = _mm512_loadu_si512((const void *)lane_up2);
 
 	for (i = 0; i < n; i++, p += JSON_BLOCK) {
 		__m512i v = _mm512_loadu_si512((const void *)p);
@@ -848,7 +865,7 @@ blocks_avx512(struct json_fast *jf, const uint8_t *p, size_t n)
 			return -1;
 		if (w.tokens == 0)
 			continue;
-		if (tokens_avx512(jf, v, &w) != 0 ||
+		if (tokens_avx512(jf, v, &w, &vt) != 0 ||
 		    block_atoms(jf, p, &m, &w) != 0)
 			return -1;
 	}
