@@ -1,48 +1,108 @@
-/* Window search (see search.h). The scan itself is libc's memmem: glibc's
- * and musl's are linear in the worst case (Two-Way), so an adversarial
- * file cannot make the plugin quadratic. */
+/* Substring search (see search.h).
+ *
+ * With a vector unit: the places where the needle's first and last bytes
+ * both match, 64 (or 32) at a time, and only there a memcmp of the rest;
+ * in text few places pass both bytes, so this runs at memory speed.
+ * Adversarial input (every place passes) must not make it quadratic: the
+ * bytes the memcmps may compare are counted, and once they pass twice the
+ * bytes scanned (plus a constant), the rest of the buffer goes to libc's
+ * memmem, which glibc and musl implement in linear time (Two-Way). Without
+ * a vector unit, memmem alone. */
 #include "search.h"
+#include "lfplugin.h"
 
 #include <string.h>
 
-int
-search_init(struct search *s, const uint8_t *needle, size_t len)
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+/* Verification allowed before the switch to memmem, beyond 2 per byte. */
+#define SEARCH_SLACK (64 * 1024)
+
+static ptrdiff_t
+by_memmem(const uint8_t *hay, size_t len, size_t from, const uint8_t *needle,
+    size_t nlen)
 {
-	if (len == 0 || len > SEARCH_NEEDLE_MAX)
-		return -1;
-	s->needle = needle;
-	s->needle_len = len;
-	s->keep = 0;
-	s->base = 0;
-	return 0;
+	const uint8_t *p = memmem(hay + from, len - from, needle, nlen);
+
+	return p == NULL ? -1 : p - hay;
 }
 
-uint8_t *
-search_space(struct search *s)
+#if defined(__x86_64__)
+__attribute__((target("avx512f,avx512bw,bmi,bmi2")))
+static ptrdiff_t
+find_avx512(const uint8_t *hay, size_t len, const uint8_t *needle,
+    size_t nlen)
 {
-	return s->win + s->keep;
-}
+	const __m512i first = _mm512_set1_epi8((char)needle[0]);
+	const __m512i last = _mm512_set1_epi8((char)needle[nlen - 1]);
+	size_t i = 0, work = 0;
 
-int
-search_feed(struct search *s, size_t n, uint64_t *at)
-{
-	size_t len, carry;
-	const uint8_t *p;
+	for (; len - i >= 64 + nlen - 1; i += 64) {
+		uint64_t m = _mm512_cmpeq_epi8_mask(
+		    _mm512_loadu_si512((const void *)(hay + i)), first) &
+		    _mm512_cmpeq_epi8_mask(_mm512_loadu_si512(
+		    (const void *)(hay + i + nlen - 1)), last);
 
-	if (n > SEARCH_CHUNK)
-		n = SEARCH_CHUNK;	/* callers are told the limit; never overrun */
-	len = s->keep + n;
-	p = memmem(s->win, len, s->needle, s->needle_len);
-	if (p != NULL) {
-		*at = s->base + (uint64_t)(p - s->win);
-		return 1;
+		while (m != 0) {
+			size_t k = i + (size_t)__builtin_ctzll(m);
+
+			m &= m - 1;
+			if (memcmp(hay + k + 1, needle + 1, nlen - 2) == 0)
+				return (ptrdiff_t)k;
+			work += nlen;
+		}
+		if (work > 2 * i + SEARCH_SLACK)
+			break;		/* adversarial: linear from here */
 	}
-	/* Any later match starts in the last needle_len - 1 bytes or after. */
-	carry = s->needle_len - 1;
-	if (carry > len)
-		carry = len;
-	memmove(s->win, s->win + len - carry, carry);
-	s->base += len - carry;
-	s->keep = carry;
-	return 0;
+	return by_memmem(hay, len, i, needle, nlen);
+}
+
+__attribute__((target("avx2,bmi,bmi2")))
+static ptrdiff_t
+find_avx2(const uint8_t *hay, size_t len, const uint8_t *needle, size_t nlen)
+{
+	const __m256i first = _mm256_set1_epi8((char)needle[0]);
+	const __m256i last = _mm256_set1_epi8((char)needle[nlen - 1]);
+	size_t i = 0, work = 0;
+
+	for (; len - i >= 32 + nlen - 1; i += 32) {
+		uint32_t m = (uint32_t)_mm256_movemask_epi8(_mm256_and_si256(
+		    _mm256_cmpeq_epi8(_mm256_loadu_si256(
+		    (const __m256i *)(hay + i)), first),
+		    _mm256_cmpeq_epi8(_mm256_loadu_si256(
+		    (const __m256i *)(hay + i + nlen - 1)), last)));
+
+		while (m != 0) {
+			size_t k = i + (size_t)__builtin_ctz(m);
+
+			m &= m - 1;
+			if (memcmp(hay + k + 1, needle + 1, nlen - 2) == 0)
+				return (ptrdiff_t)k;
+			work += nlen;
+		}
+		if (work > 2 * i + SEARCH_SLACK)
+			break;
+	}
+	return by_memmem(hay, len, i, needle, nlen);
+}
+#endif
+
+ptrdiff_t
+search_find(const uint8_t *hay, size_t len, const uint8_t *needle,
+    size_t nlen, int isa)
+{
+	if (nlen == 0 || nlen > SEARCH_NEEDLE_MAX || len < nlen)
+		return -1;
+#if defined(__x86_64__)
+	/* A one-byte needle is memchr's job (inside memmem). */
+	if (nlen >= 2 && isa >= LFP_ISA_AVX512)
+		return find_avx512(hay, len, needle, nlen);
+	if (nlen >= 2 && isa >= LFP_ISA_AVX2)
+		return find_avx2(hay, len, needle, nlen);
+#else
+	(void)isa;
+#endif
+	return by_memmem(hay, len, 0, needle, nlen);
 }

@@ -134,25 +134,29 @@ lfp_input_init(struct lfp_input *in, uint8_t *buf, size_t buflen, size_t keep)
 	return 0;
 }
 
+/* Read mode: the kept bytes to the front, then fill the rest of buf from
+ * fd 3's offset (a pipe works too). */
 static int
 input_read(struct lfp_input *in)
 {
-	size_t keep = in->next == 0 ? 0 : in->keep;
-	ssize_t n;
+	size_t keep = in->next == 0 ? 0 : in->keep, got = 0;
+	ssize_t n = 1;
 
 	if (keep > in->len)
 		keep = in->len;
 	if (keep > 0)
 		memmove(in->buf, in->p + in->len - keep, keep);
-	n = lfp_pread(in->buf + keep, in->buflen - keep, in->next);
+	while (keep + got < in->buflen &&
+	    (n = lfp_read(in->buf + keep + got, in->buflen - keep - got)) > 0)
+		got += (size_t)n;
 	if (n < 0)
 		return -1;
-	if (n == 0)
+	if (got == 0)
 		return 0;
 	in->p = in->buf;
-	in->len = keep + (size_t)n;
+	in->len = keep + got;
 	in->off = in->next - keep;
-	in->next += (uint64_t)n;
+	in->next += got;
 	return 1;
 }
 

@@ -50,7 +50,8 @@ ssize_t lfp_pread(void *buf, size_t len, uint64_t off);
  * it: each piece is mapped read-only from fd 3 (private, so the file is
  * never written; not counted in the data limit), which in the sandbox is
  * faster than reading into a buffer (no copy; bench/README.md), or, where
- * the kernel cannot map the input, read with pread into the caller's buf.
+ * the kernel cannot map the input (or fd 3 is not a regular file), read
+ * into the caller's buf from fd 3's offset.
  * keep: each piece after the first starts with the last keep bytes of the
  * one before (a match across pieces is then seen whole); keep must be at
  * most LFP_KEEP_MAX and less than half of buflen. */

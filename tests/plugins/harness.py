@@ -33,7 +33,7 @@ class Case:
 
     def __init__(self, desc, path, expect, values=None, protocol=None,
                  memory=None, cpu=None, wall=None, detail=None, binary=None,
-                 host=True, heavy=False):
+                 host=True, heavy=False, pipe=False):
         self.desc, self.path, self.expect = desc, path, expect
         self.values, self.protocol = values, protocol
         self.memory, self.cpu, self.wall = memory, cpu, wall
@@ -41,6 +41,9 @@ class Case:
         self.binary = binary        # another plugin binary (test helpers)
         self.host = host            # also run in host mode
         self.heavy = heavy          # big input: run alone, not in parallel
+        # Host mode only: fd 3 is a pipe the file is written into (not a
+        # regular file, so the SDK reads instead of mapping).
+        self.pipe = pipe
 
 
 class Check:
@@ -234,8 +237,22 @@ class Runner:
         binary = case.binary or self.ctx.binary()
         lim = self.limits()
         srcs = {}
+        feeder = None
         try:
-            srcs[3] = os.open(case.path, os.O_RDONLY)
+            if case.pipe:
+                r, w = os.pipe()
+                srcs[3] = r
+
+                def feed(w=w):
+                    with open(case.path, "rb") as f, \
+                            os.fdopen(w, "wb") as out:
+                        try:
+                            shutil.copyfileobj(f, out)
+                        except BrokenPipeError:
+                            pass    # the plugin answered before the end
+                feeder = threading.Thread(target=feed, daemon=True)
+            else:
+                srcs[3] = os.open(case.path, os.O_RDONLY)
             detail_path = None
             if self.protocol(case) == 2:
                 vpath = self.ctx.scratch(".fd6")
@@ -254,6 +271,8 @@ class Runner:
             def place():
                 for t, fd in srcs.items():
                     os.dup2(fd, t)
+            if feeder is not None:
+                feeder.start()
             env = {"ASAN_OPTIONS": "exitcode=%d:detect_leaks=1" % SAN_EXIT,
                    "UBSAN_OPTIONS": "halt_on_error=1:exitcode=%d:"
                    "print_stacktrace=1" % SAN_EXIT}
@@ -266,6 +285,8 @@ class Runner:
         finally:
             for fd in srcs.values():
                 os.close(fd)
+            if feeder is not None and feeder.is_alive():
+                feeder.join(30)
         err = p.stderr.decode("utf-8", "replace")
         detail = ""
         if detail_path:

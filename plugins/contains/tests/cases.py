@@ -6,7 +6,9 @@ import random
 
 from harness import Case
 
-CHUNK = 256 * 1024          # SEARCH_CHUNK
+CHUNK = 256 * 1024          # SEARCH_CHUNK (before the plugin mapped)
+PIECE = 16 << 20            # LFP_PIECE: bytes mapped at a time
+READ = 256 * 1024           # its buffer where fd 3 cannot be mapped
 MAX = 1024                  # the needle's max_bytes
 
 
@@ -68,6 +70,38 @@ def cases(ctx):
                ctx.file("split-long", data), "1", values=[big])
     yield Case("a 1024-byte needle straddling the end of file (cut)",
                ctx.file("cut-long", data[:-20]), "0", values=[big])
+
+    # Across the boundaries between mapped pieces (a sparse file), and
+    # across the read buffer's end when fd 3 is a pipe (host mode).
+    needle = b"lockfile-needle"
+    for k in (1, 8, len(needle) - 1):
+        at = 2 * PIECE - k
+        yield Case("needle split %d byte(s) before a mapped piece's end" % k,
+                   ctx.sparse("piece-%d" % k, 3 * PIECE, [(at, needle)]),
+                   "1", values=[needle],
+                   detail=r"first match at byte offset %d" % at)
+    yield Case("a near-miss across a mapped piece's end",
+               ctx.sparse("piece-miss", 3 * PIECE,
+                          [(PIECE - 3, needle[:-1] + b"X")]), "0",
+               values=[needle])
+    if ctx.host:
+        for k in (1, len(needle) - 1):
+            data = b"." * (READ - k) + needle + b"." * 100
+            yield Case("through a pipe: needle split %d byte(s) before the "
+                       "read buffer's end" % k, ctx.file("pipe-%d" % k, data),
+                       "1", values=[needle], pipe=True,
+                       detail=r"first match at byte offset %d" % (READ - k))
+        big = bytes(random.Random(2).choice(b"abcdefghij") for _ in range(MAX))
+        data = b"." * (2 * READ - 700) + big + b"." * 10
+        yield Case("through a pipe: a 1024-byte needle across the second "
+                   "read", ctx.file("pipe-long", data), "1", values=[big],
+                   pipe=True)
+
+    # Every place passes the vector filter (first and last bytes match):
+    # the search must stay linear (it hands over to memmem).
+    yield Case("16 MiB of 'a' and a needle a + b + a*1022 (every place a "
+               "candidate)", ctx.file("aaa-cand", b"a" * (16 << 20)), "0",
+               values=[b"ab" + b"a" * (MAX - 2)], heavy=True)
 
     # Periodic haystack and needle (the worst case for naive search)
     # finish within the manifest's CPU limit.

@@ -10,7 +10,9 @@ from harness import Case
 
 SUITE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                      "..", "tests", "data", "JSONTestSuite", "test_parsing")
-CHUNK = 64 * 1024          # the plugin's read size
+CHUNK = 64 * 1024          # the plugin's read size (before it mapped)
+PIECE = 16 << 20           # LFP_PIECE: bytes mapped at a time
+READ = 256 * 1024          # its buffer where fd 3 cannot be mapped
 DEPTH = 512                # JSON_MAX_DEPTH
 
 
@@ -98,6 +100,25 @@ def cases(ctx):
     yield from at_boundary(b"-12345.678e+90", "a number")
     yield from at_boundary(b"true", "true")
     yield from at_boundary(b"nul", "an unfinished null", "0")
+
+    # Tokens across the boundary between mapped pieces, and across the read
+    # buffer's end when fd 3 is a pipe (host mode: the SDK then reads).
+    def across(size, token, name, exp="1", **kw):
+        pre = b'["' + b"a" * (size - 4 - len(token) // 2) + b'",'
+        return Case("%s split across %s" % (name, "a mapped piece's end"
+                                            if size == PIECE else
+                                            "the read buffer's end (pipe)"),
+                    ctx.file("%s-%s" % ("piece" if size == PIECE else "pipe",
+                                        name.replace(" ", "-")),
+                             pre + token + b"]"), exp, **kw)
+    for token, name, exp in [
+            ("\"\U0001f600\"".encode(), "a 4-byte character", "1"),
+            (b'"\\u00e9\\n"', "escapes", "1"),
+            (b"-12345.678e+90", "a number", "1"),
+            (b"nul", "an unfinished null", "0")]:
+        yield across(PIECE, token, name, exp)
+        if ctx.host:
+            yield across(READ, token, name, exp, pipe=True)
 
     # Whitespace and trailing bytes.
     for i, (desc, data, exp) in enumerate([

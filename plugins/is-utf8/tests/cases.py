@@ -5,7 +5,9 @@ import random
 
 from harness import Case
 
-CHUNK = 64 * 1024          # the plugin's read size
+CHUNK = 64 * 1024          # the plugin's read size (before it mapped)
+PIECE = 16 << 20           # LFP_PIECE: bytes mapped at a time
+READ = 256 * 1024          # its buffer where fd 3 cannot be mapped
 
 
 def enc(cp):
@@ -116,6 +118,29 @@ def cases(ctx):
                "0")
     yield Case("an invalid byte at the end of a large valid file",
                ctx.file("late-bad", "é".encode() * (3 * CHUNK) + b"\xc0"), "0")
+
+    # Sequences across the boundary between mapped pieces (NULs before:
+    # a sparse file), and across the read buffer's end when fd 3 is a pipe
+    # (host mode: the SDK then reads instead of mapping).
+    for k in (1, 2, 3):
+        yield Case("a 4-byte sequence split %d byte(s) before a mapped "
+                   "piece's end" % k,
+                   ctx.sparse("piece-%d" % k, PIECE + 64,
+                              [(PIECE - k, enc(0x1F600) + b"z")]), "1")
+    yield Case("a sequence cut by a mapped piece's end and then ASCII",
+               ctx.sparse("piece-bad", PIECE + 64, [(PIECE - 1, b"\xe2a")]),
+               "0")
+    if ctx.host:
+        for k in (1, 3):
+            data = b"a" * (READ - k) + enc(0x1F600) + b"z"
+            yield Case("through a pipe: a 4-byte sequence split %d byte(s) "
+                       "before the read buffer's end" % k,
+                       ctx.file("pipe-split-%d" % k, data), "1", pipe=True)
+        yield Case("through a pipe: a sequence cut at the read buffer's end",
+                   ctx.file("pipe-bad", b"a" * (READ - 1) + b"\xe2a"), "0",
+                   pipe=True)
+        yield Case("through a pipe: every scalar value",
+                   ctx.file("pipe-every", every), "1", pipe=True)
 
     # Constant memory: a sparse 1 GiB file of NULs (valid UTF-8) under a
     # 2 MiB data limit, and the same with a truncated sequence at the end.
