@@ -188,8 +188,6 @@ lfp_input_next(struct lfp_input *in)
 		in->mode = IN_READ;
 		return input_read(in);
 	}
-	/* Read ahead of the scan (the input is read once, in order). */
-	(void)madvise(m, mlen, MADV_SEQUENTIAL);
 	in->map = m;
 	in->maplen = mlen;
 	in->p = (const uint8_t *)m + (start - mstart);
