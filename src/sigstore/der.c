@@ -1,14 +1,15 @@
 /* Keys, certificates and signatures through OpenSSL's EVP and X509 APIs.
- * Every DER input must be consumed whole and re-encode to the same bytes:
- * one spelling per object, so two parsers cannot disagree on it. */
+ * Every DER input must be strict DER, checked here by our own walker
+ * (sig_der_strict: OpenSSL accepts BER and keeps a certificate's received
+ * TBS bytes, so "re-encodes to the same bytes" alone would not see it),
+ * consumed whole and re-encode to the same bytes: one spelling per object,
+ * so two parsers cannot disagree on it. */
 #include "sigstore/internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/bio.h>
 #include <openssl/core_names.h>
-#include <openssl/pem.h>
 #include <openssl/x509v3.h>
 
 static int
@@ -79,7 +80,7 @@ sig_key_from_spki(const uint8_t *der, size_t len, struct sig_key *out)
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	if (len == 0 || len > SIG_MAX_KEY)
+	if (len == 0 || len > SIG_MAX_KEY || sig_der_strict(der, len) != 0)
 		return SIGSTORE_E_DER;
 	pk = d2i_PUBKEY(NULL, &p, (long)len);
 	if (pk == NULL || p != der + len) {
@@ -104,7 +105,7 @@ sig_key_from_pkcs1(const uint8_t *der, size_t len, struct sig_key *out)
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	if (len == 0 || len > SIG_MAX_KEY)
+	if (len == 0 || len > SIG_MAX_KEY || sig_der_strict(der, len) != 0)
 		return SIGSTORE_E_DER;
 	pk = d2i_PublicKey(EVP_PKEY_RSA, NULL, &p, (long)len);
 	if (pk == NULL || p != der + len) {
@@ -189,86 +190,355 @@ sig_verify_sha256(const struct sig_key *k, const uint8_t digest[32],
 	return ok ? SIGSTORE_OK : SIGSTORE_E_SIGNATURE;
 }
 
+/* ---- strict DER (X.690 section 10), our own walker ---- */
+
+#define DER_MAX_DEPTH 32
+
+struct tlv {
+	unsigned cls;		/* 0 universal, 1 application, 2 context, 3 private */
+	int constructed;
+	unsigned long tag;
+	const uint8_t *val;	/* content */
+	size_t len;
+	size_t total;		/* identifier + length + content */
+};
+
+/* One TLV at p (at most n bytes): minimal identifier and definite,
+ * minimal length. 0, or -1. */
+static int
+der_tlv(const uint8_t *p, size_t n, struct tlv *t)
+{
+	size_t i = 1, len;
+
+	if (n < 2)
+		return -1;
+	t->cls = p[0] >> 6;
+	t->constructed = (p[0] & 0x20) != 0;
+	t->tag = p[0] & 0x1f;
+	if (t->tag == 0x1f) {
+		/* high tag number: base 128, no leading 0x80, at least 31 */
+		t->tag = 0;
+		if (p[1] == 0x80)
+			return -1;
+		do {
+			if (i >= n || i > 4)
+				return -1;
+			t->tag = t->tag << 7 | (p[i] & 0x7f);
+		} while (p[i++] & 0x80);
+		if (t->tag < 0x1f)
+			return -1;
+	}
+	if (i >= n)
+		return -1;
+	if (p[i] < 0x80) {
+		len = p[i++];
+	} else {
+		size_t k = p[i++] & 0x7f, j;
+		/* 0x80 is BER's indefinite length; at most 4 length bytes, the
+		 * first not zero, and the short form where it would do */
+		if (k == 0 || k > 4 || i + k > n || p[i] == 0)
+			return -1;
+		for (len = 0, j = 0; j < k; j++)
+			len = len << 8 | p[i++];
+		if (len < 0x80)
+			return -1;
+	}
+	if (len > n - i)
+		return -1;
+	t->val = p + i;
+	t->len = len;
+	t->total = i + len;
+	return 0;
+}
+
+static int
+all_digits(const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] < '0' || p[i] > '9')
+			return 0;
+	return 1;
+}
+
+/* The content rules of the universal primitive types a certificate, a
+ * key or an extension uses. */
+static int
+der_primitive(const struct tlv *t)
+{
+	const uint8_t *v = t->val;
+	size_t n = t->len, i;
+
+	switch (t->tag) {
+	case 1:		/* BOOLEAN: one octet, 00 or FF */
+		return n == 1 && (v[0] == 0x00 || v[0] == 0xff) ? 0 : -1;
+	case 2:		/* INTEGER, ENUMERATED: minimal two's complement */
+	case 10:
+		if (n == 0)
+			return -1;
+		if (n > 1 && ((v[0] == 0x00 && !(v[1] & 0x80)) ||
+		    (v[0] == 0xff && (v[1] & 0x80))))
+			return -1;
+		return 0;
+	case 3:		/* BIT STRING: unused bits 0..7, zero, none if empty */
+		if (n == 0 || v[0] > 7 || (n == 1 && v[0] != 0))
+			return -1;
+		if (n > 1 && (v[n - 1] & ((1u << v[0]) - 1)) != 0)
+			return -1;
+		return 0;
+	case 5:		/* NULL */
+		return n == 0 ? 0 : -1;
+	case 6:		/* OBJECT IDENTIFIER: minimal arcs, the last ended */
+		if (n == 0 || (v[n - 1] & 0x80))
+			return -1;
+		for (i = 0; i < n; i++)
+			if (v[i] == 0x80 && (i == 0 || !(v[i - 1] & 0x80)))
+				return -1;
+		return 0;
+	case 23:	/* UTCTime: YYMMDDHHMMSSZ */
+		return n == 13 && all_digits(v, 12) && v[12] == 'Z' ? 0 : -1;
+	case 24:	/* GeneralizedTime: YYYYMMDDHHMMSS[.f]Z, no trailing 0 */
+		if (n < 15 || !all_digits(v, 14) || v[n - 1] != 'Z')
+			return -1;
+		if (n == 15)
+			return 0;
+		if (v[14] != '.' || n < 17 || !all_digits(v + 15, n - 16) ||
+		    v[n - 2] == '0')
+			return -1;
+		return 0;
+	case 16:	/* SEQUENCE and SET are constructed only */
+	case 17:
+		return -1;
+	default:
+		return 0;
+	}
+}
+
+/* memcmp order of two encodings, the shorter padded with zero octets
+ * (X.690 11.6, the order of a SET OF). */
+static int
+set_order(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+	size_t i, n = an > bn ? an : bn;
+
+	for (i = 0; i < n; i++) {
+		uint8_t x = i < an ? a[i] : 0, y = i < bn ? b[i] : 0;
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return 0;
+}
+
+static int der_value(const uint8_t *p, size_t n, int depth, size_t *used);
+
+/* The content of a constructed value: values filling it exactly; in a
+ * SET, in ascending order. */
+static int
+der_children(const struct tlv *t, int depth)
+{
+	const uint8_t *prev = NULL;
+	size_t off = 0, used, prevlen = 0;
+
+	while (off < t->len) {
+		if (der_value(t->val + off, t->len - off, depth + 1, &used) != 0)
+			return -1;
+		if (t->cls == 0 && t->tag == 17 && prev != NULL &&
+		    set_order(prev, prevlen, t->val + off, used) > 0)
+			return -1;
+		prev = t->val + off;
+		prevlen = used;
+		off += used;
+	}
+	return 0;
+}
+
+static int
+der_value(const uint8_t *p, size_t n, int depth, size_t *used)
+{
+	struct tlv t;
+
+	if (depth >= DER_MAX_DEPTH || der_tlv(p, n, &t) != 0)
+		return -1;
+	*used = t.total;
+	if (t.constructed) {
+		/* universal constructed: SEQUENCE and SET only (DER has no
+		 * constructed strings) */
+		if (t.cls == 0 && t.tag != 16 && t.tag != 17)
+			return -1;
+		return der_children(&t, depth);
+	}
+	return t.cls == 0 ? der_primitive(&t) : 0;
+}
+
+int
+sig_der_strict(const uint8_t *der, size_t len)
+{
+	size_t used;
+
+	return der_value(der, len, 0, &used) == 0 && used == len ? 0 : -1;
+}
+
+/* The Fulcio extensions .1.1 to .1.6 hold raw bytes, not DER. */
+static int
+raw_extension(const struct tlv *oid)
+{
+	/* 1.3.6.1.4.1.57264.1.N: 2b 06 01 04 01 83 bf 30 01 N */
+	static const uint8_t fulcio[] = { 0x2b, 0x06, 0x01, 0x04, 0x01, 0x83,
+	    0xbf, 0x30, 0x01 };
+
+	return oid->len == sizeof(fulcio) + 1 &&
+	    memcmp(oid->val, fulcio, sizeof(fulcio)) == 0 &&
+	    oid->val[sizeof(fulcio)] >= 1 && oid->val[sizeof(fulcio)] <= 6;
+}
+
+/* Inside a strict DER certificate, every extension's value (an OCTET
+ * STRING holding the DER of the extension, which OpenSSL decodes only when
+ * asked, BER included) is strict DER too; an explicit critical FALSE (a
+ * DEFAULT) is not DER. */
+static int
+cert_extensions_strict(const uint8_t *der, size_t len)
+{
+	struct tlv cert, tbs, f, exts, ext, oid, x;
+	size_t off, eoff;
+
+	if (der_tlv(der, len, &cert) != 0 || der_tlv(cert.val, cert.len,
+	    &tbs) != 0)
+		return -1;
+	for (off = 0; off < tbs.len; off += f.total) {
+		if (der_tlv(tbs.val + off, tbs.len - off, &f) != 0)
+			return -1;
+		if (!(f.cls == 2 && f.constructed && f.tag == 3))
+			continue;
+		if (der_tlv(f.val, f.len, &exts) != 0)
+			return -1;
+		for (eoff = 0; eoff < exts.len; eoff += ext.total) {
+			if (der_tlv(exts.val + eoff, exts.len - eoff, &ext) != 0 ||
+			    der_tlv(ext.val, ext.len, &oid) != 0 ||
+			    der_tlv(oid.val + oid.len, ext.len - oid.total,
+			    &x) != 0)
+				return -1;
+			if (x.cls == 0 && x.tag == 1) {
+				if (x.val[0] != 0xff)
+					return -1;	/* DEFAULT FALSE spelled out */
+				if (der_tlv(x.val + x.len, ext.len - oid.total -
+				    x.total, &x) != 0)
+					return -1;
+			}
+			if (x.cls != 0 || x.tag != 4)
+				return -1;
+			if (!raw_extension(&oid) &&
+			    sig_der_strict(x.val, x.len) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
 int
 sig_cert_from_der(const uint8_t *der, size_t len, X509 **out)
 {
 	const unsigned char *p = der;
-	unsigned char *re = NULL;
+	unsigned char *re = NULL, *tbs = NULL;
+	struct tlv cert, tbsv;
 	X509 *c;
-	int n;
+	int n, tn, ok;
 
 	*out = NULL;
-	if (len == 0 || len > SIG_MAX_CERT)
+	if (len == 0 || len > SIG_MAX_CERT || sig_der_strict(der, len) != 0 ||
+	    cert_extensions_strict(der, len) != 0)
 		return SIGSTORE_E_DER;
 	c = d2i_X509(NULL, &p, (long)len);
 	if (c == NULL || p != der + len) {
 		X509_free(c);
 		return SIGSTORE_E_DER;
 	}
+	/* The TBS re-encoded from what OpenSSL parsed (not its cached
+	 * copy of the received bytes) must be the received TBS: a DEFAULT
+	 * spelled out or any other second spelling is refused. */
 	n = i2d_X509(c, &re);
-	if (n <= 0 || (size_t)n != len || memcmp(re, der, len) != 0) {
-		OPENSSL_free(re);
+	tn = i2d_re_X509_tbs(c, &tbs);
+	ok = n > 0 && (size_t)n == len && memcmp(re, der, len) == 0 &&
+	    der_tlv(der, len, &cert) == 0 &&
+	    der_tlv(cert.val, cert.len, &tbsv) == 0 && tn > 0 &&
+	    (size_t)tn == tbsv.total && memcmp(tbs, tbsv.val - (tbsv.total -
+	    tbsv.len), tbsv.total) == 0;
+	OPENSSL_free(re);
+	OPENSSL_free(tbs);
+	if (!ok) {
 		X509_free(c);
 		return SIGSTORE_E_DER;
 	}
-	OPENSSL_free(re);
 	*out = c;
 	return SIGSTORE_OK;
 }
 
-/* One PEM block of the expected type, nothing but whitespace around it,
- * no headers. Returns the DER bytes. */
+/* Exactly one PEM block of the expected type (RFC 7468's strict form, read
+ * by us: PEM_read_bio() skips any text before the BEGIN line): the BEGIN
+ * line first, non-empty base64 lines (of any length: Rekor stores some on
+ * one line), the END line, at most one newline after it and nothing else;
+ * no headers. Returns the DER bytes
+ * (free()). */
 static int
 pem_one(const uint8_t *pem, size_t len, const char *type, uint8_t **der,
-    long *derlen)
+    size_t *derlen)
 {
-	char *name = NULL, *header = NULL;
-	unsigned char *data = NULL;
-	BIO *bio;
-	char rest[64];
-	int n, ret = SIGSTORE_E_DER;
+	char begin[64], end[64], *b64;
+	size_t bl, el, i, n = 0;
+	int line = 0;
+	const uint8_t *p;
+	int ret;
 
 	*der = NULL;
 	if (len == 0 || len > 4 * SIG_MAX_CERT)
 		return SIGSTORE_E_DER;
-	bio = BIO_new_mem_buf(pem, (int)len);
-	if (bio == NULL)
-		return SIGSTORE_E_INTERNAL;
-	if (PEM_read_bio(bio, &name, &header, &data, derlen) != 1)
-		goto out;
-	if (strcmp(name, type) != 0 || header[0] != '\0' || *derlen <= 0)
-		goto out;
-	while ((n = BIO_read(bio, rest, sizeof(rest))) > 0) {
-		int i;
-		for (i = 0; i < n; i++)
-			if (rest[i] != '\n' && rest[i] != '\r' &&
-			    rest[i] != ' ' && rest[i] != '\t')
-				goto out;
+	bl = (size_t)snprintf(begin, sizeof(begin), "-----BEGIN %s-----\n", type);
+	el = (size_t)snprintf(end, sizeof(end), "-----END %s-----", type);
+	if (len < bl + el || memcmp(pem, begin, bl) != 0)
+		return SIGSTORE_E_DER;
+	/* the END line, then at most one newline */
+	if (len >= el + 1 && pem[len - 1] == '\n')
+		len--;
+	if (memcmp(pem + len - el, end, el) != 0 || pem[len - el - 1] != '\n')
+		return SIGSTORE_E_DER;
+	b64 = sig_malloc(len);
+	for (p = pem + bl, i = 0; p + i < pem + len - el; i++) {
+		uint8_t c = p[i];
+		if (c == '\n') {
+			if (line == 0)
+				goto bad;	/* an empty line */
+			line = 0;
+			continue;
+		}
+		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+		    (c >= '0' && c <= '9') || c == '+' || c == '/' || c == '='))
+			goto bad;
+		line = 1;
+		b64[n++] = (char)c;
 	}
-	*der = data;
-	data = NULL;
-	ret = SIGSTORE_OK;
-out:
-	OPENSSL_free(name);
-	OPENSSL_free(header);
-	OPENSSL_free(data);
-	BIO_free(bio);
-	return ret;
+	if (n == 0)
+		goto bad;
+	ret = sig_b64_decode(b64, n, SIG_MAX_CERT, der, derlen);
+	free(b64);
+	return ret == SIGSTORE_OK ? SIGSTORE_OK : SIGSTORE_E_DER;
+bad:
+	free(b64);
+	return SIGSTORE_E_DER;
 }
 
 int
 sig_cert_from_pem(const uint8_t *pem, size_t len, X509 **out)
 {
 	uint8_t *der;
-	long n;
+	size_t n;
 	int ret;
 
 	*out = NULL;
 	ret = pem_one(pem, len, "CERTIFICATE", &der, &n);
 	if (ret != SIGSTORE_OK)
 		return ret;
-	ret = sig_cert_from_der(der, (size_t)n, out);
-	OPENSSL_free(der);
+	ret = sig_cert_from_der(der, n, out);
+	free(der);
 	return ret;
 }
 
@@ -276,15 +546,15 @@ int
 sig_key_from_pem(const uint8_t *pem, size_t len, struct sig_key *out)
 {
 	uint8_t *der;
-	long n;
+	size_t n;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
 	ret = pem_one(pem, len, "PUBLIC KEY", &der, &n);
 	if (ret != SIGSTORE_OK)
 		return ret;
-	ret = sig_key_from_spki(der, (size_t)n, out);
-	OPENSSL_free(der);
+	ret = sig_key_from_spki(der, n, out);
+	free(der);
 	return ret;
 }
 

@@ -106,7 +106,18 @@ int sig_verify_msg(const struct sig_key *k, const uint8_t *msg, size_t len,
 /* Verify over a SHA-256 digest computed elsewhere (ECDSA P-256, RSA). */
 int sig_verify_sha256(const struct sig_key *k, const uint8_t digest[32],
     const uint8_t *sig, size_t siglen);
-/* Strict DER certificate. */
+/* Strict DER (X.690 section 10), checked by our own walker: exactly one
+ * value filling len; minimal identifiers; definite lengths in their
+ * shortest form; universal constructed values only SEQUENCE and SET (no
+ * constructed strings); BOOLEAN 00 or FF; minimal INTEGER; BIT STRING with
+ * 0..7 unused bits, all zero; NULL empty; minimal OID arcs; UTCTime and
+ * GeneralizedTime in their DER forms; a SET's values in ascending order;
+ * nesting at most 32 deep. 0, or -1. */
+int sig_der_strict(const uint8_t *der, size_t len);
+/* Strict DER certificate: sig_der_strict, every extension value strict
+ * DER too (but Fulcio's raw .1.1 to .1.6), no explicit critical FALSE,
+ * and its TBS re-encoded from the parsed fields equal to the TBS
+ * received. */
 int sig_cert_from_der(const uint8_t *der, size_t len, X509 **out);
 /* A PEM block holding exactly one certificate (Rekor v1 bodies). */
 int sig_cert_from_pem(const uint8_t *pem, size_t len, X509 **out);
@@ -284,5 +295,7 @@ int sig_cert_identity(X509 *leaf, const struct sigstore_policy *p);
 #define FULCIO_OID_ISSUER_V2	"1.3.6.1.4.1.57264.1.8"
 #define FULCIO_OID_SOURCE_REPO	"1.3.6.1.4.1.57264.1.12"
 #define FULCIO_OID_SOURCE_REF	"1.3.6.1.4.1.57264.1.14"
+#define FULCIO_OID_SOURCE_REPO_ID	"1.3.6.1.4.1.57264.1.15"
+#define FULCIO_OID_SOURCE_OWNER_ID	"1.3.6.1.4.1.57264.1.17"
 
 #endif

@@ -1,11 +1,12 @@
 /* Unit tests of the Sigstore verifier's parts: strict base64, RFC 3339,
- * proto3 int64, Merkle proofs (against an independent RFC 6962 tree
+ * proto3 int64, strict DER and PEM, Merkle proofs (against an independent RFC 6962 tree
  * builder, testsign's), checkpoints, the DSSE PAE, the SET payload, the
  * release policy and the error table. Prints TAP. */
 #include "sigstore/internal.h"
 #include "testsign.h"
 #include "lib/crypto.h"
 #include "lib/jsonx.h"
+#include "lib/text.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -437,6 +438,155 @@ test_root_file(void)
 	rmdir(dir);
 }
 
+/* Strict DER: our walker on X.690 section 10's rules, one case each (the
+ * bytes in hex). */
+struct der_case {
+	const char *desc;
+	int good;
+	const char *hex;
+};
+
+static void
+test_der(void)
+{
+	static const struct der_case cases[] = {
+		{ "a SEQUENCE of INTEGER and NULL", 1,
+		    "30 05 02 01 05 05 00" },
+		{ "a short length in the long form", 0,
+		    "30 81 03 02 01 05" },
+		{ "a long length with a leading zero byte", 0,
+		    "04 82 00 81 00" },
+		{ "an indefinite length", 0,
+		    "30 80 02 01 05 00 00" },
+		{ "a length past the end", 0,
+		    "30 05 02 01 05" },
+		{ "trailing bytes after the value", 0,
+		    "02 01 05 00" },
+		{ "BOOLEAN TRUE as FF", 1,
+		    "01 01 ff" },
+		{ "BOOLEAN TRUE as 01", 0,
+		    "01 01 01" },
+		{ "BOOLEAN of two bytes", 0,
+		    "01 02 00 ff" },
+		{ "INTEGER 128 as 00 80", 1,
+		    "02 02 00 80" },
+		{ "INTEGER with a needless 00", 0,
+		    "02 02 00 7f" },
+		{ "INTEGER with a needless FF", 0,
+		    "02 02 ff 80" },
+		{ "an empty INTEGER", 0,
+		    "02 00" },
+		{ "BIT STRING with 7 zero unused bits", 1,
+		    "03 02 07 80" },
+		{ "BIT STRING with unused bits set", 0,
+		    "03 02 07 81" },
+		{ "BIT STRING with 8 unused bits", 0,
+		    "03 02 08 00" },
+		{ "an empty BIT STRING with unused bits", 0,
+		    "03 01 01" },
+		{ "a constructed OCTET STRING", 0,
+		    "24 03 04 01 41" },
+		{ "NULL with content", 0,
+		    "05 01 00" },
+		{ "an OID", 1,
+		    "06 03 2b 06 01" },
+		{ "an OID arc with a leading 80", 0,
+		    "06 03 2b 80 01" },
+		{ "an OID ending inside an arc", 0,
+		    "06 02 2b 86" },
+		{ "UTCTime in its DER form", 1,
+		    "17 0d 32 35 30 31 30 31 30 30 30 30 30 30 5a" },
+		{ "UTCTime with an offset", 0,
+		    "17 11 32 35 30 31 30 31 30 30 30 30 30 30 2b 30 31 30 30" },
+		{ "GeneralizedTime with a fraction", 1,
+		    "18 11 32 30 32 35 30 31 30 31 30 30 30 30 30 30 2e 35 5a" },
+		{ "GeneralizedTime with a trailing zero fraction", 0,
+		    "18 12 32 30 32 35 30 31 30 31 30 30 30 30 30 30 2e 35 30 5a" },
+		{ "a primitive SEQUENCE", 0,
+		    "10 00" },
+		{ "a SET in order", 1,
+		    "31 06 02 01 01 02 01 02" },
+		{ "a SET out of order", 0,
+		    "31 06 02 01 02 02 01 01" },
+		{ "a context tag in the high-tag form though below 31", 0,
+		    "bf 03 00" },
+		{ "a context tag 31 in the high-tag form", 1,
+		    "bf 1f 00" },
+		{ "a high tag with a leading 80", 0,
+		    "bf 80 1f 00" },
+		{ "an empty input", 0,
+		    "" },
+	};
+	uint8_t der[64], deep[80];
+	size_t i, n;
+	char d[160];
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct der_case *c = &cases[i];
+		const char *h = c->hex;
+		for (n = 0; h[0] != '\0' && h[1] != '\0' && n < sizeof(der);
+		    h += h[2] == ' ' ? 3 : 2)
+			der[n++] = (uint8_t)(hex_digit(h[0]) << 4 |
+			    hex_digit(h[1]));
+		snprintf(d, sizeof(d), "der: %s %s", c->desc, c->good ?
+		    "accepted" : "refused");
+		ok((sig_der_strict(der, n) == 0) == c->good, d);
+	}
+	/* 33 nested SEQUENCEs: one past the depth limit */
+	for (i = 0; i < 33; i++) {
+		deep[2 * i] = 0x30;
+		deep[2 * i + 1] = (uint8_t)(2 * (32 - i));
+	}
+	ok(sig_der_strict(deep, 66) != 0, "der: nesting past 32 refused");
+	ok(sig_der_strict(deep + 2, 64) == 0, "der: nesting of 32 accepted");
+}
+
+/* One PEM block and nothing else, read by us. */
+static void
+test_pem(void)
+{
+	EVP_PKEY *k = ts_genkey();
+	X509 *ca = ts_make_ca("pem-test", k, NULL, NULL, -1, 0, time(NULL) -
+	    60, time(NULL) + 3600), *c = NULL;
+	char *pem = ts_cert_pem(ca), buf[8192];
+	size_t n = strlen(pem);
+
+	ok(sig_cert_from_pem((uint8_t *)pem, n, &c) == SIGSTORE_OK,
+	    "pem: one block verifies");
+	X509_free(c);
+	snprintf(buf, sizeof(buf), "junk\n%s", pem);
+	ok(sig_cert_from_pem((uint8_t *)buf, strlen(buf), &c) == SIGSTORE_E_DER,
+	    "pem: text before the block refused");
+	snprintf(buf, sizeof(buf), "\n%s", pem);
+	ok(sig_cert_from_pem((uint8_t *)buf, strlen(buf), &c) == SIGSTORE_E_DER,
+	    "pem: a newline before the block refused");
+	snprintf(buf, sizeof(buf), "%s%s", pem, pem);
+	ok(sig_cert_from_pem((uint8_t *)buf, strlen(buf), &c) == SIGSTORE_E_DER,
+	    "pem: two blocks refused");
+	snprintf(buf, sizeof(buf), "%sjunk\n", pem);
+	ok(sig_cert_from_pem((uint8_t *)buf, strlen(buf), &c) == SIGSTORE_E_DER,
+	    "pem: text after the block refused");
+	snprintf(buf, sizeof(buf), "%.*s", (int)n - 1, pem);
+	ok(sig_cert_from_pem((uint8_t *)buf, strlen(buf), &c) == SIGSTORE_OK,
+	    "pem: no final newline accepted");
+	X509_free(c);
+	c = NULL;
+	snprintf(buf, sizeof(buf), "%s\n", pem);
+	ok(sig_cert_from_pem((uint8_t *)buf, strlen(buf), &c) == SIGSTORE_E_DER,
+	    "pem: two final newlines refused");
+	snprintf(buf, sizeof(buf), "-----BEGIN CERTIFICATE-----\nProc-Type: "
+	    "4,ENCRYPTED\n%s", pem + strlen("-----BEGIN CERTIFICATE-----\n"));
+	ok(sig_cert_from_pem((uint8_t *)buf, strlen(buf), &c) == SIGSTORE_E_DER,
+	    "pem: a header refused");
+	snprintf(buf, sizeof(buf), "-----BEGIN X509 CERTIFICATE-----\n%s",
+	    pem + strlen("-----BEGIN CERTIFICATE-----\n"));
+	ok(sig_cert_from_pem((uint8_t *)buf, strlen(buf), &c) == SIGSTORE_E_DER,
+	    "pem: another label refused");
+	free(pem);
+	X509_free(ca);
+	EVP_PKEY_free(k);
+}
+
 /* The file-level entry point, on a conformance happy path. */
 static void
 test_verify_file(void)
@@ -500,6 +650,8 @@ main(void)
 	test_formats();
 	test_policy();
 	test_errors();
+	test_der();
+	test_pem();
 	test_root_file();
 	test_verify_file();
 	printf("1..%d\n", ntest);

@@ -14,7 +14,12 @@
  * --bad-signature, --server-auth (no code-signing EKU), --issuer-v1 URL
  * (a legacy .1.1 issuer that differs), --issuer-v1-only, --email (the SAN is
  * an e-mail address), --tsa (add an RFC 3161 timestamp), --bundle-version
- * 0.1|0.2|0.3. Test-only: its keys sit in DIR in the clear. */
+ * 0.1|0.2|0.3, --ber-leaf length|boolean (a leaf whose TBS is BER, not DER:
+ * a length in a longer form than needed, or a TRUE spelled 01; signed as
+ * sent, so it verifies but for its encoding), --pem-junk before|after (text
+ * around the PEM block of the logged certificate). --repo-id ID and
+ * --owner-id ID add the Fulcio source repository and owner identifiers
+ * (.1.15, .1.17). Test-only: its keys sit in DIR in the clear. */
 #include "testsign.h"
 #include "sigstore/internal.h"
 #include "lib/crypto.h"
@@ -183,15 +188,25 @@ struct sign_opts {
 	int expired, rogue_ca, no_sct, bad_sct, no_set, bad_set, no_proof;
 	int bad_proof, bad_checkpoint, bad_signature, tsa;
 	int version;
+	int ber_leaf;		/* 0, 1 a long length form, 2 a TRUE as 01 */
+	int pem_junk;		/* 0, 1 text before the block, 2 after it */
 };
 
 static json_t *
 hashedrekord_body(const uint8_t digest[32], const uint8_t *sig,
-    size_t siglen, X509 *leaf)
+    size_t siglen, X509 *leaf, int pem_junk)
 {
 	char hex[SHA256_HEX_LEN + 1], *pem = ts_cert_pem(leaf);
 	json_t *o;
 
+	if (pem_junk) {
+		char *j = sig_malloc(strlen(pem) + 32);
+		snprintf(j, strlen(pem) + 32, "%s%s%s", pem_junk == 1 ?
+		    "junk before\n" : "", pem, pem_junk == 2 ? "junk after\n" :
+		    "");
+		free(pem);
+		pem = j;
+	}
 	hex_encode(digest, 32, hex);
 	o = json_pack("{s:s, s:s, s:{s:{s:{s:s, s:s}}, s:{s:o, s:{s:o}}}}",
 	    "apiVersion", "0.0.1", "kind", "hashedrekord", "spec",
@@ -325,6 +340,13 @@ cmd_sign(const char *dir, const struct sign_opts *o, const char *artifact)
 	rekor = ts_read_key(dir, "rekor.key");
 	ct_key = o->bad_sct ? ts_genkey() : ts_read_key(dir, "ct.key");
 	leaf = ts_make_leaf(&o->id, leaf_key, issuer, issuer_key, nb, na);
+	if (o->ber_leaf == 2) {
+		/* OpenSSL re-encodes a TRUE as the byte it read: the SCT and
+		 * the signature below cover the 01 */
+		X509 *ber = ts_ber_variant(leaf, issuer_key, 2);
+		X509_free(leaf);
+		leaf = ber;
+	}
 	if (!o->no_sct) {
 		EVP_PKEY *real_ct = ts_read_key(dir, "ct.key");
 		ts_spki(real_ct, &spki, &spkilen);
@@ -334,13 +356,19 @@ cmd_sign(const char *dir, const struct sign_opts *o, const char *artifact)
 		ts_embed_sct(leaf, issuer, issuer_key, ct_key, log_id,
 		    (uint64_t)now * 1000);
 	}
+	if (o->ber_leaf == 1) {
+		/* a length form is not kept by a re-encoding: last */
+		X509 *ber = ts_ber_variant(leaf, issuer_key, 1);
+		X509_free(leaf);
+		leaf = ber;
+	}
 	if (o->bad_signature) {
 		uint8_t other[32];
 		sha256_mem("not the artifact", 16, other);
 		ts_sign_digest(leaf_key, other, &sig, &siglen);
 	} else
 		ts_sign_digest(leaf_key, digest, &sig, &siglen);
-	body = hashedrekord_body(digest, sig, siglen, leaf);
+	body = hashedrekord_body(digest, sig, siglen, leaf, o->pem_junk);
 	body_s = jsonx_dump_line(body);
 	json_decref(body);
 	leaf_b64 = ts_cert_der_b64(leaf);
@@ -396,7 +424,9 @@ static const char usage_text[] =
 "           [--no-set] [--bad-set] [--no-proof] [--bad-proof]\n"
 "           [--bad-checkpoint] [--bad-signature] [--server-auth]\n"
 "           [--issuer-v1 URL] [--issuer-v1-only] [--email] [--tsa]\n"
-"           [--bundle-version 0.1|0.2|0.3] ARTIFACT > bundle.json\n";
+"           [--bundle-version 0.1|0.2|0.3] [--ber-leaf length|boolean]\n"
+"           [--pem-junk before|after] [--repo-id ID] [--owner-id ID]\n"
+"           ARTIFACT > bundle.json\n";
 
 int
 main(int argc, char **argv)
@@ -422,6 +452,10 @@ main(int argc, char **argv)
 		{ "bad-checkpoint", no_argument, NULL, 'C' },
 		{ "bad-signature", no_argument, NULL, 'G' },
 		{ "tsa", no_argument, NULL, 't' },
+		{ "ber-leaf", required_argument, NULL, 'b' },
+		{ "pem-junk", required_argument, NULL, 'j' },
+		{ "repo-id", required_argument, NULL, 'R' },
+		{ "owner-id", required_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sign_opts o;
@@ -504,6 +538,28 @@ main(int argc, char **argv)
 			break;
 		case 't':
 			o.tsa = 1;
+			break;
+		case 'b':
+			if (strcmp(optarg, "length") == 0)
+				o.ber_leaf = 1;
+			else if (strcmp(optarg, "boolean") == 0)
+				o.ber_leaf = 2;
+			else
+				goto usage;
+			break;
+		case 'j':
+			if (strcmp(optarg, "before") == 0)
+				o.pem_junk = 1;
+			else if (strcmp(optarg, "after") == 0)
+				o.pem_junk = 2;
+			else
+				goto usage;
+			break;
+		case 'R':
+			o.id.repo_id = optarg;
+			break;
+		case 'W':
+			o.id.owner_id = optarg;
 			break;
 		default:
 			goto usage;

@@ -33,6 +33,8 @@ struct ts_identity {
 	int no_issuer_v2;		/* only .1.1 */
 	const char *repo;		/* .1.12 or NULL */
 	const char *ref;		/* .1.14 or NULL */
+	const char *repo_id;		/* .1.15 or NULL */
+	const char *owner_id;		/* .1.17 or NULL */
 	int eku_nid;			/* NID_code_sign normally */
 };
 
@@ -43,6 +45,11 @@ X509 *ts_make_leaf(const struct ts_identity *id, EVP_PKEY *key, X509 *issuer,
  * then re-sign the leaf. */
 int ts_embed_sct(X509 *leaf, X509 *issuer, EVP_PKEY *issuer_key,
     EVP_PKEY *ct_key, const uint8_t log_id[32], uint64_t ts_ms);
+
+/* The same leaf with a BER TBS (how 1: the TBS length in a longer form
+ * than needed; 2: the first critical TRUE spelled 01), signed again as
+ * encoded: OpenSSL keeps the received bytes, so it still verifies. */
+X509 *ts_ber_variant(X509 *leaf, EVP_PKEY *issuer_key, int how);
 
 /* ECDSA/SHA-256 signature of msg (or of a digest already computed). */
 int ts_sign(EVP_PKEY *k, const uint8_t *msg, size_t len, uint8_t **sig,

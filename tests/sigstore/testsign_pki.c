@@ -254,7 +254,86 @@ ts_make_leaf(const struct ts_identity *id, EVP_PKEY *key, X509 *issuer,
 		add_fulcio_ext(x, FULCIO_OID_SOURCE_REPO, id->repo, 1);
 	if (id->ref != NULL)
 		add_fulcio_ext(x, FULCIO_OID_SOURCE_REF, id->ref, 1);
+	if (id->repo_id != NULL)
+		add_fulcio_ext(x, FULCIO_OID_SOURCE_REPO_ID, id->repo_id, 1);
+	if (id->owner_id != NULL)
+		add_fulcio_ext(x, FULCIO_OID_SOURCE_OWNER_ID, id->owner_id, 1);
 	CHECK(X509_sign(x, issuer_key, EVP_sha256()) > 0);
+	return x;
+}
+
+static void
+put_len(uint8_t *p, size_t *off, size_t len)
+{
+	if (len < 0x80) {
+		p[(*off)++] = (uint8_t)len;
+	} else if (len < 0x100) {
+		p[(*off)++] = 0x81;
+		p[(*off)++] = (uint8_t)len;
+	} else {
+		p[(*off)++] = 0x82;
+		p[(*off)++] = (uint8_t)(len >> 8);
+		p[(*off)++] = (uint8_t)len;
+	}
+}
+
+X509 *
+ts_ber_variant(X509 *leaf, EVP_PKEY *issuer_key, int how)
+{
+	unsigned char *tbs = NULL, *alg = NULL;
+	const X509_ALGOR *palg;
+	const unsigned char *cp;
+	uint8_t *ber, *sig, *cert;
+	size_t blen, siglen, inner, off = 0, i;
+	int tlen, alen;
+	X509 *x;
+
+	tlen = i2d_re_X509_tbs(leaf, &tbs);
+	CHECK(tlen > 4 && tbs[0] == 0x30 && tbs[1] == 0x82);
+	ber = sig_malloc((size_t)tlen + 1);
+	if (how == 1) {
+		/* 30 82 LL LL -> 30 83 00 LL LL */
+		ber[0] = 0x30;
+		ber[1] = 0x83;
+		ber[2] = 0x00;
+		memcpy(ber + 3, tbs + 2, (size_t)tlen - 2);
+		blen = (size_t)tlen + 1;
+	} else {
+		memcpy(ber, tbs, (size_t)tlen);
+		blen = (size_t)tlen;
+		for (i = 0; i + 3 < blen; i++)
+			if (ber[i] == 0x01 && ber[i + 1] == 0x01 &&
+			    ber[i + 2] == 0xff && ber[i + 3] == 0x04)
+				break;
+		CHECK(i + 3 < blen);
+		ber[i + 2] = 0x01;
+	}
+	X509_get0_signature(NULL, &palg, leaf);
+	alen = i2d_X509_ALGOR(palg, &alg);
+	CHECK(alen > 0);
+	ts_sign(issuer_key, ber, blen, &sig, &siglen);
+	inner = blen + (size_t)alen + 1 + (siglen + 1 < 0x80 ? 1 :
+	    siglen + 1 < 0x100 ? 2 : 3) + siglen + 1;
+	cert = sig_malloc(inner + 8);
+	cert[off++] = 0x30;
+	put_len(cert, &off, inner);
+	memcpy(cert + off, ber, blen);
+	off += blen;
+	memcpy(cert + off, alg, (size_t)alen);
+	off += (size_t)alen;
+	cert[off++] = 0x03;
+	put_len(cert, &off, siglen + 1);
+	cert[off++] = 0x00;
+	memcpy(cert + off, sig, siglen);
+	off += siglen;
+	cp = cert;
+	x = d2i_X509(NULL, &cp, (long)off);
+	CHECK(x != NULL && cp == cert + off);
+	OPENSSL_free(tbs);
+	OPENSSL_free(alg);
+	free(ber);
+	free(sig);
+	free(cert);
 	return x;
 }
 
