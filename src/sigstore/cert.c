@@ -341,5 +341,33 @@ sig_cert_identity(X509 *leaf, const struct sigstore_policy *p)
 		if (r != 1 || strcmp(v, p->source_ref) != 0)
 			return SIGSTORE_E_IDENTITY_REF;
 	}
+	if (p->source_repo_id != NULL) {
+		r = fulcio_ext(leaf, FULCIO_OID_SOURCE_REPO_ID, 1, v, sizeof(v));
+		if (r != 1 || strcmp(v, p->source_repo_id) != 0)
+			return SIGSTORE_E_IDENTITY_REPO_ID;
+	}
+	if (p->source_owner_id != NULL) {
+		r = fulcio_ext(leaf, FULCIO_OID_SOURCE_OWNER_ID, 1, v, sizeof(v));
+		if (r != 1 || strcmp(v, p->source_owner_id) != 0)
+			return SIGSTORE_E_IDENTITY_OWNER_ID;
+	}
 	return SIGSTORE_OK;
+}
+
+static void
+plain_id(X509 *leaf, const char *oid, char *out, size_t len)
+{
+	char v[SIGSTORE_MAX_IDENTITY];
+
+	out[0] = '\0';
+	if (fulcio_ext(leaf, oid, 1, v, sizeof(v)) == 1 && strlen(v) < len &&
+	    strspn(v, "0123456789") == strlen(v))
+		snprintf(out, len, "%s", v);
+}
+
+void
+sig_cert_ids(X509 *leaf, char *repo_id, char *owner_id, size_t len)
+{
+	plain_id(leaf, FULCIO_OID_SOURCE_REPO_ID, repo_id, len);
+	plain_id(leaf, FULCIO_OID_SOURCE_OWNER_ID, owner_id, len);
 }

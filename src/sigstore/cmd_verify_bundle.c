@@ -25,6 +25,7 @@ static const char usage_text[] =
 "            [--source-repository URI] [--source-ref REF]\n"
 "            | --release-repo OWNER/REPO --release-tag TAG\n"
 "            | --key PUB.pem)\n"
+"           [--source-repository-id N] [--source-owner-id N]\n"
 "           [--trusted-root F] FILE | sha256:HEX\n"
 "\n"
 "Verifies the Sigstore bundle F over FILE (or the artifact whose SHA-256\n"
@@ -34,6 +35,8 @@ static const char usage_text[] =
 "  --certificate-oidc-issuer URL exact OIDC issuer (Fulcio OID .1.8)\n"
 "  --source-repository URI       exact source repository (OID .1.12)\n"
 "  --source-ref REF              exact source ref (OID .1.14)\n"
+"  --source-repository-id N      exact source repository id (OID .1.15)\n"
+"  --source-owner-id N           exact repository owner id (OID .1.17)\n"
 "  --release-repo, --release-tag the release.yml workflow of OWNER/REPO run\n"
 "                                on tag TAG (SAN, issuer, repository, ref)\n"
 "  --key PUB.pem                 a managed key instead of an identity\n"
@@ -92,6 +95,8 @@ cmd_verify_bundle(int argc, char **argv)
 		{ "certificate-oidc-issuer", required_argument, NULL, 'o' },
 		{ "source-repository", required_argument, NULL, 'r' },
 		{ "source-ref", required_argument, NULL, 'f' },
+		{ "source-repository-id", required_argument, NULL, 'I' },
+		{ "source-owner-id", required_argument, NULL, 'W' },
 		{ "release-repo", required_argument, NULL, 'R' },
 		{ "release-tag", required_argument, NULL, 'T' },
 		{ "key", required_argument, NULL, 'k' },
@@ -101,6 +106,7 @@ cmd_verify_bundle(int argc, char **argv)
 	};
 	const char *bundle_path = NULL, *root_path = NULL, *key_path = NULL;
 	const char *rel_repo = NULL, *rel_tag = NULL;
+	const char *repo_id = NULL, *owner_id = NULL;
 	struct sigstore_policy policy;
 	struct sigstore_policy_buf pbuf;
 	struct sigstore_root *root = NULL;
@@ -129,6 +135,12 @@ cmd_verify_bundle(int argc, char **argv)
 			break;
 		case 'f':
 			policy.source_ref = optarg;
+			break;
+		case 'I':
+			repo_id = optarg;
+			break;
+		case 'W':
+			owner_id = optarg;
 			break;
 		case 'R':
 			rel_repo = optarg;
@@ -174,6 +186,10 @@ cmd_verify_bundle(int argc, char **argv)
 		policy.key_spki_len = key.spki_len;
 	} else if (policy.san == NULL || policy.issuer == NULL)
 		goto usage;
+	if (key_path != NULL && (repo_id != NULL || owner_id != NULL))
+		goto usage;
+	policy.source_repo_id = repo_id;
+	policy.source_owner_id = owner_id;
 	if (artifact_digest(argv[optind], digest) != 0) {
 		logit("artifact: neither a readable file nor sha256:HEX");
 		rc = 64;

@@ -289,6 +289,9 @@ int sig_sct_signed_data(uint64_t timestamp_ms, const uint8_t *issuer_key_hash,
 int sig_precert_tbs(X509 *leaf, uint8_t **out, size_t *outlen);
 /* Identity fields. */
 int sig_cert_identity(X509 *leaf, const struct sigstore_policy *p);
+/* The leaf's .1.15 and .1.17 when each is present once and a plain
+ * decimal number, else "" (len bytes each). */
+void sig_cert_ids(X509 *leaf, char *repo_id, char *owner_id, size_t len);
 
 /* Fulcio extension OIDs (1.3.6.1.4.1.57264.1.N). */
 #define FULCIO_OID_ISSUER_V1	"1.3.6.1.4.1.57264.1.1"

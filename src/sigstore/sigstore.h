@@ -72,6 +72,8 @@ enum sigstore_err {
 	SIGSTORE_E_IDENTITY_REF,	/* source ref differs */
 	SIGSTORE_E_POLICY,		/* the policy itself is unusable */
 	SIGSTORE_E_KEY_MISMATCH,	/* key policy vs certificate material */
+	SIGSTORE_E_IDENTITY_REPO_ID,	/* source repository id differs */
+	SIGSTORE_E_IDENTITY_OWNER_ID,	/* source repository owner id differs */
 	SIGSTORE_E__COUNT
 };
 
@@ -109,11 +111,21 @@ struct sigstore_policy {
 	/* Keyless: a Fulcio certificate. issuer is compared exactly with
 	 * OID 1.3.6.1.4.1.57264.1.8 (else .1.1); san exactly with the one
 	 * SAN (URI or e-mail); source_repo / source_ref, when non-NULL,
-	 * exactly with .1.12 / .1.14. */
+	 * exactly with .1.12 / .1.14; source_repo_id / source_owner_id,
+	 * when non-NULL, exactly with .1.15 / .1.17 (the repository's and
+	 * its owner's numeric ids, which do not move with a name: whoever
+	 * registers a renamed or deleted account's name gets its names, not
+	 * its ids). */
 	const char *san;
 	const char *issuer;
 	const char *source_repo;
 	const char *source_ref;
+	const char *source_repo_id;
+	const char *source_owner_id;
+	/* 1: every log entry must carry an inclusion proof up to a signed
+	 * checkpoint, whatever the bundle's version says (a bundle relabelled
+	 * 0.1 may otherwise rest on the SET alone). */
+	int require_proof;
 	/* Managed key: DER SubjectPublicKeyInfo; then the bundle must carry
 	 * publicKey material and no identity fields may be set. */
 	const uint8_t *key_spki;
@@ -132,16 +144,25 @@ struct sigstore_policy_buf {
 /* "The release.yml workflow of repository OWNER/REPO, run on tag TAG":
  * SAN https://github.com/OWNER/REPO/.github/workflows/release.yml@refs/tags/TAG,
  * issuer https://token.actions.githubusercontent.com, source repository
- * https://github.com/OWNER/REPO and source ref refs/tags/TAG. owner_repo
- * and tag are checked to be plain names (no spaces, controls, "..").
- * 0, or SIGSTORE_E_POLICY. */
+ * https://github.com/OWNER/REPO and source ref refs/tags/TAG; every log
+ * entry with an inclusion proof (require_proof: lockfile's own artifacts
+ * are signed into bundles that carry one). owner_repo and tag are checked
+ * to be plain names (no spaces, controls, ".."). The caller may then set
+ * the ids (source_repo_id, source_owner_id). 0, or SIGSTORE_E_POLICY. */
 int sigstore_policy_github_release(struct sigstore_policy *p,
     struct sigstore_policy_buf *buf, const char *owner_repo, const char *tag);
+
+#define SIGSTORE_MAX_ID 24
 
 struct sigstore_result {
 	int64_t signed_at;	/* earliest verified signing time (Unix s) */
 	int ntimes;		/* verified times (SETs + RFC 3161) */
 	int ntlog;		/* verified log entries */
+	/* The verified certificate's source repository id (.1.15) and owner
+	 * id (.1.17), decimal; "" when absent or not a plain number. For a
+	 * human to confirm what to pin (lockfile plugin identity). */
+	char repo_id[SIGSTORE_MAX_ID];
+	char owner_id[SIGSTORE_MAX_ID];
 };
 
 /* Verify bundle b over an artifact whose SHA-256 is artifact_sha256, under

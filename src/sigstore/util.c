@@ -246,9 +246,33 @@ sig_parse_rfc3339(const char *s, sig_time *out)
 	return SIGSTORE_OK;
 }
 
+/* The fraction of a GeneralizedTime ("YYYYMMDDHHMMSS.fffZ") in
+ * nanoseconds (digits past the ninth dropped); 0 without one. -1 when
+ * what follows the dot is not digits up to the Z. */
+static long long
+generalized_fraction(const ASN1_TIME *at)
+{
+	const unsigned char *d = ASN1_STRING_get0_data(at);
+	int n = ASN1_STRING_length(at), i, digits = 0;
+	long long ns = 0;
+
+	if (ASN1_STRING_type(at) != V_ASN1_GENERALIZEDTIME || n < 16 ||
+	    d[14] != '.')
+		return 0;
+	for (i = 15; i < n && d[i] >= '0' && d[i] <= '9'; i++)
+		if (digits++ < 9)
+			ns = ns * 10 + (d[i] - '0');
+	if (digits == 0 || i != n - 1 || d[i] != 'Z')
+		return -1;
+	for (; digits < 9; digits++)
+		ns *= 10;
+	return ns;
+}
+
 int
 sig_asn1_time(const ASN1_TIME *at, sig_time *out)
 {
+	long long frac;
 	struct tm tm;
 	time_t t;
 
@@ -256,8 +280,11 @@ sig_asn1_time(const ASN1_TIME *at, sig_time *out)
 	if (at == NULL || ASN1_TIME_to_tm(at, &tm) != 1)
 		return SIGSTORE_E_DER;
 	t = timegm(&tm);
-	if (t == (time_t)-1)
+	/* RFC 3161 genTime may carry a fraction: times are compared in
+	 * nanoseconds (docs/sigstore.md), so it is kept, not floored. */
+	frac = generalized_fraction(at);
+	if (t == (time_t)-1 || frac < 0)
 		return SIGSTORE_E_DER;
-	*out = from_seconds((long long)t, 0);
+	*out = from_seconds((long long)t, frac);
 	return SIGSTORE_OK;
 }

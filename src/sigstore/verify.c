@@ -106,6 +106,10 @@ static const struct {
 	[SIGSTORE_E_POLICY] = { "E_POLICY", "verification policy unusable" },
 	[SIGSTORE_E_KEY_MISMATCH] = { "E_KEY_MISMATCH",
 	    "bundle material does not fit the policy (key vs certificate)" },
+	[SIGSTORE_E_IDENTITY_REPO_ID] = { "E_IDENTITY_REPO_ID",
+	    "source repository id is not the expected one" },
+	[SIGSTORE_E_IDENTITY_OWNER_ID] = { "E_IDENTITY_OWNER_ID",
+	    "source repository owner id is not the expected one" },
 };
 
 const char *
@@ -166,6 +170,7 @@ sigstore_policy_github_release(struct sigstore_policy *p,
 	p->issuer = SIGSTORE_GITHUB_ISSUER;
 	p->source_repo = buf->repo;
 	p->source_ref = buf->ref;
+	p->require_proof = 1;
 	return SIGSTORE_OK;
 }
 
@@ -217,7 +222,8 @@ check_policy(const struct sigstore_bundle *b,
 {
 	if (p->key_spki != NULL) {
 		if (p->san != NULL || p->issuer != NULL ||
-		    p->source_repo != NULL || p->source_ref != NULL)
+		    p->source_repo != NULL || p->source_ref != NULL ||
+		    p->source_repo_id != NULL || p->source_owner_id != NULL)
 			return SIGSTORE_E_POLICY;
 		if (sig_key_from_spki(p->key_spki, p->key_spki_len, key) != 0)
 			return SIGSTORE_E_POLICY;
@@ -329,6 +335,9 @@ sigstore_verify(const struct sigstore_root *root,
 		times[ntimes++] = tsa_times[ntsa++] = t;
 	}
 	for (i = 0; i < b->nentries; i++) {
+		ret = SIGSTORE_E_PROOF_MISSING;
+		if (policy->require_proof && !b->entries[i].has_proof)
+			goto out;
 		ret = sig_tlog_verify(root, b, &b->entries[i], artifact_sha256,
 		    key.pkey != NULL ? &key : NULL, &own_time[i], &t, &logs[i]);
 		if (ret != SIGSTORE_OK)
@@ -374,6 +383,9 @@ sigstore_verify(const struct sigstore_root *root,
 				result->signed_at = times[i] / SIG_NS;
 		result->ntimes = (int)ntimes;
 		result->ntlog = (int)b->nentries;
+		if (key.pkey != NULL && b->leaf != NULL)
+			sig_cert_ids(b->leaf, result->repo_id, result->owner_id,
+			    SIGSTORE_MAX_ID);
 	}
 	ret = SIGSTORE_OK;
 out:

@@ -438,6 +438,44 @@ test_root_file(void)
 	rmdir(dir);
 }
 
+/* ASN1 times to nanoseconds: an RFC 3161 genTime's fraction is kept. */
+static int
+asn1_ns(const char *text, int generalized, sig_time *out)
+{
+	ASN1_TIME *t = generalized ? ASN1_GENERALIZEDTIME_new() :
+	    ASN1_UTCTIME_new();
+	int ret;
+
+	if (t == NULL || ASN1_STRING_set(t, text, (int)strlen(text)) != 1) {
+		ASN1_TIME_free(t);
+		return -1;
+	}
+	ret = sig_asn1_time(t, out);
+	ASN1_TIME_free(t);
+	return ret;
+}
+
+static void
+test_asn1_time(void)
+{
+	sig_time t;
+
+	ok(asn1_ns("20250101000000Z", 1, &t) == SIGSTORE_OK &&
+	    t == 1735689600LL * SIG_NS, "asn1 time: GeneralizedTime, whole "
+	    "seconds");
+	ok(asn1_ns("20250101000000.5Z", 1, &t) == SIGSTORE_OK &&
+	    t == 1735689600LL * SIG_NS + 500000000,
+	    "asn1 time: a GeneralizedTime fraction is kept, not floored");
+	ok(asn1_ns("20250101000000.123456789Z", 1, &t) == SIGSTORE_OK &&
+	    t == 1735689600LL * SIG_NS + 123456789,
+	    "asn1 time: nine fraction digits");
+	ok(asn1_ns("20250101000000.1234567891Z", 1, &t) == SIGSTORE_OK &&
+	    t == 1735689600LL * SIG_NS + 123456789,
+	    "asn1 time: digits past the ninth dropped");
+	ok(asn1_ns("250101000000Z", 0, &t) == SIGSTORE_OK &&
+	    t == 1735689600LL * SIG_NS, "asn1 time: UTCTime");
+}
+
 /* Strict DER: our walker on X.690 section 10's rules, one case each (the
  * bytes in hex). */
 struct der_case {
@@ -622,6 +660,24 @@ test_verify_file(void)
 	    "extremely-dangerous-public-oidc-beacon";
 	ok(sigstore_verify_file(root, bundle, fd, &p, &res) == SIGSTORE_OK,
 	    "verify_file: source repository and ref extensions match");
+	/* The real Fulcio certificate's numeric ids (.1.15, .1.17). */
+	ok(strcmp(res.repo_id, "632596897") == 0 &&
+	    strcmp(res.owner_id, "131804563") == 0,
+	    "verify_file: the result names the repository and owner ids");
+	p.source_repo_id = "632596897";
+	p.source_owner_id = "131804563";
+	ok(sigstore_verify_file(root, bundle, fd, &p, &res) == SIGSTORE_OK,
+	    "verify_file: the repository and owner ids match");
+	p.source_repo_id = "632596898";
+	ok(sigstore_verify_file(root, bundle, fd, &p, &res) ==
+	    SIGSTORE_E_IDENTITY_REPO_ID, "verify_file: another repository id "
+	    "refused");
+	p.source_repo_id = "632596897";
+	p.source_owner_id = "13180456";
+	ok(sigstore_verify_file(root, bundle, fd, &p, &res) ==
+	    SIGSTORE_E_IDENTITY_OWNER_ID, "verify_file: an owner id prefix "
+	    "refused");
+	p.source_repo_id = p.source_owner_id = NULL;
 	p.source_ref = "refs/tags/v1";
 	ok(sigstore_verify_file(root, bundle, fd, &p, &res) ==
 	    SIGSTORE_E_IDENTITY_REF && res.signed_at == 0,
@@ -650,6 +706,7 @@ main(void)
 	test_formats();
 	test_policy();
 	test_errors();
+	test_asn1_time();
 	test_der();
 	test_pem();
 	test_root_file();
