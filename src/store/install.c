@@ -377,10 +377,18 @@ choose_market(struct pcmd *c, const char *name, const struct lock_entry *cur)
 		m = trust_market(&c->trust, want);
 		if (m == NULL)
 			logit("marketplace %s is not in trust.toml", want);
+		else if (pcmd_skip_market(c, m)) {
+			logit("%s is installed from %s, not from the mirrored "
+			    "marketplace %s", name, want, c->only->name);
+			return NULL;
+		}
 		return m != NULL && get_index(c, m) != NULL ? m : NULL;
 	}
 	for (i = 0; i < c->trust.nmarkets; i++) {
-		const struct mindex *ix = get_index(c, &c->trust.m[i]);
+		const struct mindex *ix;
+		if (pcmd_skip_market(c, &c->trust.m[i]))
+			continue;
+		ix = get_index(c, &c->trust.m[i]);
 		if (ix == NULL)
 			failed = 1;
 		else if (index_has(ix, name)) {
@@ -495,7 +503,8 @@ pcmd_update(struct pcmd *c, const char *name)
 		    e->marketplace);
 		const struct index_entry *latest;
 		const struct mindex *ix;
-		if ((name != NULL && strcmp(e->name, name) != 0) || m == NULL)
+		if ((name != NULL && strcmp(e->name, name) != 0) || m == NULL ||
+		    pcmd_skip_market(c, m))
 			continue;
 		if ((ix = get_index(c, m)) == NULL) {
 			logit("%s %s: not updated (marketplace %s could not be "
@@ -568,7 +577,8 @@ pcmd_verify(struct pcmd *c)
 	for (i = 0; i < c->st.db.n; i++) {
 		const struct market_conf *m = trust_market(&c->trust,
 		    c->st.db.e[i].marketplace);
-		if (m != NULL && get_index(c, m) == NULL)
+		if (m != NULL && !pcmd_skip_market(c, m) &&
+		    get_index(c, m) == NULL)
 			failed = 1;
 	}
 	db = malloc(sizeof(*db));
@@ -590,7 +600,7 @@ pcmd_verify(struct pcmd *c)
 		if (fd < 0) {
 			str_msg(why, sizeof(why), "its directory is missing or "
 			    "unsafe");
-		} else if (market_check_plugin(&c->trust, m->repo, e->name,
+		} else if (market_check_plugin(&c->trust, m, e->name,
 		    e->version, e->manifest_sha256, e->binary_sha256, fd, &man,
 		    why, sizeof(why)) == 0) {
 			close(fd);

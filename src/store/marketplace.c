@@ -27,24 +27,25 @@ recorded_index(const struct lockdb *db, const char *market)
 	return NULL;
 }
 
-int
-market_fetch_index(const struct trust *t, const struct market_conf *m,
-    const struct lockdb *db, time_t now, struct mindex *ix, char *why,
-    size_t whylen)
+/* Fetch m's index and its bundle, parse the index strictly and check that
+ * it names m's repository. 0 with *ix filled and *bundle kept (buf_free
+ * it), or -1 with why. */
+static int
+index_and_bundle(const struct market_conf *m, struct mindex *ix,
+    struct buf **bundle, char *why, size_t whylen)
 {
 	struct buf *data = buf_new(INDEX_MAX_BYTES);
-	struct buf *bundle = buf_new(MK_BUNDLE_MAX);
-	const struct lock_index *rec;
-	char fwhy[256], tag[TAG_MAX];
+	char fwhy[256];
 	const char *pwhy;
 	int ret = -1;
 
 	memset(ix, 0, sizeof(*ix));
+	*bundle = buf_new(MK_BUNDLE_MAX);
 	if (fetch_to_buf(m->url, MK_INDEX, data, fwhy, sizeof(fwhy)) != 0) {
 		str_msg(why, whylen, "%s: %s", MK_INDEX, fwhy);
 		goto out;
 	}
-	if (fetch_to_buf(m->url, MK_INDEX MK_SIG, bundle, fwhy,
+	if (fetch_to_buf(m->url, MK_INDEX MK_SIG, *bundle, fwhy,
 	    sizeof(fwhy)) != 0) {
 		str_msg(why, whylen, "%s: %s", MK_INDEX MK_SIG, fwhy);
 		goto out;
@@ -56,16 +57,70 @@ market_fetch_index(const struct trust *t, const struct market_conf *m,
 	if (strcmp(ix->repo, m->repo) != 0) {
 		str_msg(why, whylen, "%s names another repository than the "
 		    "marketplace's", MK_INDEX);
-		goto fail;
+		index_free(ix);
+		goto out;
 	}
+	ret = 0;
+out:
+	buf_free(data);
+	if (ret != 0) {
+		buf_free(*bundle);
+		*bundle = NULL;
+	}
+	return ret;
+}
+
+int
+market_identity(const struct trust *t, const struct market_conf *m,
+    unsigned long long *version, char *repo_id, char *owner_id, char *why,
+    size_t whylen)
+{
+	struct buf *bundle;
+	struct mindex ix;
+	char tag[TAG_MAX];
+	int ret = -1;
+
+	repo_id[0] = owner_id[0] = '\0';
+	if (index_and_bundle(m, &ix, &bundle, why, whylen) != 0)
+		return -1;
+	*version = ix.version;
+	if (index_tag(ix.version, tag, sizeof(tag)) == 0 &&
+	    trust_verify_names(t, m, tag, ix.sha256, buf_data(bundle),
+	    buf_len(bundle), repo_id, owner_id, why, whylen) == 0)
+		ret = 0;
+	index_free(&ix);
+	buf_free(bundle);
+	return ret;
+}
+
+int
+market_fetch_index(const struct trust *t, const struct market_conf *m,
+    const struct lockdb *db, time_t now, struct mindex *ix, char *why,
+    size_t whylen)
+{
+	struct buf *bundle = NULL;
+	const struct lock_index *rec;
+	char tag[TAG_MAX];
+	int ret = -1;
+
+	if (index_and_bundle(m, ix, &bundle, why, whylen) != 0)
+		return -1;
 	if (index_tag(ix->version, tag, sizeof(tag)) != 0 ||
-	    trust_verify(t, m->repo, tag, ix->sha256, buf_data(bundle),
+	    trust_verify(t, m, tag, ix->sha256, buf_data(bundle),
 	    buf_len(bundle), why, whylen) != 0)
 		goto fail;
 	/* Freeze: an index past its expiry may hide a yank. */
 	if ((long long)now >= ix->expires) {
 		str_msg(why, whylen, "index version %llu expired (a frozen "
 		    "marketplace is refused)", ix->version);
+		goto fail;
+	}
+	/* A floor root pinned: the first index a fresh store reads is not
+	 * taken on trust alone (docs/marketplace.md, residuals). */
+	if (ix->version < m->index_floor) {
+		snprintf(why, whylen, "index version %llu is below the floor "
+		    "%llu trust.toml pins (rollback refused)", ix->version,
+		    m->index_floor);
 		goto fail;
 	}
 	rec = recorded_index(db, m->name);
@@ -86,7 +141,6 @@ market_fetch_index(const struct trust *t, const struct market_conf *m,
 fail:
 	index_free(ix);
 out:
-	buf_free(data);
 	buf_free(bundle);
 	return ret;
 }
@@ -131,7 +185,7 @@ read_small(int dirfd, const char *name, size_t max, char *why, size_t whylen)
 }
 
 int
-market_check_plugin(const struct trust *t, const char *repo,
+market_check_plugin(const struct trust *t, const struct market_conf *mk,
     const char *name, const char *version,
     const uint8_t manifest_sha256[SHA256_LEN],
     const uint8_t binary_sha256[SHA256_LEN], int dirfd, struct manifest *m,
@@ -157,7 +211,7 @@ market_check_plugin(const struct trust *t, const char *repo,
 	    whylen)) == NULL)
 		goto out;
 	sha256_mem(buf_data(man), buf_len(man), h);
-	if (trust_verify(t, repo, tag, h, buf_data(mb), buf_len(mb), sub,
+	if (trust_verify(t, mk, tag, h, buf_data(mb), buf_len(mb), sub,
 	    sizeof(sub)) != 0) {
 		str_msg(why, whylen, "manifest %s", sub);
 		goto out;
@@ -191,7 +245,7 @@ market_check_plugin(const struct trust *t, const char *repo,
 		str_msg(why, whylen, "binary cannot be read");
 		goto out;
 	}
-	if (trust_verify(t, repo, tag, h, buf_data(bb), buf_len(bb), sub,
+	if (trust_verify(t, mk, tag, h, buf_data(bb), buf_len(bb), sub,
 	    sizeof(sub)) != 0) {
 		str_msg(why, whylen, "binary %s", sub);
 		goto out;
@@ -301,6 +355,6 @@ market_fetch_plugin(const struct trust *t, const struct market_conf *m,
 		    strerror(errno));
 		return -1;
 	}
-	return market_check_plugin(t, m->repo, e->name, e->version,
+	return market_check_plugin(t, m, e->name, e->version,
 	    e->manifest_sha256, e->binary_sha256, dirfd, man, why, whylen);
 }

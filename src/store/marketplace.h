@@ -29,20 +29,28 @@
 
 /* Fetch the index of m and accept it only when: it parses strictly; it
  * names m's repository; its bundle verifies for tag index/vN, N its own
- * version; it has not expired at now (freeze); its version is not below the
- * one plugins.lock recorded for m (rollback), and at the same version its
- * bytes are the same. 0 with *ix filled (index_free it), or -1 with why. */
+ * version; it has not expired at now (freeze); its version is not below
+ * m's index_floor nor the one plugins.lock recorded for m (rollback), and
+ * at the same version its bytes are the same. 0 with *ix filled (index_free it), or -1 with why. */
 int market_fetch_index(const struct trust *t, const struct market_conf *m,
     const struct lockdb *db, time_t now, struct mindex *ix, char *why,
     size_t whylen);
 
+/* For a human to confirm what to pin: fetch m's index, check it names m's
+ * repository and verify its bundle for tag index/vN by the repository's
+ * name only (not its ids, not expiry or rollback); the index version and
+ * the ids the verified certificate carries ("" when none). 0, or -1. */
+int market_identity(const struct trust *t, const struct market_conf *m,
+    unsigned long long *version, char *repo_id, char *owner_id, char *why,
+    size_t whylen);
+
 /* Check the plugin directory dirfd (manifest.json, plugin and both
- * bundles) as NAME@VERSION of repository repo: both signatures for tag
- * NAME/vVERSION, the manifest's and the binary's SHA-256 equal to the
+ * bundles) as NAME@VERSION of marketplace m: both signatures for tag
+ * NAME/vVERSION by mk's repository (name and ids), the manifest's and the binary's SHA-256 equal to the
  * expected ones, the manifest parses strictly and names NAME, VERSION and
  * the binary's hash, and the binary is a static ELF for this machine.
  * Used on a fresh download and, by `verify`, on an installed copy. */
-int market_check_plugin(const struct trust *t, const char *repo,
+int market_check_plugin(const struct trust *t, const struct market_conf *mk,
     const char *name, const char *version,
     const uint8_t manifest_sha256[SHA256_LEN],
     const uint8_t binary_sha256[SHA256_LEN], int dirfd, struct manifest *m,

@@ -6,6 +6,7 @@
 #include "store/cmd.h"
 #include "store/plugin_cmd.h"
 #include "store/fetch.h"
+#include "store/marketplace.h"
 #include "term/home.h"
 #include "protocol/shape.h"
 #include "lib/log.h"
@@ -18,7 +19,8 @@
 #include <unistd.h>
 
 static const char usage_text[] =
-"usage: lockfile plugin VERB [--home DIR] [--marketplace NAME] [ARG]\n"
+"usage: lockfile plugin VERB [--home DIR] [--marketplace NAME] [--from DIR]\n"
+"                           [ARG]\n"
 "  install NAME[@VERSION]  fetch, verify and install a plugin (the latest\n"
 "                          version that is not yanked, unless named)\n"
 "  update [NAME]           install newer versions; a loosened question,\n"
@@ -27,6 +29,10 @@ static const char usage_text[] =
 "                          re-check every installed file and signature\n"
 "  list                    the installed plugins as plugins.lock records them\n"
 "  remove NAME             uninstall a plugin\n"
+"  identity                the repository and owner ids each marketplace's\n"
+"                          signatures carry, to pin in trust.toml\n"
+"  --from DIR              read the marketplace (--marketplace, or the only\n"
+"                          one) from a mirror on disk, verified as online\n"
 "Exit status: 0 done, 1 refused, 64 usage, 70 cannot run.\n";
 
 int
@@ -40,7 +46,81 @@ pcmd_need_trust(struct pcmd *c)
 		logit("trust configuration: %s", why);
 		return -1;
 	}
+	if (c->from != NULL) {
+		struct market_conf *m = NULL;
+		if (c->market != NULL)
+			m = (struct market_conf *)trust_market(&c->trust,
+			    c->market);
+		else if (c->trust.nmarkets == 1)
+			m = &c->trust.m[0];
+		if (m == NULL) {
+			logit("--from: %s", c->market != NULL ? "that "
+			    "marketplace is not in trust.toml" : "name the "
+			    "marketplace it mirrors with --marketplace");
+			trust_free(&c->trust);
+			return -1;
+		}
+		/* The mirror stands for m's location only: its index and
+		 * files are verified exactly as online (m's repository and
+		 * ids, the trusted root, freeze and rollback). */
+		snprintf(m->url, sizeof(m->url), "%s", c->from);
+		c->only = m;
+		printf("reading marketplace %s from the mirror %s\n", m->name,
+		    c->from);
+	}
 	return 0;
+}
+
+int
+pcmd_skip_market(const struct pcmd *c, const struct market_conf *m)
+{
+	return c->only != NULL && m != c->only;
+}
+
+/* The ids each marketplace's signatures carry (its current index's
+ * certificate, verified by the repository's name), beside what trust.toml
+ * pins: for the human to confirm, then to pin. */
+static int
+pcmd_identity(struct pcmd *c)
+{
+	size_t i;
+	int bad = 0;
+
+	if (pcmd_need_trust(c) != 0)
+		return PCMD_CANNOT;
+	for (i = 0; i < c->trust.nmarkets; i++) {
+		const struct market_conf *m = &c->trust.m[i];
+		char rid[TRUST_ID_MAX], oid[TRUST_ID_MAX], why[512];
+		unsigned long long v;
+		if (pcmd_skip_market(c, m) || (c->market != NULL &&
+		    strcmp(c->market, m->name) != 0))
+			continue;
+		if (market_identity(&c->trust, m, &v, rid, oid, why,
+		    sizeof(why)) != 0) {
+			logit("marketplace %s: %s", m->name, why);
+			bad = 1;
+			continue;
+		}
+		printf("[marketplaces.%s]  # %s, index version %llu, signed on "
+		    "tag index/v%llu\n", m->name, m->repo, v, v);
+		printf("repository_id = %s\nowner_id = %s\n", rid[0] ? rid :
+		    "(none in the certificate)", oid[0] ? oid :
+		    "(none in the certificate)");
+		if (m->repo_id[0] == '\0' || m->owner_id[0] == '\0')
+			printf("  trust.toml pins no ids: confirm these with the "
+			    "repository's owner (e.g. the GitHub API: repos/%s, "
+			    ".id and .owner.id), then pin them\n", m->repo);
+		else if (strcmp(m->repo_id, rid) == 0 &&
+		    strcmp(m->owner_id, oid) == 0)
+			printf("  trust.toml pins the same ids\n");
+		else {
+			printf("  trust.toml pins OTHER ids (repository_id = %s, "
+			    "owner_id = %s): its signatures are refused\n",
+			    m->repo_id, m->owner_id);
+			bad = 1;
+		}
+	}
+	return bad ? PCMD_REFUSED : PCMD_OK;
 }
 
 static int
@@ -128,6 +208,8 @@ run_verb(struct pcmd *c, const char *verb, const char *arg)
 		return pcmd_list(c);
 	if (strcmp(verb, "remove") == 0 && arg != NULL)
 		return pcmd_remove(c, arg);
+	if (strcmp(verb, "identity") == 0 && arg == NULL)
+		return pcmd_identity(c);
 	fputs(usage_text, stderr);
 	return PCMD_USAGE;
 }
@@ -138,6 +220,7 @@ cmd_plugin(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "home", required_argument, NULL, 'H' },
 		{ "marketplace", required_argument, NULL, 'm' },
+		{ "from", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -156,12 +239,15 @@ cmd_plugin(int argc, char **argv)
 		switch (ch) {
 		case 'H': homearg = optarg; break;
 		case 'm': c->market = optarg; break;
+		case 'f': c->from = optarg; break;
 		case 'h': fputs(usage_text, stdout); free(c); return PCMD_OK;
 		default: fputs(usage_text, stderr); free(c); return PCMD_USAGE;
 		}
 	}
 	if (argc - optind < 1 || argc - optind > 2 ||
-	    (c->market != NULL && !name_is_profile(c->market))) {
+	    (c->market != NULL && !name_is_profile(c->market)) ||
+	    (c->from != NULL && (c->from[0] != '/' ||
+	    !trust_url_ok(c->from)))) {
 		fputs(usage_text, stderr);
 		free(c);
 		return PCMD_USAGE;

@@ -33,6 +33,9 @@ struct pcmd {
 	struct stage sg;		/* the flock'ed store, staging */
 	struct trust trust;
 	const char *market;		/* --marketplace, or NULL */
+	const char *from;		/* --from DIR (a mirror), or NULL */
+	const struct market_conf *only;	/* with --from: the one mirrored;
+					 * no other marketplace is read */
 	time_t now;
 	struct fetched fx[LOCKDB_MAX_MARKETS];
 };
@@ -42,7 +45,10 @@ int pcmd_install(struct pcmd *c, const char *spec);
 int pcmd_update(struct pcmd *c, const char *name);
 int pcmd_verify(struct pcmd *c);
 
-/* plugin_cmd.c: load trust.toml and the trusted root once. 0 or -1. */
+/* plugin_cmd.c: load trust.toml and the trusted root once (with --from,
+ * the mirrored marketplace is read from DIR instead of its url). 0 or -1. */
 int pcmd_need_trust(struct pcmd *c);
+/* 0 when m may be read in this command (not another one than --from's). */
+int pcmd_skip_market(const struct pcmd *c, const struct market_conf *m);
 
 #endif

@@ -27,8 +27,8 @@ str_of(const json_t *v, size_t max)
 /* https://, file:/// or an absolute path; printable ASCII without spaces,
  * quotes, backslashes, query or fragment, no "..". Checked again by the
  * fetcher for its scheme. */
-static int
-url_ok(const char *u)
+int
+trust_url_ok(const char *u)
 {
 	size_t i, n = strlen(u);
 
@@ -43,6 +43,17 @@ url_ok(const char *u)
 	if (strncmp(u, "file:///", 8) == 0)
 		return 1;
 	return u[0] == '/';
+}
+
+/* A GitHub numeric id: a TOML integer of at least 1, kept in decimal as
+ * the certificate spells it. */
+static int
+id_of(const json_t *v, char out[TRUST_ID_MAX])
+{
+	if (!json_is_integer(v) || json_integer_value(v) < 1)
+		return -1;
+	snprintf(out, TRUST_ID_MAX, "%lld", (long long)json_integer_value(v));
+	return 0;
 }
 
 static int
@@ -68,7 +79,7 @@ parse_market(const char *name, const json_t *tab, struct market_conf *m,
 	}
 	json_object_foreach((json_t *)tab, k, v) {
 		if (strcmp(k, "url") == 0 && (s = str_of(v, TRUST_URL_MAX - 1)) &&
-		    url_ok(s) && str_fmt(m->url, sizeof(m->url), "%s", s) ==
+		    trust_url_ok(s) && str_fmt(m->url, sizeof(m->url), "%s", s) ==
 		    STR_OK) {
 			have_url = 1;
 		} else if (strcmp(k, "repository") == 0 &&
@@ -78,10 +89,22 @@ parse_market(const char *name, const json_t *tab, struct market_conf *m,
 		} else if (strcmp(k, "official") == 0 && json_is_boolean(v)) {
 			m->official = json_is_true(v);
 			have_off = 1;
+		} else if (strcmp(k, "repository_id") == 0 &&
+		    id_of(v, m->repo_id) == 0) {
+			continue;
+		} else if (strcmp(k, "owner_id") == 0 &&
+		    id_of(v, m->owner_id) == 0) {
+			continue;
+		} else if (strcmp(k, "index_floor") == 0 && json_is_integer(v) &&
+		    json_integer_value(v) >= 1 &&
+		    (unsigned long long)json_integer_value(v) <=
+		    INDEX_MAX_VERSION) {
+			m->index_floor = (unsigned long long)json_integer_value(v);
 		} else {
 			str_msg(why, whylen, "trust.toml: marketplaces.%s: an "
-			    "unknown key or an invalid url, repository or "
-			    "official", m->name);
+			    "unknown key or an invalid url, repository, "
+			    "repository_id, owner_id, index_floor or official",
+			    m->name);
 			return -1;
 		}
 	}
@@ -103,6 +126,7 @@ trust_parse(const char *text, size_t len, struct trust *t, char *why,
 	int ret = -1;
 
 	t->release_repo[0] = '\0';
+	t->release_repo_id[0] = t->release_owner_id[0] = '\0';
 	t->nmarkets = 0;
 	doc = toml_parse(text, len, &terr);
 	if (doc == NULL) {
@@ -118,9 +142,16 @@ trust_parse(const char *text, size_t len, struct trust *t, char *why,
 			continue;
 		} else if (strcmp(k, "marketplaces") == 0 && json_is_object(v)) {
 			continue;
+		} else if (strcmp(k, "release_repository_id") == 0 &&
+		    id_of(v, t->release_repo_id) == 0) {
+			continue;
+		} else if (strcmp(k, "release_owner_id") == 0 &&
+		    id_of(v, t->release_owner_id) == 0) {
+			continue;
 		} else {
 			str_msg(why, whylen, "trust.toml: an unknown key, or an "
-			    "invalid release_repository or marketplaces");
+			    "invalid release_repository, release_repository_id, "
+			    "release_owner_id or marketplaces");
 			goto out;
 		}
 	}
@@ -208,10 +239,10 @@ trust_market(const struct trust *t, const char *name)
 	return NULL;
 }
 
-int
-trust_verify(const struct trust *t, const char *repo, const char *tag,
+static int
+verify_as(const struct trust *t, const struct market_conf *m, const char *tag,
     const uint8_t sha[SHA256_LEN], const uint8_t *bundle, size_t bundlelen,
-    char *why, size_t whylen)
+    int pin_ids, struct sigstore_result *res, char *why, size_t whylen)
 {
 	struct sigstore_policy_buf pbuf;
 	struct sigstore_policy pol;
@@ -219,11 +250,15 @@ trust_verify(const struct trust *t, const char *repo, const char *tag,
 	int err;
 
 	ASSERT(t->root != NULL);
-	err = sigstore_policy_github_release(&pol, &pbuf, repo, tag);
+	err = sigstore_policy_github_release(&pol, &pbuf, m->repo, tag);
+	if (pin_ids) {
+		pol.source_repo_id = m->repo_id;
+		pol.source_owner_id = m->owner_id;
+	}
 	if (err == SIGSTORE_OK)
 		err = sigstore_bundle_parse(bundle, bundlelen, &b);
 	if (err == SIGSTORE_OK)
-		err = sigstore_verify(t->root, b, sha, &pol, NULL);
+		err = sigstore_verify(t->root, b, sha, &pol, res);
 	if (b != NULL)
 		sigstore_bundle_free(b);
 	if (err != SIGSTORE_OK) {
@@ -231,5 +266,39 @@ trust_verify(const struct trust *t, const char *repo, const char *tag,
 		    tag, sigstore_errname(err), sigstore_strerror(err));
 		return -1;
 	}
+	return 0;
+}
+
+int
+trust_verify(const struct trust *t, const struct market_conf *m,
+    const char *tag, const uint8_t sha[SHA256_LEN], const uint8_t *bundle,
+    size_t bundlelen, char *why, size_t whylen)
+{
+	/* A name can change hands; without the ids, nothing verifies. */
+	if (m->repo_id[0] == '\0' || m->owner_id[0] == '\0') {
+		snprintf(why, whylen, "trust.toml pins no repository_id and "
+		    "owner_id for marketplace %s (lockfile plugin identity "
+		    "--marketplace %s shows the ones its signatures carry)",
+		    m->name, m->name);
+		return -1;
+	}
+	return verify_as(t, m, tag, sha, bundle, bundlelen, 1, NULL, why,
+	    whylen);
+}
+
+int
+trust_verify_names(const struct trust *t, const struct market_conf *m,
+    const char *tag, const uint8_t sha[SHA256_LEN], const uint8_t *bundle,
+    size_t bundlelen, char *repo_id, char *owner_id, char *why,
+    size_t whylen)
+{
+	struct sigstore_result res;
+
+	repo_id[0] = owner_id[0] = '\0';
+	if (verify_as(t, m, tag, sha, bundle, bundlelen, 0, &res, why,
+	    whylen) != 0)
+		return -1;
+	snprintf(repo_id, TRUST_ID_MAX, "%s", res.repo_id);
+	snprintf(owner_id, TRUST_ID_MAX, "%s", res.owner_id);
 	return 0;
 }

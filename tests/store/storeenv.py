@@ -57,6 +57,14 @@ def make_base(prefix):
     return d
 
 
+def repo_ids(repo):
+    """The numeric repository and owner ids the test Sigstore puts in a
+    certificate for repo (Fulcio .1.15, .1.17), fixed per name."""
+    h = hashlib.sha256(repo.encode()).digest()
+    return (str(100000 + int.from_bytes(h[:4], "big")),
+            str(100000 + int.from_bytes(h[4:8], "big")))
+
+
 def identity(repo, tag, workflow="release.yml", ref=None):
     ref = ref or "refs/tags/" + tag
     return ("https://github.com/%s/.github/workflows/%s@%s"
@@ -74,11 +82,20 @@ class Signer:
         self.plugins = snapshot_plugins(base)
 
     def sign(self, path, repo, tag, workflow="release.yml", ref=None,
-             issuer=GH, source_repo=None, extra=()):
+             issuer=GH, source_repo=None, extra=(), repo_id=None,
+             owner_id=None):
+        """repo_id, owner_id: the ids in the certificate, by default the
+        repository's own (repo_ids); "" leaves one out."""
         san, ref = identity(repo, tag, workflow, ref)
+        rid, oid = repo_ids(source_repo or repo)
+        ids = []
+        for opt, v in (("--repo-id", rid if repo_id is None else repo_id),
+                       ("--owner-id", oid if owner_id is None else owner_id)):
+            if v:
+                ids += [opt, v]
         argv = [TESTSIGN, "sign", self.dir, "--identity", san, "--issuer",
                 issuer, "--repo", "https://github.com/" + (source_repo or repo),
-                "--ref", ref] + list(extra) + [path]
+                "--ref", ref] + ids + list(extra) + [path]
         r = subprocess.run(argv, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE)
         if r.returncode != 0:
@@ -125,6 +142,7 @@ class Market:
                  plugins=PLUGINS, build=None):
         self.name = name
         self.repo = repo
+        self.repo_id, self.owner_id = repo_ids(repo)
         self.signer = signer
         self.dir = os.path.join(base, "market-" + name)
         os.makedirs(self.dir)
@@ -200,7 +218,7 @@ class Market:
     def resign(self, rel, **kw):
         """Sign one artifact again, by default as this marketplace on the
         artifact's own tag; kw overrides (repo, tag, workflow, ref,
-        issuer, source_repo, extra)."""
+        issuer, source_repo, extra, repo_id, owner_id)."""
         tags = dict((r, t) for t, r in self.artifacts())
         kw.setdefault("repo", self.repo)
         kw.setdefault("tag", tags.get(rel))
@@ -231,13 +249,27 @@ class Trust:
         os.chmod(os.path.join(self.dir, "trusted_root.json"), 0o644)
         self.write(markets, release_repo)
 
-    def write(self, markets, release_repo="lockfile-test/lockfile", url=None):
-        lines = ['release_repository = "%s"' % release_repo]
+    def write(self, markets, release_repo="lockfile-test/lockfile", url=None,
+              ids=True, floors=None):
+        """ids: pin each repository's and owner's ids (repo_ids), or a
+        dict name -> (repository_id, owner_id), or False: none. floors:
+        name -> index_floor."""
+        rid, oid = repo_ids(release_repo)
+        lines = ['release_repository = "%s"' % release_repo,
+                 "release_repository_id = %s" % rid,
+                 "release_owner_id = %s" % oid]
         for name, mk, official in markets:
             lines += ["", "[marketplaces.%s]" % name,
                       'url = "%s"' % (url or mk.dir),
                       'repository = "%s"' % mk.repo,
                       "official = %s" % ("true" if official else "false")]
+            pin = ids.get(name) if isinstance(ids, dict) else (
+                (mk.repo_id, mk.owner_id) if ids else None)
+            if pin:
+                lines += ["repository_id = %s" % pin[0],
+                          "owner_id = %s" % pin[1]]
+            if floors and name in floors:
+                lines.append("index_floor = %d" % floors[name])
         self.write_text("\n".join(lines) + "\n")
 
     def write_text(self, text):

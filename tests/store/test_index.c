@@ -247,6 +247,26 @@ test_trust(void **state)
 		"release_repository = \"a/b\"\n[marketplaces.x]\n"
 		    "url = \"/m\\u0000x\"\nrepository = \"o/r\"\nofficial = true\n",
 		"release_repository = \"a/b\"\nmarketplaces = 3\n",
+		"release_repository = \"a/b\"\n[marketplaces.x]\n"
+		    "url = \"/m\"\nrepository = \"o/r\"\nofficial = true\n"
+		    "repository_id = 0\n",
+		"release_repository = \"a/b\"\n[marketplaces.x]\n"
+		    "url = \"/m\"\nrepository = \"o/r\"\nofficial = true\n"
+		    "owner_id = -7\n",
+		"release_repository = \"a/b\"\n[marketplaces.x]\n"
+		    "url = \"/m\"\nrepository = \"o/r\"\nofficial = true\n"
+		    "repository_id = \"632596897\"\n",
+		"release_repository = \"a/b\"\n[marketplaces.x]\n"
+		    "url = \"/m\"\nrepository = \"o/r\"\nofficial = true\n"
+		    "owner_id = 1.5\n",
+		"release_repository = \"a/b\"\nrelease_repository_id = 0\n",
+		"release_repository = \"a/b\"\n[marketplaces.x]\n"
+		    "url = \"/m\"\nrepository = \"o/r\"\nofficial = true\n"
+		    "index_floor = 0\n",
+		"release_repository = \"a/b\"\n[marketplaces.x]\n"
+		    "url = \"/m\"\nrepository = \"o/r\"\nofficial = true\n"
+		    "index_floor = 9007199254740992\n",
+		"release_repository = \"a/b\"\nrelease_owner_id = true\n",
 	};
 	struct trust t;
 	char why[512];
@@ -265,6 +285,24 @@ test_trust(void **state)
 	assert_false(trust_market(&t, "local_2")->official);
 	assert_string_equal(trust_market(&t, "local_2")->repo, "x/y");
 	assert_null(trust_market(&t, "other"));
+	/* ids unpinned: parsed, but nothing will verify (trust_verify) */
+	assert_string_equal(trust_market(&t, "official")->repo_id, "");
+	assert_int_equal(tparse("release_repository = \"a/b\"\n"
+	    "release_repository_id = 11\nrelease_owner_id = 12\n"
+	    "[marketplaces.official]\nurl = \"/m\"\n"
+	    "repository = \"o/r\"\nofficial = true\n"
+	    "repository_id = 632596897\nowner_id = 131804563\n", &t, why,
+	    sizeof(why)), 0);
+	assert_string_equal(t.release_repo_id, "11");
+	assert_string_equal(t.release_owner_id, "12");
+	assert_string_equal(trust_market(&t, "official")->repo_id, "632596897");
+	assert_string_equal(trust_market(&t, "official")->owner_id,
+	    "131804563");
+	assert_int_equal(trust_market(&t, "official")->index_floor, 0);
+	assert_int_equal(tparse("release_repository = \"a/b\"\n"
+	    "[marketplaces.o]\nurl = \"/m\"\nrepository = \"o/r\"\n"
+	    "official = true\nindex_floor = 12\n", &t, why, sizeof(why)), 0);
+	assert_int_equal(trust_market(&t, "o")->index_floor, 12);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		why[0] = '\0';
 		assert_int_equal(tparse(bad[i], &t, why, sizeof(why)), -1);

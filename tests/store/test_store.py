@@ -326,6 +326,16 @@ def test_index_rollback_refused(w):
     refused(w, "install", "is-json", want="rollback refused")
 
 
+def test_index_floor_in_trust_refuses_an_older_first_index(w):
+    """A fresh store takes its first index on trust unless trust.toml
+    pins a floor: an older (still unexpired) index is refused."""
+    w.trust.write([("official", w.mk, True)], floors={"official": 4})
+    refused(w, "install", "is-pdf", want="below the floor 4")
+    w.mk.publish(4)
+    assert_clean_exit(w.st.run("install", "is-pdf", trust=w.trust), 0)
+    assert w.st.lock()["indexes"][0]["version"] == 4
+
+
 def test_same_version_other_bytes_refused(w):
     install_all(w)
     w.mk.publish(3, expires=int(time.time()) + 7 * 86400)
@@ -362,6 +372,17 @@ IDENTITIES = [
     ("a logged but invalid signature", dict(extra=["--bad-signature"]),
      "E_SIGNATURE"),
     ("no SCT", dict(extra=["--no-sct"]), "E_SCT_MISSING"),
+    # The names are right, the ids are another repository's or owner's
+    # (a renamed or deleted account's name registered again).
+    ("the right names but another repository id", dict(repo_id="4242"),
+     "E_IDENTITY_REPO_ID"),
+    ("the right names but another owner id", dict(owner_id="4242"),
+     "E_IDENTITY_OWNER_ID"),
+    ("the right names and no ids", dict(repo_id="", owner_id=""),
+     "E_IDENTITY_REPO_ID"),
+    ("a bundle relabelled 0.1 without its inclusion proof",
+     dict(extra=["--bundle-version", "0.1", "--no-proof"]),
+     "E_PROOF_MISSING"),
 ]
 ARTIFACTS = ["index.json", "plugins/is-pdf/1.0.0/manifest.json",
              "plugins/is-pdf/1.0.0/plugin"]
@@ -374,6 +395,34 @@ def test_signature_identity_refused(w, artifact, desc, kw, code):
     w.mk.resign(artifact, **kw)
     r = refused(w, "install", "is-pdf", want=code)
     assert "signature refused" in out_text(r)
+
+
+def test_ids_must_be_pinned_and_identity_shows_them(w):
+    """trust.toml without the ids: nothing verifies, and the refusal says
+    how to see them; `plugin identity` shows the ids the signatures carry
+    for the human to confirm and pin; pinned, install works; other ids
+    pinned: identity says so and install is refused."""
+    w.trust.write([("official", w.mk, True)], ids=False)
+    r = refused(w, "install", "is-pdf", want="pins no repository_id and "
+                "owner_id for marketplace official")
+    assert "lockfile plugin identity --marketplace official" in out_text(r)
+    r = w.st.run("identity", trust=w.trust)
+    assert_clean_exit(r, 0)
+    text = out_text(r)
+    assert "repository_id = %s\nowner_id = %s\n" % (
+        w.mk.repo_id, w.mk.owner_id) in text
+    assert "trust.toml pins no ids" in text
+    w.trust.write([("official", w.mk, True)])
+    r = w.st.run("identity", trust=w.trust)
+    assert_clean_exit(r, 0)
+    assert "trust.toml pins the same ids" in out_text(r)
+    assert_clean_exit(w.st.run("install", "is-pdf", trust=w.trust), 0)
+    w.trust.write([("official", w.mk, True)],
+                  ids={"official": (w.mk.repo_id, "4242")})
+    r = w.st.run("identity", trust=w.trust)
+    assert_clean_exit(r, 1)
+    assert "trust.toml pins OTHER ids" in out_text(r)
+    refused(w, "verify", want="E_IDENTITY_OWNER_ID")
 
 
 OTHER_TAGS = [
@@ -639,3 +688,125 @@ def test_unrecorded_leftover_replaced(w):
     assert_clean_exit(w.st.run("install", "is-pdf", trust=w.trust), 0)
     assert sha256_file(os.path.join(d, "plugin")) == \
         w.st.entry("is-pdf")["binary_sha256"]
+
+
+# ---- offline: a marketplace mirror on disk (--from DIR) -----------------------
+
+OFFLINE_URL = "https://marketplace.lockfile-test.invalid/m/"
+
+
+def offline(w):
+    """The marketplace unreachable at its configured URL, and a mirror of
+    it on disk (a plain copy, as docs/marketplace.md says)."""
+    w.trust.write([("official", w.mk, True)], url=OFFLINE_URL)
+    mirror = os.path.join(w.base, "usb", "official")
+    shutil.copytree(w.mk.dir, mirror)
+    os.system("chmod -R a+rX " + os.path.join(w.base, "usb"))
+    return mirror
+
+
+def test_install_from_a_mirror_verifies_as_online(w):
+    mirror = offline(w)
+    r = w.st.run("install", "is-pdf", trust=w.trust)
+    assert_clean_exit(r, 1)		# the configured URL is unreachable
+    r = w.st.run("install", "is-pdf", "--from", mirror, trust=w.trust)
+    assert_clean_exit(r, 0)
+    assert "reading marketplace official from the mirror " + mirror in \
+        out_text(r)
+    e = w.st.entry("is-pdf")
+    assert (e["marketplace"], e["version"]) == ("official", "1.0.0")
+    assert e["binary_sha256"] == w.mk.index()["plugins"]["is-pdf"]["1.0.0"][
+        "binary_sha256"]
+    assert w.st.lock()["indexes"] == [{
+        "marketplace": "official", "version": 3,
+        "sha256": sha256_file(os.path.join(mirror, "index.json"))}]
+    r = w.st.run("verify", "--from", mirror, trust=w.trust)
+    assert_clean_exit(r, 0)
+    r = w.st.run("identity", "--from", mirror, trust=w.trust)
+    assert_clean_exit(r, 0)
+    assert "trust.toml pins the same ids" in out_text(r)
+
+
+def test_update_and_yanks_from_a_mirror(w):
+    mirror = offline(w)
+    for p in ("is-pdf", "is-utf8"):
+        assert_clean_exit(w.st.run("install", p, "--from", mirror,
+                                   trust=w.trust), 0)
+    w.mk.add_version("is-utf8", "1.0.1")
+    w.mk.publish(4, yanked=["is-pdf@1.0.0"])
+    shutil.rmtree(mirror)
+    shutil.copytree(w.mk.dir, mirror)
+    os.system("chmod -R a+rX " + mirror)
+    r = w.st.run("update", "--from", mirror, trust=w.trust)
+    assert_clean_exit(r, 0)
+    assert w.st.entry("is-utf8")["version"] == "1.0.1"
+    assert w.st.entry("is-pdf")["yanked"] is True
+    assert w.st.lock()["indexes"][0]["version"] == 4
+
+
+def test_a_mirror_gets_no_unsigned_mode(w):
+    """Every check of the online path holds for a mirror: no bundle, a
+    changed binary, another signer, an older or expired index, another
+    repository id are each refused, and no plugin changes."""
+    mirror = offline(w)
+    assert_clean_exit(w.st.run("install", "is-utf8", "--from", mirror,
+                               trust=w.trust), 0)
+
+    def fresh():
+        shutil.rmtree(mirror)
+        shutil.copytree(w.mk.dir, mirror)
+        os.system("chmod -R a+rX " + mirror)
+
+    os.unlink(os.path.join(mirror, "plugins/is-pdf/1.0.0/plugin.sigstore.json"))
+    refused(w, "install", "is-pdf", "--from", mirror,
+            want="plugin.sigstore.json")
+    fresh()
+    with open(os.path.join(mirror, "plugins/is-pdf/1.0.0/plugin"), "r+b") as f:
+        f.seek(200)
+        f.write(b"\x00mirror")
+    refused(w, "install", "is-pdf", "--from", mirror, want="binary")
+    fresh()
+    os.unlink(os.path.join(mirror, "index.json.sigstore.json"))
+    refused(w, "install", "is-pdf", "--from", mirror,
+            want="index.json.sigstore.json")
+    for kw, code in ((dict(repo="evil/market"), "E_IDENTITY_SAN"),
+                     (dict(repo_id="4242"), "E_IDENTITY_REPO_ID")):
+        fresh()
+        w.signer.sign(os.path.join(mirror, "index.json"), **dict(
+            dict(repo=w.mk.repo, tag="index/v3"), **kw))
+        refused(w, "install", "is-pdf", "--from", mirror, want=code)
+    # an older index than the one recorded, and an expired one
+    w.mk.publish(5)
+    fresh()
+    assert_clean_exit(w.st.run("verify", "--from", mirror, trust=w.trust), 0)
+    w.mk.publish(4)
+    fresh()
+    refused(w, "install", "is-pdf", "--from", mirror, want="rollback refused")
+    w.mk.publish(6, expires=int(time.time()) - 60)
+    fresh()
+    refused(w, "install", "is-pdf", "--from", mirror, want="expired")
+    assert w.st.entry("is-pdf") is None
+
+
+def test_from_names_one_marketplace_and_a_plain_directory(w):
+    mirror = offline(w)
+    other = Market(w.base, "community", w.signer,
+                   repo="lockfile-test/community", plugins=["is-json"])
+    other.publish(1)
+    w.trust.write([("official", w.mk, True), ("community", other, False)],
+                  url=OFFLINE_URL)
+    refused(w, "install", "is-pdf", "--from", mirror, code=70,
+            want="name the marketplace it mirrors with --marketplace")
+    refused(w, "install", "is-pdf", "--from", mirror, "--marketplace",
+            "nowhere", code=70, want="not in trust.toml")
+    # the community marketplace presented as the official one's mirror
+    refused(w, "install", "is-json", "--from", other.dir, "--marketplace",
+            "official", want="names another repository")
+    r = w.st.run("install", "is-pdf", "--from", mirror, "--marketplace",
+                 "official", trust=w.trust)
+    assert_clean_exit(r, 0)
+    for bad in ("relative/dir", "https://example.org/m/", mirror + "/../x",
+                "file:///" + mirror):
+        assert_clean_exit(w.st.run("install", "is-pdf", "--from", bad,
+                                   "--marketplace", "official",
+                                   trust=w.trust), 64)
