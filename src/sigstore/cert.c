@@ -4,6 +4,7 @@
  * SCTs (RFC 6962) and its identity (SAN and Fulcio extensions). */
 #include "sigstore/internal.h"
 #include "lib/crypto.h"
+#include "lib/str.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -361,8 +362,9 @@ plain_id(X509 *leaf, const char *oid, char *out, size_t len)
 
 	out[0] = '\0';
 	if (fulcio_ext(leaf, oid, 1, v, sizeof(v)) == 1 && strlen(v) < len &&
-	    strspn(v, "0123456789") == strlen(v))
-		snprintf(out, len, "%s", v);
+	    strspn(v, "0123456789") == strlen(v) &&
+	    str_fmt(out, len, "%s", v) != STR_OK)
+		out[0] = '\0';
 }
 
 void

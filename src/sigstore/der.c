@@ -5,6 +5,7 @@
  * consumed whole and re-encode to the same bytes: one spelling per object,
  * so two parsers cannot disagree on it. */
 #include "sigstore/internal.h"
+#include "lib/str.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -492,8 +493,12 @@ pem_one(const uint8_t *pem, size_t len, const char *type, uint8_t **der,
 	*der = NULL;
 	if (len == 0 || len > 4 * SIG_MAX_CERT)
 		return SIGSTORE_E_DER;
-	bl = (size_t)snprintf(begin, sizeof(begin), "-----BEGIN %s-----\n", type);
-	el = (size_t)snprintf(end, sizeof(end), "-----END %s-----", type);
+	if (str_fmt(begin, sizeof(begin), "-----BEGIN %s-----\n", type) !=
+	    STR_OK || str_fmt(end, sizeof(end), "-----END %s-----", type) !=
+	    STR_OK)
+		return SIGSTORE_E_INTERNAL;
+	bl = strlen(begin);
+	el = strlen(end);
 	if (len < bl + el || memcmp(pem, begin, bl) != 0)
 		return SIGSTORE_E_DER;
 	/* the END line, then at most one newline */

@@ -118,7 +118,7 @@ market_fetch_index(const struct trust *t, const struct market_conf *m,
 	/* A floor root pinned: the first index a fresh store reads is not
 	 * taken on trust alone (docs/marketplace.md, residuals). */
 	if (ix->version < m->index_floor) {
-		snprintf(why, whylen, "index version %llu is below the floor "
+		str_msg(why, whylen, "index version %llu is below the floor "
 		    "%llu trust.toml pins (rollback refused)", ix->version,
 		    m->index_floor);
 		goto fail;

@@ -63,7 +63,11 @@ pcmd_need_trust(struct pcmd *c)
 		/* The mirror stands for m's location only: its index and
 		 * files are verified exactly as online (m's repository and
 		 * ids, the trusted root, freeze and rollback). */
-		snprintf(m->url, sizeof(m->url), "%s", c->from);
+		if (str_fmt(m->url, sizeof(m->url), "%s", c->from) != STR_OK) {
+			logit("--from: the path is too long");
+			trust_free(&c->trust);
+			return -1;
+		}
 		c->only = m;
 		printf("reading marketplace %s from the mirror %s\n", m->name,
 		    c->from);

@@ -52,8 +52,8 @@ id_of(const json_t *v, char out[TRUST_ID_MAX])
 {
 	if (!json_is_integer(v) || json_integer_value(v) < 1)
 		return -1;
-	snprintf(out, TRUST_ID_MAX, "%lld", (long long)json_integer_value(v));
-	return 0;
+	return str_fmt(out, TRUST_ID_MAX, "%lld",
+	    (long long)json_integer_value(v)) == STR_OK ? 0 : -1;
 }
 
 static int
@@ -276,7 +276,7 @@ trust_verify(const struct trust *t, const struct market_conf *m,
 {
 	/* A name can change hands; without the ids, nothing verifies. */
 	if (m->repo_id[0] == '\0' || m->owner_id[0] == '\0') {
-		snprintf(why, whylen, "trust.toml pins no repository_id and "
+		str_msg(why, whylen, "trust.toml pins no repository_id and "
 		    "owner_id for marketplace %s (lockfile plugin identity "
 		    "--marketplace %s shows the ones its signatures carry)",
 		    m->name, m->name);
@@ -298,7 +298,8 @@ trust_verify_names(const struct trust *t, const struct market_conf *m,
 	if (verify_as(t, m, tag, sha, bundle, bundlelen, 0, &res, why,
 	    whylen) != 0)
 		return -1;
-	snprintf(repo_id, TRUST_ID_MAX, "%s", res.repo_id);
-	snprintf(owner_id, TRUST_ID_MAX, "%s", res.owner_id);
+	if (str_fmt(repo_id, TRUST_ID_MAX, "%s", res.repo_id) != STR_OK ||
+	    str_fmt(owner_id, TRUST_ID_MAX, "%s", res.owner_id) != STR_OK)
+		repo_id[0] = owner_id[0] = '\0';
 	return 0;
 }
