@@ -157,9 +157,11 @@ approval_show(struct term *t, const struct card *c)
 
 			short_field(t, b->input, 32, in, sizeof(in));
 			short_field(t, b->placeholder, 32, ph, sizeof(ph));
+			/* Values are held per peer uid: the one this card is for. */
 			if (b->held)
-				term_printf(t, "      input %s = ${%s}  (value held; "
-				    "already replayed on %zu file%s)\n", in, ph,
+				term_printf(t, "      input %s = ${%s}  (value held for "
+				    "uid %u; already replayed on %zu file%s)\n", in, ph,
+				    (unsigned)c->uid,
 				    b->replayed, b->replayed == 1 ? "" : "s");
 			else
 				term_printf(t, "      input %s = ${%s}  (you will "

@@ -21,6 +21,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <termios.h>
 
@@ -196,6 +197,13 @@ build(scmp_filter_ctx ctx, int network)
 	/* Limits of itself (and, in a child, of the child) only. */
 	struct scmp_arg_cmp self = SCMP_A0(SCMP_CMP_EQ, 0);
 	r |= rule(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 1, &self);
+
+	/* The calling thread's own nice value only (the workspace's deleter
+	 * lowers its own; raising it needs RLIMIT_NICE, which is 0). */
+	struct scmp_arg_cmp own_nice[2] = {
+		SCMP_A0(SCMP_CMP_EQ, PRIO_PROCESS), SCMP_A1(SCMP_CMP_EQ, 0),
+	};
+	r |= rule(ctx, SCMP_ACT_ALLOW, SCMP_SYS(setpriority), 2, own_nice);
 
 	/* Never open a file to group or others (ws_commit makes a spool file
 	 * 0400; nothing else changes modes after start). */

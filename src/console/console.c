@@ -373,6 +373,11 @@ start(struct console *c, const char *homearg, const char *sockpath,
 		logit("self-confinement failed: %s", why);
 		return -1;
 	}
+	/* After the confinement, which binds only threads started later. */
+	if (ws_start_deleter(&c->ws, &why) != 0) {
+		logit("workspace: %s", why);
+		return -1;
+	}
 	hex_encode(c->pol.fingerprint, SHA256_LEN, fp);
 	term_printf(&c->term, "lockfile console %s: socket %s, policy %.16s, "
 	    "security level %d, quantum %us, %zu profile%s\n", LOCKFILE_VERSION,
@@ -395,6 +400,9 @@ shutdown_console(struct console *c, const char *why)
 	if (c->term.fd >= 0)
 		term_printf(&c->term, "lockfile console: %s; wiping values and "
 		    "deleting fetched files\n", why);
+	/* No agent can connect, or time, once the listener is closed: only
+	 * then the files go (deleting a larger file takes longer). */
+	listener_close(&c->lis);
 	ws_close(&c->ws);
 	values_wipe(&c->values);
 	if (c->audit.fd >= 0) {
@@ -404,7 +412,6 @@ shutdown_console(struct console *c, const char *why)
 	} else {
 		json_decref(rec);
 	}
-	listener_close(&c->lis);
 	parser_stop(&c->parser);
 	sandbox_close(&c->sb);
 	policy_free(&c->pol);

@@ -187,7 +187,7 @@ handle_release(struct console *c, const struct request *req,
 	json_object_set_new(rec, "peer_uid", json_integer(peer->uid));
 	json_object_set_new(rec, "handle", json_string(req->handle));
 	ws_expire(&c->ws, start);
-	h = ws_find(&c->ws, req->handle);
+	h = ws_find(&c->ws, req->handle, peer->uid);
 	if (h == NULL) {
 		json_object_set_new(rec, "outcome", json_string("E_HANDLE_EXPIRED"));
 		line = proto_error_line(M_FILE_RELEASE, id, E_HANDLE_EXPIRED);

@@ -18,6 +18,7 @@
 #include "lib/log.h"
 #include "lib/str.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,7 +211,7 @@ precheck(struct plan *pl)
 		return refuse(pl, E_LITERAL_INPUT, "literal input");
 	if (req->has_handle) {
 		ws_expire(&c->ws, now_ms());
-		pl->h = ws_find(&c->ws, req->handle);
+		pl->h = ws_find(&c->ws, req->handle, pl->peer->uid);
 		if (pl->h == NULL)
 			return refuse(pl, E_HANDLE_EXPIRED, "unknown or expired");
 		pl->pr = pl->h->profile;
@@ -271,11 +272,12 @@ collect_values(struct plan *pl)
 			const struct req_input *b = binding(&req->plugins[i],
 			    in->name);
 			struct held_value *hv = values_find(&c->values,
-			    b->placeholder);
+			    pl->peer->uid, b->placeholder);
 			long n;
 
 			if (hv == NULL) {
-				hv = values_new(&c->values, b->placeholder);
+				hv = values_new(&c->values, pl->peer->uid,
+				    b->placeholder);
 				if (hv == NULL)
 					return refuse(pl, E_INPUT_INVALID,
 					    "too many held values");
@@ -337,7 +339,7 @@ approve(struct plan *pl)
 			const struct req_input *b = binding(&req->plugins[i],
 			    m->inputs[j].name);
 			struct held_value *hv = values_find(&c->values,
-			    b->placeholder);
+			    pl->peer->uid, b->placeholder);
 			cp->bind[j].input = m->inputs[j].name;
 			cp->bind[j].placeholder = b->placeholder;
 			cp->bind[j].held = hv != NULL;
@@ -411,7 +413,7 @@ fetch(struct plan *pl)
 		return refuse(pl, E_FETCH_FAILED, NULL);
 	}
 	ws_commit(&c->ws, pl->h, fr.size, fr.sha256,
-	    (long long)c->pol.handle_ttl_s * 1000);
+	    (long long)c->pol.handle_ttl_s * 1000, pl->peer->uid);
 	pl->h->profile = pl->pr;
 	ASSERT(str_fmt(pl->h->key, sizeof(pl->h->key), "%s", pl->key) ==
 	    STR_OK);
@@ -430,7 +432,8 @@ values_blob(struct plan *pl, size_t i, uint8_t *out, size_t cap)
 	for (j = 0; j < m->ninputs; j++) {
 		const struct req_input *b = binding(&pl->req->plugins[i],
 		    m->inputs[j].name);
-		struct held_value *hv = values_find(&pl->c->values, b->placeholder);
+		struct held_value *hv = values_find(&pl->c->values,
+		    pl->peer->uid, b->placeholder);
 		ASSERT(hv != NULL && hv->len + 4 <= cap - n);
 		out[n] = (uint8_t)(hv->len >> 24);
 		out[n + 1] = (uint8_t)(hv->len >> 16);
@@ -447,41 +450,49 @@ static char *
 run(struct plan *pl, json_t **answers_out)
 {
 	struct console *c = pl->c;
-	json_t *answers = json_array(), *outcomes = json_array();
+	json_t *answers = NULL, *outcomes = NULL;
 	const char *why = NULL;
-	uint8_t *blob;
+	uint8_t *blob = NULL;
+	char *line = NULL;
 	enum lf_err e;
+	int input = -1;
 	size_t i;
 
 	/* Again just before the run: the bytes checked are the bytes run, and
 	 * they are the ones the human approved. */
 	e = open_pinned(pl, &why);
-	if (e != E_NONE) {
-		json_decref(answers);
-		json_decref(outcomes);
+	if (e != E_NONE)
 		return refuse(pl, e, why);
+	/* One reference to the file for all the plan's plugins: a TTL that
+	 * ends while they run does not take it from the later ones. */
+	input = ws_open_input(&c->ws, pl->h);
+	if (input < 0) {
+		line = errno == ENOENT ?
+		    refuse(pl, E_HANDLE_EXPIRED, "expired before the run") :
+		    refuse(pl, E_FETCH_FAILED, "the fetched file cannot be opened");
+		goto out;
 	}
 	blob = sodium_malloc(SANDBOX_VALUES_MAX);
-	if (blob == NULL)
-		fatal("out of locked memory");
+	if (blob == NULL) {
+		line = refuse(pl, E_SANDBOX_UNAVAILABLE, "out of locked memory");
+		goto out;
+	}
+	answers = json_array();
+	outcomes = json_array();
 	(void)sandbox_refresh_nproc(&c->sb);
 	for (i = 0; i < pl->nop; i++) {
 		struct plugin_run r;
 		struct plugin_result res;
-		json_t *a = json_object(), *o = json_object();
+		json_t *a, *o;
 		int bit;
 
 		if (isolation_proc_hidden(c, &why) != 0) {
-			json_decref(a);
-			json_decref(o);
-			json_decref(answers);
-			json_decref(outcomes);
-			sodium_free(blob);
-			return refuse(pl, E_PROC_NOT_HIDDEN, why);
+			line = refuse(pl, E_PROC_NOT_HIDDEN, why);
+			goto out;
 		}
 		memset(&r, 0, sizeof(r));
 		r.binfd = pl->op[i].binfd;
-		r.inputfd = ws_open_input(pl->h);
+		r.inputfd = input;
 		r.protocol = pl->op[i].m.protocol;
 		r.values = blob;
 		r.values_len = r.protocol == 2 ?
@@ -490,22 +501,9 @@ run(struct plan *pl, json_t **answers_out)
 		r.limits.memory_bytes = pl->op[i].m.memory_bytes;
 		r.limits.wall_ms = pl->op[i].m.wall_s * 1000;
 		r.argv0 = pl->op[i].m.name;
-		if (r.inputfd < 0) {
-			memset(&res, 0, sizeof(res));
-			res.outcome = OUT_EXEC_FAILED;
-		} else {
-			sandbox_run(&c->sb, &r, &res);
-			close(r.inputfd);
-		}
+		sandbox_run(&c->sb, &r, &res);
 		sodium_memzero(blob, SANDBOX_VALUES_MAX);
-		bit = outcome_bit(res.outcome);
-		json_object_set_new(a, "plugin", json_string(pl->op[i].m.name));
-		json_object_set_new(a, "version", json_string(pl->op[i].m.version));
-		json_object_set_new(a, "result", bit < 0 ? json_null()
-		    : json_integer(bit));
-		if (bit < 0)
-			json_object_set_new(a, "error", json_string("plugin_error"));
-		json_array_append_new(answers, a);
+		o = json_object();
 		json_object_set_new(o, "plugin", json_string(pl->op[i].m.name));
 		json_object_set_new(o, "version", json_string(pl->op[i].m.version));
 		json_object_set_new(o, "outcome",
@@ -514,6 +512,24 @@ run(struct plan *pl, json_t **answers_out)
 		    json_integer((json_int_t)res.stderr_bytes));
 		json_object_set_new(o, "wall_ms", json_integer(res.wall_ms));
 		json_array_append_new(outcomes, o);
+		/* The sandbox could not be set up (no descriptor, no process):
+		 * the console's failure, not the plugin's answer. The plan is
+		 * refused; nothing about the file is in that. */
+		if (res.outcome == OUT_SANDBOX_UNAVAILABLE) {
+			json_object_set(pl->rec, "plugins", outcomes);
+			line = refuse(pl, E_SANDBOX_UNAVAILABLE,
+			    "the sandbox could not be set up");
+			goto out;
+		}
+		bit = outcome_bit(res.outcome);
+		a = json_object();
+		json_object_set_new(a, "plugin", json_string(pl->op[i].m.name));
+		json_object_set_new(a, "version", json_string(pl->op[i].m.version));
+		json_object_set_new(a, "result", bit < 0 ? json_null()
+		    : json_integer(bit));
+		if (bit < 0)
+			json_object_set_new(a, "error", json_string("plugin_error"));
+		json_array_append_new(answers, a);
 		/* Level 0 ("clear results") only: answers and the plugin's
 		 * detail on the console, for a human alone at the screen. */
 		if (c->pol.security_level == 0) {
@@ -527,12 +543,20 @@ run(struct plan *pl, json_t **answers_out)
 			term_printf(&c->term, "\n");
 		}
 	}
-	sodium_free(blob);
-	close_plugins(pl);
 	pl->h->answers_used += (unsigned)pl->nop;
 	json_object_set_new(pl->rec, "plugins", outcomes);
+	outcomes = NULL;
 	*answers_out = answers;
-	return NULL;
+	answers = NULL;
+out:
+	if (blob != NULL)
+		sodium_free(blob);
+	if (input >= 0)
+		close(input);
+	close_plugins(pl);
+	json_decref(answers);
+	json_decref(outcomes);
+	return line;
 }
 
 char *
@@ -576,7 +600,7 @@ handle_plan(struct console *c, const struct request *req,
 		goto hold;
 	/* The TTL ran out while the human read the card: the file's time is
 	 * over, whatever the human decided. */
-	if (!fetched && pl->h->expires_ms <= t0) {
+	if (!fetched && !ws_alive(&c->ws, pl->h, t0)) {
 		ws_drop(&c->ws, pl->h);
 		pl->h = NULL;
 		line = refuse(pl, E_HANDLE_EXPIRED, "expired during the approval");
@@ -604,7 +628,7 @@ handle_plan(struct console *c, const struct request *req,
 			json_array_foreach(held, k, v)
 				if (strcmp(json_string_value(v), ph) == 0)
 					dup = 1;
-			if (!dup && values_find(&c->values, ph) != NULL)
+			if (!dup && values_find(&c->values, peer->uid, ph) != NULL)
 				json_array_append_new(held, json_string(ph));
 		}
 	r = json_object();

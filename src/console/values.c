@@ -35,18 +35,18 @@ values_wipe(struct values *vs)
 }
 
 struct held_value *
-values_find(struct values *vs, const char *name)
+values_find(struct values *vs, uid_t uid, const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < vs->n; i++)
-		if (strcmp(vs->v[i].name, name) == 0)
+		if (vs->v[i].uid == uid && strcmp(vs->v[i].name, name) == 0)
 			return &vs->v[i];
 	return NULL;
 }
 
 struct held_value *
-values_new(struct values *vs, const char *name)
+values_new(struct values *vs, uid_t uid, const char *name)
 {
 	struct held_value *hv;
 
@@ -58,6 +58,7 @@ values_new(struct values *vs, const char *name)
 	if (hv->bytes == NULL)
 		return NULL;
 	memcpy(hv->name, name, strlen(name) + 1);
+	hv->uid = uid;
 	vs->n++;
 	return hv;
 }

@@ -1,5 +1,6 @@
 /* Values the human typed for placeholders. Held in locked, guarded memory
- * (libsodium) for the console session only, reused by name, wiped at the
+ * (libsodium) for the console session only, reused by (peer uid, name):
+ * a value typed for one agent is never held for another; wiped at the
  * end. They reach only a plugin's fd 6: never a response, the audit (names
  * only), the window or the disk. Each value counts the distinct files it
  * was replayed on, for the approval card. */
@@ -9,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/types.h>
+
 #include "lib/crypto.h"
 
 #define VALUES_MAX 64
@@ -16,6 +19,7 @@
 #define VALUE_MAX_BYTES 4096
 
 struct held_value {
+	uid_t uid;		/* the peer it was typed for */
 	char name[33];
 	uint8_t *bytes;		/* sodium_malloc'd, VALUE_MAX_BYTES */
 	size_t len;
@@ -31,10 +35,13 @@ struct values {
 void values_init(struct values *vs);
 /* Wipe and free everything (session end). */
 void values_wipe(struct values *vs);
-struct held_value *values_find(struct values *vs, const char *name);
-/* A fresh locked buffer for a value being typed; NULL when full. The
- * caller fills bytes/len, then values_keep() or values_discard(). */
-struct held_value *values_new(struct values *vs, const char *name);
+/* The value held for placeholder name of peer uid, or NULL. */
+struct held_value *values_find(struct values *vs, uid_t uid,
+    const char *name);
+/* A fresh locked buffer for a value being typed for peer uid; NULL when
+ * full. The caller fills bytes/len, or values_discard()s it. */
+struct held_value *values_new(struct values *vs, uid_t uid,
+    const char *name);
 void values_discard(struct values *vs, struct held_value *hv);
 /* Record that hv was used on the file with this hash. */
 void values_note_file(struct held_value *hv, const uint8_t sha[SHA256_LEN]);

@@ -7,9 +7,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Remove a directory tree below dirfd without following symlinks. */
@@ -68,9 +72,13 @@ int
 ws_open(struct workspace *ws, const char *work_dir, unsigned long long cap,
     const char **why)
 {
+	pthread_condattr_t ca;
 	struct stat st;
+	size_t i;
 
 	memset(ws, 0, sizeof(*ws));
+	for (i = 0; i < WS_MAX_FILES; i++)
+		ws->h[i].keep = -1;
 	if (strlen(work_dir) >= sizeof(ws->root)) {
 		*why = "work_dir too long";
 		return -1;
@@ -91,6 +99,157 @@ ws_open(struct workspace *ws, const char *work_dir, unsigned long long cap,
 		return -1;
 	}
 	sweep(ws->root);
+	/* The deleter sleeps until the next TTL on the clock now_ms() reads. */
+	if (pthread_condattr_init(&ca) != 0 ||
+	    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) != 0 ||
+	    pthread_cond_init(&ws->cv, &ca) != 0 ||
+	    pthread_mutex_init(&ws->mu, NULL) != 0) {
+		*why = "workspace: cannot set up the deleter's lock";
+		return -1;
+	}
+	pthread_condattr_destroy(&ca);
+	ws->inited = 1;
+	return 0;
+}
+
+static void
+lock(struct workspace *ws)
+{
+	if (pthread_mutex_lock(&ws->mu) != 0)
+		abort();	/* only on a corrupted mutex */
+}
+
+static void
+unlock(struct workspace *ws)
+{
+	(void)pthread_mutex_unlock(&ws->mu);
+}
+
+/* Remove h's names (ws->mu held). With h->keep open this only drops the
+ * names, whatever the file's size: the blocks stay until keep's last
+ * close, which goes to the deleter (the graveyard). Without a keep (it
+ * could not be opened) the unlink frees them here, slower for a larger
+ * file: said in the log. */
+static void
+unlink_names(struct workspace *ws, struct ws_handle *h)
+{
+	if (h->unlinked)
+		return;
+	if (h->keep < 0 && h->state == WS_HELD)
+		h->keep = open(h->file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
+		    O_NOCTTY);
+	if (h->keep < 0 && h->state == WS_HELD)
+		logit_errno("workspace: deleting a file on the serving path");
+	if (unlink(h->file) != 0 && errno != ENOENT)
+		logit_errno("workspace: cannot delete a file");
+	if (rmdir(h->dir) != 0 && errno != ENOENT)
+		logit_errno("workspace: cannot remove a directory");
+	h->unlinked = 1;
+	if (h->keep >= 0) {
+		if (ws->running && ws->ngrave < WS_MAX_FILES) {
+			ws->grave[ws->ngrave++] = h->keep;
+			(void)pthread_cond_signal(&ws->cv);
+		} else {
+			close(h->keep);
+		}
+		h->keep = -1;
+	}
+}
+
+static void
+free_slot(struct workspace *ws, struct ws_handle *h)
+{
+	ASSERT(ws->reserved >= h->reserved);
+	ws->reserved -= h->reserved;
+	explicit_bzero(h, sizeof(*h));
+	h->state = WS_FREE;
+	h->keep = -1;
+}
+
+/* The deleter: each file whose TTL has ended loses its names, and every
+ * file's last close happens here, never in the thread that answers. */
+static void *
+deleter_main(void *arg)
+{
+	struct workspace *ws = arg;
+	char file[PATH_MAX], dir[PATH_MAX];
+
+	/* Freeing a large file's blocks is CPU work in the kernel: at the
+	 * lowest priority it does not delay the serving thread either. */
+	(void)setpriority(PRIO_PROCESS, 0, 19);
+	lock(ws);
+	for (;;) {
+		long long now = now_ms(), next = 0;
+		struct ws_handle *due = NULL;
+		int fd = -1;
+		size_t i;
+
+		for (i = 0; i < WS_MAX_FILES && due == NULL; i++) {
+			struct ws_handle *h = &ws->h[i];
+			if (h->state != WS_HELD || h->unlinked)
+				continue;
+			if (h->expires_ms <= now)
+				due = h;
+			else if (next == 0 || h->expires_ms < next)
+				next = h->expires_ms;
+		}
+		if (due != NULL) {
+			/* Taken under the lock, deleted outside it: the serving
+			 * thread never waits for a deletion. */
+			memcpy(file, due->file, sizeof(file));
+			memcpy(dir, due->dir, sizeof(dir));
+			fd = due->keep;
+			due->keep = -1;
+			due->unlinked = 1;
+			unlock(ws);
+			if (unlink(file) != 0 && errno != ENOENT)
+				logit_errno("workspace: cannot delete a file");
+			if (rmdir(dir) != 0 && errno != ENOENT)
+				logit_errno("workspace: cannot remove a directory");
+			if (fd >= 0)
+				close(fd);
+			lock(ws);
+			continue;
+		}
+		if (ws->ngrave > 0) {
+			fd = ws->grave[--ws->ngrave];
+			unlock(ws);
+			close(fd);
+			lock(ws);
+			continue;
+		}
+		if (ws->stop)
+			break;
+		if (next == 0) {
+			(void)pthread_cond_wait(&ws->cv, &ws->mu);
+		} else {
+			struct timespec ts;
+			ts.tv_sec = (time_t)(next / 1000);
+			ts.tv_nsec = (long)(next % 1000) * 1000000;
+			(void)pthread_cond_timedwait(&ws->cv, &ws->mu, &ts);
+		}
+	}
+	unlock(ws);
+	return NULL;
+}
+
+int
+ws_start_deleter(struct workspace *ws, const char **why)
+{
+	sigset_t all, old;
+	int e;
+
+	ASSERT(ws->inited && !ws->running);
+	/* Signals stay with the serving thread (its signalfd). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	e = pthread_create(&ws->deleter, NULL, deleter_main, ws);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e != 0) {
+		*why = "cannot start the deleter thread";
+		return -1;
+	}
+	ws->running = 1;
 	return 0;
 }
 
@@ -99,9 +258,35 @@ ws_close(struct workspace *ws)
 {
 	size_t i;
 
+	if (!ws->inited)
+		return;
+	if (ws->running) {
+		lock(ws);
+		ws->stop = 1;
+		(void)pthread_cond_signal(&ws->cv);
+		unlock(ws);
+		(void)pthread_join(ws->deleter, NULL);
+		ws->running = 0;
+	}
 	for (i = 0; i < WS_MAX_FILES; i++)
 		if (ws->h[i].state != WS_FREE)
 			ws_drop(ws, &ws->h[i]);
+	if (ws->root[0] != '\0')
+		sweep(ws->root);
+}
+
+void
+ws_emergency(struct workspace *ws)
+{
+	size_t i;
+
+	if (!ws->inited)
+		return;
+	for (i = 0; i < WS_MAX_FILES; i++)
+		if (ws->h[i].state != WS_FREE) {
+			(void)unlink(ws->h[i].file);
+			(void)rmdir(ws->h[i].dir);
+		}
 	if (ws->root[0] != '\0')
 		sweep(ws->root);
 }
@@ -113,20 +298,24 @@ ws_begin_fetch(struct workspace *ws, int *fd, const char **why)
 	char rnd[40];
 	size_t i;
 
+	lock(ws);
 	for (i = 0; i < WS_MAX_FILES; i++)
 		if (ws->h[i].state == WS_FREE) {
 			h = &ws->h[i];
 			break;
 		}
 	if (h == NULL) {
+		unlock(ws);
 		*why = "workspace holds 64 files already";
 		return NULL;
 	}
 	if (ws->reserved >= ws->cap) {
+		unlock(ws);
 		*why = "workspace cap reached";
 		return NULL;
 	}
 	memset(h, 0, sizeof(*h));
+	h->keep = -1;
 	random_id("", rnd, sizeof(rnd));
 	random_id("f_", h->id, sizeof(h->id));
 	{
@@ -139,6 +328,7 @@ ws_begin_fetch(struct workspace *ws, int *fd, const char **why)
 		}
 	}
 	if (mkdir(h->dir, 0700) != 0) {
+		unlock(ws);
 		*why = "cannot create the fetch directory";
 		return NULL;
 	}
@@ -146,6 +336,7 @@ ws_begin_fetch(struct workspace *ws, int *fd, const char **why)
 	    O_CLOEXEC, 0600);
 	if (*fd < 0) {
 		(void)rmdir(h->dir);
+		unlock(ws);
 		*why = "cannot create the spool file";
 		return NULL;
 	}
@@ -154,49 +345,76 @@ ws_begin_fetch(struct workspace *ws, int *fd, const char **why)
 	h->reserved = ws->cap - ws->reserved;
 	ws->reserved += h->reserved;
 	h->state = WS_FETCHING;
+	unlock(ws);
 	return h;
 }
 
 void
 ws_commit(struct workspace *ws, struct ws_handle *h, unsigned long long size,
-    const uint8_t sha256[SHA256_LEN], long long ttl_ms)
+    const uint8_t sha256[SHA256_LEN], long long ttl_ms, uid_t uid)
 {
+	/* The reference whose last close frees the file: opened now, while
+	 * descriptors are plenty, so that deleting never needs a new one. */
+	int keep = open(h->file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+
+	lock(ws);
 	ASSERT(h->state == WS_FETCHING && size <= h->reserved);
 	ws->reserved -= h->reserved - size;
 	h->reserved = size;
 	h->size = size;
 	memcpy(h->sha256, sha256, SHA256_LEN);
+	h->uid = uid;
+	h->keep = keep;
 	h->expires_ms = now_ms() + ttl_ms;
 	h->state = WS_HELD;
 	(void)chmod(h->file, 0400);
+	(void)pthread_cond_signal(&ws->cv);	/* a new deadline */
+	unlock(ws);
 }
 
 void
 ws_drop(struct workspace *ws, struct ws_handle *h)
 {
-	if (h->state == WS_FREE)
-		return;
-	if (unlink(h->file) != 0 && errno != ENOENT)
-		logit_errno("workspace: cannot delete a file");
-	if (rmdir(h->dir) != 0 && errno != ENOENT)
-		logit_errno("workspace: cannot remove a directory");
-	ASSERT(ws->reserved >= h->reserved);
-	ws->reserved -= h->reserved;
-	explicit_bzero(h, sizeof(*h));
-	h->state = WS_FREE;
+	lock(ws);
+	if (h->state != WS_FREE) {
+		unlink_names(ws, h);
+		free_slot(ws, h);
+	}
+	unlock(ws);
 }
 
 struct ws_handle *
-ws_find(struct workspace *ws, const char *id)
+ws_find(struct workspace *ws, const char *id, uid_t uid)
 {
+	struct ws_handle *found = NULL;
+	long long now = now_ms();
 	size_t i;
 
-	for (i = 0; i < WS_MAX_FILES; i++)
-		if (ws->h[i].state == WS_HELD &&
-		    strlen(ws->h[i].id) == strlen(id) &&
-		    ct_equal(ws->h[i].id, id, strlen(id)))
-			return &ws->h[i];
-	return NULL;
+	/* Every slot is compared, matching or not: the answer takes the same
+	 * time for a wrong id, another peer's id and an expired one. */
+	lock(ws);
+	for (i = 0; i < WS_MAX_FILES; i++) {
+		struct ws_handle *h = &ws->h[i];
+		int ok = h->state == WS_HELD && !h->unlinked &&
+		    h->expires_ms > now && h->uid == uid &&
+		    strlen(h->id) == strlen(id) &&
+		    ct_equal(h->id, id, strlen(id));
+		if (ok)
+			found = h;
+	}
+	unlock(ws);
+	return found;
+}
+
+int
+ws_alive(struct workspace *ws, const struct ws_handle *h, long long now)
+{
+	int ok;
+
+	lock(ws);
+	ok = h->state == WS_HELD && !h->unlinked && h->expires_ms > now;
+	unlock(ws);
+	return ok;
 }
 
 long long
@@ -205,20 +423,40 @@ ws_expire(struct workspace *ws, long long now)
 	long long next = 0;
 	size_t i;
 
+	lock(ws);
 	for (i = 0; i < WS_MAX_FILES; i++) {
 		struct ws_handle *h = &ws->h[i];
 		if (h->state != WS_HELD)
 			continue;
-		if (h->expires_ms <= now)
-			ws_drop(ws, h);
-		else if (next == 0 || h->expires_ms < next)
+		if (h->expires_ms <= now || h->unlinked) {
+			unlink_names(ws, h);	/* constant time; usually done */
+			free_slot(ws, h);
+		} else if (next == 0 || h->expires_ms < next) {
 			next = h->expires_ms;
+		}
 	}
+	unlock(ws);
 	return next;
 }
 
 int
-ws_open_input(const struct ws_handle *h)
+ws_open_input(struct workspace *ws, const struct ws_handle *h)
 {
-	return open(h->file, OPEN_RO_SAFE);
+	int fd, e;
+
+	lock(ws);
+	if (h->state != WS_HELD || h->unlinked) {
+		unlock(ws);
+		errno = ENOENT;
+		return -1;
+	}
+	/* A second reference to the same file: the deleter may take the
+	 * names and keep meanwhile, this one stays readable. */
+	fd = h->keep >= 0 ? fcntl(h->keep, F_DUPFD_CLOEXEC, 0)
+	    : open(h->file, OPEN_RO_SAFE);
+	e = errno;
+	unlock(ws);
+	if (fd < 0)
+		errno = e == ENOENT ? EIO : e;	/* ENOENT means gone, only that */
+	return fd;
 }

@@ -158,3 +158,83 @@ def test_allowed_uids_with_an_empty_or_padded_field_refused(small, bad):
     env.wait_exit()
     assert "--allowed-uids" in env.screen()
     assert not os.path.exists(env.socket)
+
+
+def peer_rpc(env, user, method, params, rid=1):
+    req = env.request(method, params, rid)
+    if user == "agent":
+        out, _ = env.rpc_raw((json.dumps(req) + "\n").encode(), user)
+    else:
+        out, _ = env.rpc_as_peer((json.dumps(req) + "\n").encode(), user)
+    return req, out.decode()
+
+
+def peer_plan_async(env, user, params):
+    import threading
+    box = {}
+
+    def go():
+        box["req"], box["line"] = peer_rpc(env, user, "file.plan", params)
+    t = threading.Thread(target=go)
+    t.start()
+    return t, box
+
+
+def test_handles_and_values_are_the_peers_own(env):
+    """A handle is bound to the peer uid that fetched it: another allowed
+    peer planning on it or releasing it gets E_HANDLE_EXPIRED, byte for
+    byte what an unknown handle gets, and the file stays. A value typed
+    for one peer is held for that peer only; the card says for which
+    uid."""
+    env.add_local_profile("docs", files={"a.txt": b"alice@example.org\n"})
+    env.install_plugin("contains")
+    env.write_policy(allowed_uids=[uid_of("lf-allowed")],
+                     max_plugins_per_handle=6)
+    env.start()
+    plan = {"profile": "docs", "key": "a.txt", "plugins": [
+        {"name": "contains", "inputs": {"needle": "${email}"}}]}
+    t, box = peer_plan_async(env, "agent", plan)
+    env.wait_screen(r"Approve\?")
+    env.type("y")
+    env.wait_screen(r"value for \$\{email\}")
+    env.type("alice@example.org")
+    t.join()
+    res = json.loads(box["line"])["result"]
+    assert res["held_inputs"] == ["email"]
+    handle = res["handle"]
+    unknown = "f_" + "0123456789abcdef" * 2
+    for method, params in (
+            ("file.plan", {"plugins": [{"name": "contains", "inputs": {
+                "needle": "${email}"}}]}),
+            ("file.release", {})):
+        req, theirs = peer_rpc(env, "lf-allowed", method,
+                               dict(params, handle=handle))
+        assert check_reply(req, theirs) == "error E_HANDLE_EXPIRED", method
+        req, none = peer_rpc(env, "lf-allowed", method,
+                             dict(params, handle=unknown))
+        assert theirs == none, (theirs, none)
+    assert len(env.work_entries()) == 1
+    assert env.screen().count("Approve?") == 1
+    # the other peer's own plan is asked for its own value
+    t, box = peer_plan_async(env, "lf-allowed", plan)
+    s = env.wait_screen(r"Approve\?", count=2)
+    card = s[s.rfind("an agent asks"):]
+    assert "from uid  %d" % uid_of("lf-allowed") in card
+    assert "you will type the value" in card and "value held" not in card
+    env.type("n")
+    t.join()
+    assert check_reply(box["req"], box["line"]) == "error E_APPROVAL_DENIED"
+    # the agent's handle and value are still its own
+    t, box = peer_plan_async(env, "agent", {
+        "handle": handle, "plugins": plan["plugins"]})
+    s = env.wait_screen(r"Approve\?", count=3)
+    card = s[s.rfind("an agent asks"):]
+    assert "value held for uid %d; already replayed on 1 file" % uid_of(
+        "agent") in card
+    env.type("y")
+    t.join()
+    res = json.loads(box["line"])["result"]
+    assert res["answers"][0]["result"] == 1 and res["held_inputs"] == ["email"]
+    req, line = peer_rpc(env, "agent", "file.release", {"handle": handle})
+    assert check_reply(req, line) == "result"
+    assert env.work_entries() == []

@@ -342,3 +342,33 @@ def test_handle_expires_while_the_card_waits(env):
     assert env.work_entries() == []
     rec = [r for r in env.audit() if r.get("method") == "file.plan"][-1]
     assert rec["decision"] == "approved" and "plugins" not in rec
+
+
+def test_files_expire_while_a_card_waits(env):
+    """The TTL deletes a file on time even while the console waits for the
+    human on another plan's card (the deleter does not wait for the serving
+    thread)."""
+    env.add_local_profile("docs", files={"a.txt": b"hello\n",
+                                         "b.txt": b"world\n"})
+    env.install_plugin("is-utf8")
+    env.write_policy(handle_ttl_s=10, approval_timeout_s=60)
+    env.start()
+    quick_plan(env, "a.txt")
+    t_fetch = time.monotonic()
+    assert len(env.work_entries()) == 1
+    box = {}
+
+    def go():
+        box["req"], box["line"], _ = env.rpc("file.plan", plan_params("b.txt"),
+                                             timeout=60)
+    t = threading.Thread(target=go)
+    t.start()
+    wait_prompt(env)
+    while env.work_entries() and time.monotonic() - t_fetch < 15:
+        time.sleep(0.05)
+    gone_after = time.monotonic() - t_fetch
+    assert prompt_waiting(env)          # the card still waits
+    env.type("n")
+    t.join()
+    assert check_reply(box["req"], box["line"]) == "error E_APPROVAL_DENIED"
+    assert gone_after < 11.5, "deleted %.1f s after the fetch" % gone_after
