@@ -2,9 +2,9 @@
  *
  * One request at a time (one human, one screen): connections wait in the
  * listen backlog while a plan waits for the human or its quantum. Start-up
- * order matters: the parser worker is started from a fresh exec before the
- * policy, credentials or files are loaded; inherited descriptors are closed;
- * the process is non-dumpable with no core. */
+ * order matters: our own binary is opened (for the parser workers, each a
+ * fresh exec of it) before anything is loaded; inherited descriptors are
+ * closed; the process is non-dumpable with no core. */
 #include "config.h"
 #include "console/confine.h"
 #include "console/console.h"
@@ -220,6 +220,7 @@ serve(struct console *c, int fd)
 		    (unsigned)cn->peer.uid);
 		goto out;
 	}
+	parser_begin(&c->parser, cn->peer.uid);	/* its peer's own worker */
 	for (;;) {
 		long n;
 		char *line;
@@ -252,6 +253,7 @@ serve(struct console *c, int fd)
 		c->last_request_ms = now_ms();
 		wait = NEXT_REQUEST_MS;
 	}
+	parser_end(&c->parser);
 out:
 	explicit_bzero(cn, sizeof(*cn));
 	free(cn);
@@ -470,7 +472,8 @@ cmd_console(int argc, char **argv)
 	close_fds_from(3);
 	memset(c, 0, sizeof(*c));
 	c->term.fd = c->audit.fd = c->lis.fd = c->sigfd = -1;
-	/* Before anything secret is loaded. */
+	/* Our own binary, for the parser workers: opened before anything could
+	 * replace it. Each worker is a fresh exec of it (parser_worker.h). */
 	if (parser_start(&c->parser) != 0)
 		fatal_errno("parser worker");
 

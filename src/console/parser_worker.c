@@ -28,8 +28,10 @@
 #define WORKER_FD 3
 #define WORKER_TIMEOUT_MS 2000
 
+/* Start one worker: fork and exec our own binary; the parent does not
+ * wait for it (its first answer does). */
 static int
-spawn(struct parser *p)
+spawn(struct parser *p, struct worker *w)
 {
 	int sv[2];
 	pid_t pid;
@@ -61,43 +63,79 @@ spawn(struct parser *p)
 		_exit(127);
 	}
 	close(sv[1]);
-	p->sock = sv[0];
-	p->pid = pid;
+	w->sock = sv[0];
+	w->pid = pid;
 	return 0;
+}
+
+static void
+reap(struct worker *w)
+{
+	if (w->sock >= 0)
+		close(w->sock);
+	w->sock = -1;
+	if (w->pid > 0) {
+		(void)kill(w->pid, SIGKILL);
+		while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	w->pid = 0;
 }
 
 int
 parser_start(struct parser *p)
 {
+	size_t i;
+
 	memset(p, 0, sizeof(*p));
-	p->sock = -1;
+	for (i = 0; i < PARSER_MAX_WORKERS; i++)
+		p->w[i].sock = -1;
 	p->exefd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	if (p->exefd < 0)
-		return -1;
-	return spawn(p);
+	return p->exefd < 0 ? -1 : 0;
 }
 
-static void
-reap(struct parser *p)
+void
+parser_begin(struct parser *p, uid_t uid)
 {
-	if (p->sock >= 0)
-		close(p->sock);
-	p->sock = -1;
-	if (p->pid > 0) {
-		(void)kill(p->pid, SIGKILL);
-		while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
-			;
+	struct worker *w = NULL, *oldest = &p->w[0];
+	size_t i;
+
+	for (i = 0; i < PARSER_MAX_WORKERS; i++) {
+		if (p->w[i].used != 0 && p->w[i].uid == uid) {
+			w = &p->w[i];
+			break;
+		}
+		if (p->w[i].used < oldest->used)
+			oldest = &p->w[i];
 	}
-	p->pid = 0;
+	if (w == NULL) {
+		/* A peer uid seen for the first time (or again after it was
+		 * evicted) gets a fresh worker, started at its first line. */
+		w = oldest;
+		reap(w);
+		w->uid = uid;
+	}
+	w->used = ++p->tick;
+	p->cur = w;
+}
+
+void
+parser_end(struct parser *p)
+{
+	p->cur = NULL;
 }
 
 void
 parser_stop(struct parser *p)
 {
-	reap(p);
+	size_t i;
+
+	for (i = 0; i < PARSER_MAX_WORKERS; i++)
+		reap(&p->w[i]);
 	if (p->exefd >= 0)
 		close(p->exefd);
 	p->exefd = -1;
+	p->cur = NULL;
 }
 
 static void
@@ -114,30 +152,43 @@ void
 parser_parse(struct parser *p, const char *line, size_t len,
     struct request *req)
 {
+	static uint8_t msg[REQUEST_NONCE_LEN + PROTO_MAX_LINE + 1];
+	uint8_t nonce[REQUEST_NONCE_LEN];
+	struct worker *w = p->cur;
 	struct pollfd pfd;
 	ssize_t n;
 
-	if (p->sock < 0 && spawn(p) != 0) {
+	ASSERT(w != NULL);	/* between parser_begin() and parser_end() */
+	if (w->sock < 0 && spawn(p, w) != 0) {
 		logit_errno("parser worker cannot be started");
 		bad_request(req);
 		return;
 	}
-	if (send(p->sock, len ? line : "", len ? len : 1, MSG_NOSIGNAL) < 0)
+	if (len > PROTO_MAX_LINE)
+		len = PROTO_MAX_LINE;	/* read_line never hands more */
+	/* The line goes out behind a fresh nonce; only a struct carrying it
+	 * back is this line's answer. */
+	random_bytes(nonce, sizeof(nonce));
+	memcpy(msg, nonce, sizeof(nonce));
+	memcpy(msg + sizeof(nonce), line, len);
+	n = send(w->sock, msg, sizeof(nonce) + len, MSG_NOSIGNAL);
+	explicit_bzero(msg, sizeof(nonce) + len);
+	if (n < 0)
 		goto broken;
-	pfd.fd = p->sock;
+	pfd.fd = w->sock;
 	pfd.events = POLLIN;
 	if (poll(&pfd, 1, WORKER_TIMEOUT_MS) != 1)
 		goto broken;
-	n = recv(p->sock, req, sizeof(*req), MSG_TRUNC);
+	n = recv(w->sock, req, sizeof(*req), MSG_TRUNC);
 	if (n != (ssize_t)sizeof(*req))
 		goto broken;
-	if (request_validate(req) != 0) {
+	if (request_validate(req, nonce) != 0) {
 		logit("parser worker answered an inconsistent request");
 		goto broken;
 	}
 	return;
 broken:
-	reap(p);
+	reap(w);
 	p->restarts++;
 	bad_request(req);
 }
@@ -198,7 +249,7 @@ confine_worker(void)
 int
 cmd_parse_worker(int argc, char **argv)
 {
-	static char line[PROTO_MAX_LINE + 1];
+	static uint8_t msg[REQUEST_NONCE_LEN + PROTO_MAX_LINE + 1];
 	static struct request req;
 	uint32_t seed;
 
@@ -211,14 +262,18 @@ cmd_parse_worker(int argc, char **argv)
 	json_object_seed(seed ? seed : 1);
 	confine_worker();
 	for (;;) {
-		ssize_t n = recv(WORKER_FD, line, sizeof(line), MSG_TRUNC);
-		if (n <= 0)
-			_exit(0);
-		if ((size_t)n > PROTO_MAX_LINE)
-			n = PROTO_MAX_LINE + 1;	/* over the cap: parse refuses */
-		request_parse(line, (size_t)n, &req);
+		ssize_t n = recv(WORKER_FD, msg, sizeof(msg), MSG_TRUNC);
+		size_t len;
+
+		if (n < REQUEST_NONCE_LEN)
+			_exit(n == 0 ? 0 : 1);
+		len = (size_t)n - REQUEST_NONCE_LEN;
+		if (len > PROTO_MAX_LINE)
+			len = PROTO_MAX_LINE + 1;	/* over the cap: parse refuses */
+		request_parse((const char *)msg + REQUEST_NONCE_LEN, len, msg,
+		    &req);
 		if (send(WORKER_FD, &req, sizeof(req), 0) != (ssize_t)sizeof(req))
 			_exit(1);
-		explicit_bzero(line, sizeof(line));
+		explicit_bzero(msg, sizeof(msg));
 	}
 }

@@ -5,7 +5,9 @@
  * nothing secret, confines itself (no_new_privs, an empty Landlock ruleset,
  * a seccomp filter of read/write/memory/exit, small rlimits) before reading
  * a byte, and answers each line with a fixed-form struct request that the
- * console validates field by field. */
+ * console validates field by field. Each peer uid has a worker of its
+ * own, and each line goes out with a fresh nonce the struct must carry
+ * back. */
 #ifndef LOCKFILE_PARSER_WORKER_H
 #define LOCKFILE_PARSER_WORKER_H
 
@@ -13,21 +15,40 @@
 
 #include "protocol/request.h"
 
-struct parser {
-	int sock;	/* console's end, SOCK_SEQPACKET */
+#define PARSER_MAX_WORKERS 16
+
+struct worker {
+	int sock;		/* console's end, SOCK_SEQPACKET; -1: not started */
 	pid_t pid;
-	int exefd;	/* our own binary, opened at start */
+	uid_t uid;		/* the only peer whose lines it parses */
+	unsigned long long used;	/* 0: free; else last use (LRU) */
+};
+
+struct parser {
+	struct worker w[PARSER_MAX_WORKERS];
+	struct worker *cur;	/* the current connection's peer's worker */
+	unsigned long long tick;
+	int exefd;		/* our own binary, opened at start */
 	unsigned restarts;
 };
 
-/* Open our own binary once (before anything can replace it) and start the
- * worker. 0 or -1. */
+/* Open our own binary once, before anything can replace it. 0 or -1. */
 int parser_start(struct parser *p);
 void parser_stop(struct parser *p);
 
+/* One worker per peer uid: a worker that one agent's bytes compromised
+ * never sees another agent's requests, nor answers them. parser_begin()
+ * picks the connection's peer's worker (a fresh one for a uid not seen
+ * yet, evicting the least recently used beyond PARSER_MAX_WORKERS);
+ * parser_end() leaves it for that peer's next connection. Each worker is
+ * started at its first line, from a fresh exec: it never holds anything
+ * of the console's. */
+void parser_begin(struct parser *p, uid_t uid);
+void parser_end(struct parser *p);
+
 /* Parse one line. On any worker failure (death, timeout, an invalid
- * struct) the request is answered as E_BAD_REQUEST and the worker is
- * replaced. Never fails otherwise. */
+ * struct, a struct not bound to this line's nonce) the request is answered
+ * as E_BAD_REQUEST and the worker is replaced. Never fails otherwise. */
 void parser_parse(struct parser *p, const char *line, size_t len,
     struct request *req);
 

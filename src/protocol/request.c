@@ -217,7 +217,8 @@ parse_params(enum lf_method m, const json_t *params, struct request *req)
 }
 
 void
-request_parse(const char *line, size_t len, struct request *req)
+request_parse(const char *line, size_t len,
+    const uint8_t nonce[REQUEST_NONCE_LEN], struct request *req)
 {
 	static const char *const top[] = { "jsonrpc", "id", "method", "params",
 	    NULL };
@@ -226,6 +227,7 @@ request_parse(const char *line, size_t len, struct request *req)
 
 	memset(req, 0, sizeof(*req));
 	req->magic = REQUEST_MAGIC;
+	memcpy(req->nonce, nonce, REQUEST_NONCE_LEN);
 	req->error = E_BAD_REQUEST;
 	req->method = M__COUNT;
 	req->id_kind = RID_NULL;
@@ -265,11 +267,13 @@ terminated(const char *s, size_t size)
 }
 
 int
-request_validate(const struct request *req)
+request_validate(const struct request *req,
+    const uint8_t nonce[REQUEST_NONCE_LEN])
 {
 	uint32_t i, j;
 
-	if (req->magic != REQUEST_MAGIC)
+	if (req->magic != REQUEST_MAGIC ||
+	    !ct_equal(req->nonce, nonce, REQUEST_NONCE_LEN))
 		return -1;
 	if (req->error != E_NONE && req->error != E_BAD_REQUEST &&
 	    req->error != E_LITERAL_INPUT)

@@ -12,6 +12,7 @@
 #include "protocol/table.h"
 
 #define REQUEST_MAGIC 0x6c66726bU	/* "lfrk" */
+#define REQUEST_NONCE_LEN 16
 
 enum req_id_kind { RID_NULL = 0, RID_INT, RID_STR };
 
@@ -29,6 +30,10 @@ struct req_plugin {
 
 struct request {
 	uint32_t magic;
+	/* Fresh from the console for each line it hands the worker, copied
+	 * back in the struct: a worker cannot answer one request with the
+	 * struct of another (an earlier one, another connection's). */
+	uint8_t nonce[REQUEST_NONCE_LEN];
 	uint32_t error;		/* enum lf_err: E_NONE, E_BAD_REQUEST or
 				 * E_LITERAL_INPUT (the literal is dropped) */
 	uint8_t id_kind;	/* enum req_id_kind */
@@ -48,13 +53,16 @@ struct request {
 	struct req_plugin plugins[PROTO_MAX_PLUGINS];
 };
 
-/* Parse one line (without its newline). Always fills req (error set on
- * failure; the id is kept when it could be read). */
-void request_parse(const char *line, size_t len, struct request *req);
+/* Parse one line (without its newline), bound to nonce. Always fills req
+ * (error set on failure; the id is kept when it could be read). */
+void request_parse(const char *line, size_t len,
+    const uint8_t nonce[REQUEST_NONCE_LEN], struct request *req);
 
-/* Console side: is this struct internally consistent (magic, enums, every
- * string NUL-terminated, in its alphabet, counts in range)? 0 or -1. */
-int request_validate(const struct request *req);
+/* Console side: is this the answer to the line sent with nonce, and is it
+ * internally consistent (magic, enums, every string NUL-terminated, in its
+ * alphabet, counts in range)? 0 or -1. */
+int request_validate(const struct request *req,
+    const uint8_t nonce[REQUEST_NONCE_LEN]);
 
 /* The request's id as a new JSON value (null, integer or string). */
 #include <jansson.h>

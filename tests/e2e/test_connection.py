@@ -2,15 +2,19 @@
 pauses must not outlive the session or hold off a SIGTERM, and a request
 already begun behind an answer keeps the full read allowance
 (docs/protocol.md). Every answer is gated on the closed list."""
+import grp
 import json
+import os
+import pwd
 import signal
+import subprocess
 import threading
 import time
 
 import pytest
 
 from conftest import make_pdf
-from lfenv import ConsoleEnv, as_user, check_reply
+from lfenv import ConsoleEnv, as_user, check_reply, uid_of
 
 # As the agent: one connection, back-to-back status requests for up to
 # SECS seconds; prints each answer line, then "END <seconds>".
@@ -144,3 +148,85 @@ def test_request_begun_behind_an_answer_is_served(env):
         assert check_reply(dict(STATUS, id=i + 1), l + "\n",
                            env.build) == "result"
         assert json.loads(l)["id"] == i + 1
+
+
+# As a peer: connect, wait for a line on stdin, send one status, print the
+# answer, then hold the connection until stdin closes.
+HOLD_PEER = r"""
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.settimeout(10)
+s.connect(sys.argv[1])
+sys.stdin.readline()
+s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"status"}\n')
+buf = b""
+while b"\n" not in buf:
+    buf += s.recv(65536)
+sys.stdout.write(buf.decode())
+sys.stdout.flush()
+sys.stdin.read()
+"""
+
+
+def workers(env):
+    """{pid: context switches} of the console's parser workers (its
+    children running __parse-worker), seen as root from outside its
+    namespace: a worker blocked in recv() switches once per line it
+    reads, the others not at all."""
+    found = {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % pid) as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                argv = f.read().split(b"\0")
+            if ppid != env.console_pid or b"__parse-worker" not in argv:
+                continue
+            with open("/proc/%s/status" % pid) as f:
+                st = dict(l.split(":", 1) for l in f.read().splitlines())
+            found[int(pid)] = int(st["voluntary_ctxt_switches"])
+        except (OSError, IndexError, ValueError, KeyError):
+            continue
+    return found
+
+
+def reader_of_one_status(env, user):
+    """Which worker read this peer's request: the one whose read count
+    moved (or that appeared) while the request was answered."""
+    pw = pwd.getpwnam(user)
+    argv = ["setpriv", "--reuid=%d" % pw.pw_uid, "--regid=%d" % pw.pw_gid,
+            "--init-groups", "--inh-caps=+dac_override",
+            "--ambient-caps=+dac_override", "env", "-i", "PATH=/usr/bin:/bin",
+            "/usr/bin/python3", "-c", HOLD_PEER, env.socket]
+    p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         cwd="/")
+    try:
+        time.sleep(0.2)                 # connected and accepted
+        before = workers(env)
+        p.stdin.write(b"go\n")
+        p.stdin.flush()
+        line = p.stdout.readline()
+        assert check_reply(STATUS, line, env.build) == "result"
+        after = workers(env)
+    finally:
+        p.stdin.close()
+        p.wait(timeout=10)
+    moved = [w for w, n in after.items() if n > before.get(w, -1)]
+    assert len(moved) == 1, (before, after)
+    return moved[0]
+
+
+def test_each_peer_has_its_own_parser_worker(env):
+    """A worker that one agent's bytes compromised must never see another
+    agent's requests (nor answer them): the lines of two peer uids are
+    read by two workers; a peer's next connection goes to its own worker
+    again (the console before this ran one worker for every peer)."""
+    start(env, allowed_uids=[uid_of("lf-allowed")])
+    a1 = reader_of_one_status(env, "agent")
+    b1 = reader_of_one_status(env, "lf-allowed")
+    a2 = reader_of_one_status(env, "agent")
+    assert a1 != b1, "one worker read both peers' requests"
+    assert a2 == a1
+    assert b1 in workers(env)

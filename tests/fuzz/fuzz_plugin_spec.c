@@ -26,6 +26,9 @@
 
 #define MAX_SPECS (PROTO_MAX_PLUGINS + 2)
 
+/* What the console would send with the line (parser_worker.c). */
+static const uint8_t NONCE[REQUEST_NONCE_LEN] = "lockfile-nonce!";
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void
@@ -86,12 +89,12 @@ check_console_parse(json_t *plugins)
 		free(line);	/* the client refuses to send it */
 		return;
 	}
-	request_parse(line, strlen(line), &req);
+	request_parse(line, strlen(line), NONCE, &req);
 	free(line);
 	CHECK(req.error == E_NONE || req.error == E_LITERAL_INPUT);
 	if (req.error != E_NONE)
 		return;
-	CHECK(request_validate(&req) == 0);
+	CHECK(request_validate(&req, NONCE) == 0);
 	CHECK(req.method == M_FILE_PLAN &&
 	    req.nplugins == json_array_size(plugins));
 	for (i = 0; i < req.nplugins; i++) {

@@ -23,6 +23,8 @@
 
 #include <jansson.h>
 
+static const uint8_t NONCE[REQUEST_NONCE_LEN] = "lockfile-nonce!";
+
 /* abort(), not fatal(): libFuzzer then saves the input that broke it. */
 #define CHECK(cond) do { if (!(cond)) { \
 	fprintf(stderr, "fuzz_request: check failed: %s\n", #cond); \
@@ -81,10 +83,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	copy = malloc(size == 0 ? 1 : size);
 	CHECK(copy != NULL);
 	memcpy(copy, data, size);
-	request_parse(copy, size, &req);
+	request_parse(copy, size, NONCE, &req);
 	free(copy);
 
-	CHECK(request_validate(&req) == 0);
+	CHECK(request_validate(&req, NONCE) == 0);
 	if (req.error != E_BAD_REQUEST)
 		CHECK(req.method < M__COUNT);
 	if (req.error == E_LITERAL_INPUT) {

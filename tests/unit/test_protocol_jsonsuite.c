@@ -24,6 +24,7 @@
 #define MAX_CASE (1 << 20)
 
 static struct request req;
+static const uint8_t NONCE[REQUEST_NONCE_LEN] = "lockfile-nonce!";
 
 static int
 cmp(const void *a, const void *b)
@@ -39,7 +40,7 @@ parse_copy(const char *data, size_t n)
 	if (copy == NULL)
 		abort();
 	memcpy(copy, data, n);
-	request_parse(copy, n, &req);
+	request_parse(copy, n, NONCE, &req);
 	free(copy);
 }
 
@@ -146,7 +147,7 @@ main(int argc, char **argv)
 			continue;
 		}
 		parse_copy(data, (size_t)n);
-		if (request_validate(&req) != 0) {
+		if (request_validate(&req, NONCE) != 0) {
 			ok = 0;
 			why = ": the parse left an invalid struct";
 		} else if (req.error != E_BAD_REQUEST) {
@@ -157,7 +158,7 @@ main(int argc, char **argv)
 		x = inner_value(data, (size_t)n, &xlen);
 		if (ok && x != NULL) {
 			int accepted = as_id(x, xlen);
-			if (request_validate(&req) != 0) {
+			if (request_validate(&req, NONCE) != 0) {
 				ok = 0;
 				why = ": as an id, the parse left an invalid struct";
 			} else if (names[i][0] == 'n' && accepted) {

@@ -17,6 +17,8 @@
 #include <cmocka.h>
 
 static struct request req;	/* ~45 KiB: not on the stack */
+/* What the console would send with the line (parser_worker.c). */
+static const uint8_t NONCE[REQUEST_NONCE_LEN] = "lockfile-nonce!";
 
 static const struct request *
 parse_n(const char *s, size_t n)
@@ -25,10 +27,10 @@ parse_n(const char *s, size_t n)
 
 	assert_non_null(copy);
 	memcpy(copy, s, n);
-	request_parse(copy, n, &req);
+	request_parse(copy, n, NONCE, &req);
 	free(copy);
 	/* whatever the parser produced, the console must accept it */
-	assert_int_equal(request_validate(&req), 0);
+	assert_int_equal(request_validate(&req, NONCE), 0);
 	return &req;
 }
 
@@ -418,9 +420,9 @@ valid_plan(struct request *r)
 	    "\"key\":\"2024/a.pdf\",\"plugins\":[{\"name\":\"is-pdf\"},{\"name\":"
 	    "\"contains\",\"inputs\":{\"needle\":\"${email}\"}}]}}";
 
-	request_parse(line, strlen(line), r);
+	request_parse(line, strlen(line), NONCE, r);
 	assert_int_equal(r->error, E_NONE);
-	assert_int_equal(request_validate(r), 0);
+	assert_int_equal(request_validate(r, NONCE), 0);
 }
 
 static void
@@ -431,9 +433,14 @@ test_validate_corruptions(void **state)
 	(void)state;
 	assert_non_null(r);
 #define REFUSED(mutation) do { valid_plan(r); mutation; \
-	if (request_validate(r) == 0) fail_msg("accepted: %s", #mutation); \
-	} while (0)
+	if (request_validate(r, NONCE) == 0) fail_msg("accepted: %s", \
+	    #mutation); } while (0)
 	REFUSED(r->magic = 0);
+	/* a struct not bound to this line: another line's (an earlier one,
+	 * another connection's), or no nonce at all */
+	REFUSED(r->nonce[0] ^= 1);
+	REFUSED(r->nonce[REQUEST_NONCE_LEN - 1] ^= 0x80);
+	REFUSED(memset(r->nonce, 0, sizeof(r->nonce)));
 	REFUSED(r->error = E_FETCH_FAILED);
 	REFUSED(r->error = E__COUNT + 5);
 	REFUSED(r->id_kind = 3);
@@ -486,16 +493,20 @@ test_validate_corruptions(void **state)
 #undef REFUSED
 	/* the untouched struct is fine, and a bad request needs only its id */
 	valid_plan(r);
-	assert_int_equal(request_validate(r), 0);
+	assert_int_equal(request_validate(r, NONCE), 0);
 	memset(r, 0x41, sizeof(*r));
 	r->magic = REQUEST_MAGIC;
+	memcpy(r->nonce, NONCE, sizeof(r->nonce));
 	r->error = E_BAD_REQUEST;
 	r->id_kind = RID_NULL;
 	r->id_str[0] = '\0';
-	assert_int_equal(request_validate(r), 0);
+	assert_int_equal(request_validate(r, NONCE), 0);
+	r->nonce[3] ^= 1;		/* even a bad request is this line's */
+	assert_int_not_equal(request_validate(r, NONCE), 0);
+	r->nonce[3] ^= 1;
 	r->id_kind = RID_STR;
 	memset(r->id_str, 0x41, sizeof(r->id_str));
-	assert_int_not_equal(request_validate(r), 0);
+	assert_int_not_equal(request_validate(r, NONCE), 0);
 	free(r);
 }
 
