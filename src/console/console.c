@@ -421,6 +421,25 @@ shutdown_console(struct console *c, const char *why)
 	term_close(&c->term);
 }
 
+/* Every fatal path of the console ends here (lib/log.h): the socket
+ * closed first, every name in the workspace removed (no lock taken, no
+ * descriptor needed: it may be what ran out), the values wiped. The
+ * process exit then closes what was held open. */
+static struct console *dying;
+
+static void
+emergency_cleanup(void)
+{
+	struct console *c = dying;
+
+	listener_close(&c->lis);
+	ws_emergency(&c->ws);
+	values_wipe(&c->values);
+	if (c->term.fd >= 0)
+		term_printf(&c->term, "lockfile console: fatal error; values wiped "
+		    "and fetched files deleted\n");
+}
+
 void
 console_audit_failed(struct console *c)
 {
@@ -472,6 +491,8 @@ cmd_console(int argc, char **argv)
 	close_fds_from(3);
 	memset(c, 0, sizeof(*c));
 	c->term.fd = c->audit.fd = c->lis.fd = c->sigfd = -1;
+	dying = c;
+	log_set_cleanup(emergency_cleanup);
 	/* Our own binary, for the parser workers: opened before anything could
 	 * replace it. Each worker is a fresh exec of it (parser_worker.h). */
 	if (parser_start(&c->parser) != 0)
@@ -531,6 +552,10 @@ cmd_console(int argc, char **argv)
 		 * connection: a stream of connections must not hold it off. */
 		if ((fd = listener_accept(&c->lis)) >= 0)
 			serve(c, fd);
+		else if (errno == EMFILE || errno == ENFILE)
+			/* No descriptor for it: it waits in the backlog. Back off
+			 * rather than spin on a listener that stays readable. */
+			sleep_until_ms(now_ms() + 100);
 	}
 	shutdown_console(c, end);
 	return 0;

@@ -11,6 +11,10 @@
 
 /* Set once at start by log_init(); read-only afterwards. */
 static const char *progname = "lockfile";
+/* Set once by log_set_cleanup(); cleanup_tid is who runs it (0: no one). */
+static void (*cleanup_fn)(void);
+static pid_t cleanup_pid;
+static pid_t cleanup_tid;
 
 void
 log_init(const char *name)
@@ -61,6 +65,30 @@ logit_errno(const char *fmt, ...)
 }
 
 void
+log_set_cleanup(void (*fn)(void))
+{
+	cleanup_pid = getpid();
+	cleanup_fn = fn;
+}
+
+void
+cleanup_exit(int code)
+{
+	pid_t self = gettid(), none = 0;
+
+	if (cleanup_fn != NULL && getpid() == cleanup_pid) {
+		if (__atomic_compare_exchange_n(&cleanup_tid, &none, self, 0,
+		    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			cleanup_fn();
+		else if (none != self)
+			for (;;)	/* another thread cleans up, then exits */
+				pause();
+		/* else: the cleanup itself died; leave now */
+	}
+	_exit(code);
+}
+
+void
 fatal(const char *fmt, ...)
 {
 	va_list ap;
@@ -68,7 +96,7 @@ fatal(const char *fmt, ...)
 	va_start(ap, fmt);
 	emit(0, 0, fmt, ap);
 	va_end(ap);
-	_exit(70);
+	cleanup_exit(70);
 }
 
 void
@@ -80,5 +108,5 @@ fatal_errno(const char *fmt, ...)
 	va_start(ap, fmt);
 	emit(1, e, fmt, ap);
 	va_end(ap);
-	_exit(70);
+	cleanup_exit(70);
 }

@@ -16,6 +16,16 @@ void logit_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void fatal_errno(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
+/* The process's one cleanup, which every fatal path runs before it exits
+ * (OpenSSH's cleanup_exit): the console registers the deletion of its
+ * held files and the wiping of its values. It runs only in the process
+ * that registered it (a forked child that dies must not touch its
+ * parent's files), at most once; a second thread dying meanwhile waits
+ * for the first to finish. */
+void log_set_cleanup(void (*fn)(void));
+/* Run the cleanup (if any), then _exit(code). */
+void cleanup_exit(int code) __attribute__((noreturn));
+
 /* Abort loudly on a state the code believes cannot happen. */
 #define ASSERT(cond) do { if (!(cond)) \
 	fatal("assertion failed: %s (%s:%d)", #cond, __FILE__, __LINE__); } while (0)

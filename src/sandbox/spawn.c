@@ -451,7 +451,7 @@ sandbox_run(struct sandbox *sb, const struct plugin_run *run,
 	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, stp[2] = { -1, -1 };
 	int valp[2] = { -1, -1 }, detp[2] = { -1, -1 };
 	int src[FD_NTARGET], pidfd = -1, status = 0, timed_out = 0;
-	int out_eof = 0, err_eof = 0, det_eof = 1, exited = 0;
+	int out_eof = 0, err_eof = 0, det_eof = 1, exited = 0, broken = 0;
 	char out[4];
 	size_t outlen = 0, overflow = 0, detover = 0, valoff = 0;
 	struct child_report rep;
@@ -477,8 +477,9 @@ sandbox_run(struct sandbox *sb, const struct plugin_run *run,
 		 * status flags must not carry over to the caller or the next run. */
 		input = fd_reopen(run->inputfd, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 		if (input < 0) {
+			/* the console's failure (no descriptor left), not the
+			 * plugin's: OUT_SANDBOX_UNAVAILABLE, as below */
 			logit_errno("reopening the input");
-			res->outcome = OUT_EXEC_FAILED;
 			return 0;
 		}
 	}
@@ -493,12 +494,15 @@ sandbox_run(struct sandbox *sb, const struct plugin_run *run,
 		return 0;
 	}
 
+	/* Out of descriptors (or memory) is the console's failure, not the
+	 * plugin's answer: OUT_SANDBOX_UNAVAILABLE, which the console turns
+	 * into a refusal. Nothing here ends the console. */
 	if (pipe2(outp, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0 ||
-	    pipe2(stp, O_CLOEXEC) != 0)
-		fatal_errno("pipe2");
-	if (run->protocol == 2 &&
-	    (pipe2(valp, O_CLOEXEC) != 0 || pipe2(detp, O_CLOEXEC) != 0))
-		fatal_errno("pipe2");
+	    pipe2(stp, O_CLOEXEC) != 0 || (run->protocol == 2 &&
+	    (pipe2(valp, O_CLOEXEC) != 0 || pipe2(detp, O_CLOEXEC) != 0))) {
+		logit_errno("sandbox: pipe2");
+		goto out;
+	}
 
 	for (i = 0; i < FD_NTARGET; i++)
 		src[i] = -1;
@@ -549,19 +553,21 @@ sandbox_run(struct sandbox *sb, const struct plugin_run *run,
 	}
 
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (pidfd < 0)
-		fatal_errno("pidfd_open");
-	if (set_nonblock(outp[0], 1) != 0 || set_nonblock(errp[0], 1) != 0 ||
+	if (pidfd < 0 || set_nonblock(outp[0], 1) != 0 ||
+	    set_nonblock(errp[0], 1) != 0 ||
 	    (run->protocol == 2 && (set_nonblock(valp[1], 1) != 0 ||
-	    set_nonblock(detp[0], 1) != 0)))
-		fatal_errno("fcntl");
+	    set_nonblock(detp[0], 1) != 0))) {
+		logit_errno("sandbox: supervising the plugin");
+		broken = 1;	/* killed and reaped below, never classified */
+		kill_group(pid);
+	}
 	if (run->protocol == 2 && run->values_len == 0) {
 		close(valp[1]);
 		valp[1] = -1;
 	}
 
 	deadline = start + run->limits.wall_ms;
-	while (!exited || !out_eof || !err_eof || !det_eof) {
+	while (!broken && (!exited || !out_eof || !err_eof || !det_eof)) {
 		struct pollfd pfd[5];
 		int np = 0, ipid = -1, iout = -1, ierr = -1, idet = -1, ival = -1;
 		long long left = deadline - now_ms();
@@ -601,7 +607,10 @@ sandbox_run(struct sandbox *sb, const struct plugin_run *run,
 		if (poll(pfd, (nfds_t)np, timed_out ? 100 : (int)(left > 1000 ? 1000 : left)) < 0) {
 			if (errno == EINTR)
 				continue;
-			fatal_errno("poll");
+			logit_errno("sandbox: poll");
+			broken = 1;
+			kill_group(pid);
+			break;
 		}
 		if (iout >= 0 && pfd[iout].revents) {
 			out_eof = drain_capped(outp[0], out, sizeof(out), &outlen,
@@ -642,10 +651,18 @@ sandbox_run(struct sandbox *sb, const struct plugin_run *run,
 	}
 
 	while (wait4(pid, &status, 0, &ru) < 0) {
-		if (errno != EINTR)
-			fatal_errno("wait4");
+		if (errno != EINTR) {
+			logit_errno("sandbox: wait4");
+			broken = 1;
+			memset(&ru, 0, sizeof(ru));
+			break;
+		}
 	}
 	reap_group(pid);
+	if (broken) {
+		res->outcome = OUT_SANDBOX_UNAVAILABLE;
+		goto out;
+	}
 	res->wall_ms = now_ms() - start;
 	res->cpu_ms = (long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
 	    (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;

@@ -166,10 +166,12 @@ cred_new(size_t max)
 	struct cred *c = calloc(1, sizeof(*c));
 
 	if (c == NULL)
-		fatal("out of memory");
+		return NULL;
 	c->buf = sodium_malloc(max + 1);
-	if (c->buf == NULL)
-		fatal("out of locked memory");
+	if (c->buf == NULL) {
+		free(c);
+		return NULL;
+	}
 	c->buf[0] = '\0';
 	return c;
 }
@@ -361,8 +363,10 @@ read_output(const struct spec *sp, int fd, struct cred *c, long long deadline,
 			return -1;
 		}
 		r = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
-		if (r < 0 && errno != EINTR)
-			fatal_errno("poll");
+		if (r < 0 && errno != EINTR) {
+			*why = "credential command output cannot be waited for";
+			return -1;
+		}
 		if (r <= 0)
 			continue;
 		n = read(fd, c->buf + c->len, sp->max_bytes + 1 - c->len);
@@ -382,7 +386,8 @@ read_output(const struct spec *sp, int fd, struct cred *c, long long deadline,
 	}
 }
 
-/* Reap pid by the deadline, killing its process group past it. */
+/* Reap pid by the deadline, killing its process group past it. The wait
+ * status, or -1 when pid cannot be waited for (then killed). */
 static int
 reap(pid_t pid, long long deadline, int *killed)
 {
@@ -392,8 +397,11 @@ reap(pid_t pid, long long deadline, int *killed)
 		pid_t r = waitpid(pid, &st, WNOHANG);
 		if (r == pid)
 			return st;
-		if (r < 0 && errno != EINTR)
-			fatal_errno("waitpid");
+		if (r < 0 && errno != EINTR) {
+			(void)kill(-pid, SIGKILL);
+			(void)kill(pid, SIGKILL);
+			return -1;
+		}
 		if (now_ms() >= deadline && !*killed) {
 			(void)kill(-pid, SIGKILL);
 			(void)kill(pid, SIGKILL);
@@ -402,7 +410,7 @@ reap(pid_t pid, long long deadline, int *killed)
 		if (*killed) {
 			while (waitpid(pid, &st, 0) < 0)
 				if (errno != EINTR)
-					fatal_errno("waitpid");
+					return -1;
 			return st;
 		}
 		sleep_until_ms(now_ms() + 5);
@@ -410,8 +418,9 @@ reap(pid_t pid, long long deadline, int *killed)
 }
 
 /* The environment: the profile's env, then pass_env from ours, in locked
- * memory (a passed token is a secret too). */
-static size_t
+ * memory (a passed token is a secret too). The count of entries, or -1
+ * (what was built is freed) when locked memory runs out. */
+static long
 build_env(const struct spec *sp, char **envp)
 {
 	const json_t *x;
@@ -422,7 +431,7 @@ build_env(const struct spec *sp, char **envp)
 		size_t len = strlen(k) + json_string_length(x) + 2;
 		envp[n] = sodium_malloc(len);
 		if (envp[n] == NULL)
-			fatal("out of locked memory");
+			goto nomem;
 		/* len is exactly what it takes: a cut is impossible */
 		ASSERT(str_fmt(envp[n++], len, "%s=%s", k,
 		    json_string_value(x)) == STR_OK);
@@ -435,12 +444,17 @@ build_env(const struct spec *sp, char **envp)
 		len = json_string_length(x) + strlen(v) + 2;
 		envp[n] = sodium_malloc(len);
 		if (envp[n] == NULL)
-			fatal("out of locked memory");
+			goto nomem;
 		ASSERT(str_fmt(envp[n++], len, "%s=%s", json_string_value(x),
 		    v) == STR_OK);
 	}
 	envp[n] = NULL;
-	return n;
+	return (long)n;
+nomem:
+	while (n > 0)
+		sodium_free(envp[--n]);
+	envp[0] = NULL;
+	return -1;
 }
 
 static int
@@ -448,7 +462,7 @@ load_command(const struct spec *sp, struct cred *c, const char **why)
 {
 	char *envp[2 * CRED_MAX_ENV + 1];
 	long long deadline;
-	size_t i, ne;
+	long i, ne;
 	int binfd, script = 0, pfd[2] = { -1, -1 }, killed = 0, st, ret = -1;
 	pid_t pid;
 
@@ -456,6 +470,11 @@ load_command(const struct spec *sp, struct cred *c, const char **why)
 	if (binfd < 0)
 		return -1;
 	ne = build_env(sp, envp);
+	if (ne < 0) {
+		ne = 0;
+		*why = "credential command cannot be started (locked memory)";
+		goto out;
+	}
 	if (pipe2(pfd, O_CLOEXEC) != 0) {
 		*why = "credential command cannot be started (pipe)";
 		goto out;
@@ -472,7 +491,10 @@ load_command(const struct spec *sp, struct cred *c, const char **why)
 	pfd[1] = -1;
 	ret = read_output(sp, pfd[0], c, deadline, why);
 	st = reap(pid, ret == 0 ? deadline : 0, &killed);
-	if (ret == 0 && killed) {
+	if (ret == 0 && st == -1) {
+		*why = "credential command cannot be waited for";
+		ret = -1;
+	} else if (ret == 0 && killed) {
 		*why = "credential command timed out";
 		ret = -1;
 	} else if (ret == 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
@@ -506,14 +528,20 @@ cred_open(const json_t *t, const char *home, struct cred **out,
 
 	if (cred_validate(t, why) != 0)
 		return -1;
-	if (sodium_init() < 0)
-		fatal("libsodium cannot be initialised");
+	if (sodium_init() < 0) {
+		*why = "credentials: libsodium cannot be initialised";
+		return -1;
+	}
 	memset(&sp, 0, sizeof(sp));
 	(void)pt_uint(t, "timeout_s", 1, 300, CRED_DEFAULT_TIMEOUT_S, &n);
 	sp.timeout_s = (unsigned)n;
 	(void)pt_uint(t, "max_bytes", 1, CRED_MAX_BYTES, CRED_DEFAULT_BYTES, &n);
 	sp.max_bytes = (size_t)n;
 	c = cred_new(sp.max_bytes);
+	if (c == NULL) {
+		*why = "credentials: out of locked memory";
+		return -1;
+	}
 	v = json_object_get(t, "file");
 	if (v != NULL) {
 		sp.file = json_string_value(v) + 2;	/* after "~/" */

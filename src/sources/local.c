@@ -52,8 +52,10 @@ local_open(const json_t *t, const char *home, struct source **out,
 	struct source *s = calloc(1, sizeof(*s));
 	struct stat st;
 
-	if (s == NULL)
-		fatal("out of memory");
+	if (s == NULL) {
+		*why = "local profile: out of memory";
+		return -1;
+	}
 	if (str_fmt(s->path, sizeof(s->path), "%s",
 	    json_string_value(json_object_get(t, "path"))) != STR_OK) {
 		*why = "local profile: path must be an absolute path";
@@ -146,7 +148,11 @@ local_fetch(struct source *s, const char *key, int outfd,
 		return FC_TOO_BIG;
 	}
 	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	sink_init(&sk, outfd, cap);
+	if ((c = sink_init(&sk, outfd, cap)) != FC_OK) {
+		str_msg(res->detail, sizeof(res->detail), "spool: cannot be set "
+		    "up");
+		goto out;
+	}
 	/* Read straight into the sink's ring: it hashes on its own thread
 	 * while this one reads and writes. The file may grow while read: the
 	 * cap holds regardless. */

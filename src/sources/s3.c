@@ -98,15 +98,15 @@ wipe_strdup(const char *s)
 }
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static int curl_ok;		/* set once, by curl_init() */
 
 static void
 curl_init(void)
 {
 	/* First initialiser wins in libcurl: the console initialises it
 	 * here, before any other user (hub mode) does. */
-	if (curl_global_init_mem(CURL_GLOBAL_DEFAULT, malloc, wipe_free,
-	    wipe_realloc, wipe_strdup, calloc) != CURLE_OK)
-		fatal("libcurl cannot be initialised");
+	curl_ok = curl_global_init_mem(CURL_GLOBAL_DEFAULT, malloc, wipe_free,
+	    wipe_realloc, wipe_strdup, calloc) == CURLE_OK;
 }
 
 /* ---- the profile -------------------------------------------------------- */
@@ -210,8 +210,10 @@ s3_validate(const json_t *t, const char **why)
 	struct source *s = malloc(sizeof(*s));
 	int r;
 
-	if (s == NULL)
-		fatal("out of memory");
+	if (s == NULL) {
+		*why = "s3 profile: out of memory";
+		return -1;
+	}
 	r = s3_parse(t, s, why);
 	free(s);
 	return r;
@@ -238,8 +240,11 @@ read_ca(struct source *s, const char **why)
 		return -1;
 	}
 	s->ca_pem = malloc((size_t)st.st_size);
-	if (s->ca_pem == NULL)
-		fatal("out of memory");
+	if (s->ca_pem == NULL) {
+		close(fd);
+		*why = "s3 profile: out of memory";
+		return -1;
+	}
 	n = read_full(fd, s->ca_pem, (size_t)st.st_size);
 	close(fd);
 	if (n != st.st_size)
@@ -276,8 +281,10 @@ s3_open(const json_t *t, const char *home, struct source **out,
 {
 	struct source *s = malloc(sizeof(*s));
 
-	if (s == NULL)
-		fatal("out of memory");
+	if (s == NULL) {
+		*why = "s3 profile: out of memory";
+		return -1;
+	}
 	if (s3_parse(t, s, why) != 0) {
 		free(s);
 		return -1;
@@ -289,6 +296,11 @@ s3_open(const json_t *t, const char *home, struct source **out,
 		return -1;
 	}
 	(void)pthread_once(&curl_once, curl_init);
+	if (!curl_ok) {
+		*why = "s3 profile: libcurl cannot be initialised";
+		s3_close(s);
+		return -1;
+	}
 	*out = s;
 	return 0;
 }
@@ -388,21 +400,24 @@ curl_cause(CURLcode rc)
 	}
 }
 
+/* A refused option fails the fetch (libcurl built without a feature we
+ * rely on): checked once, at the end of setup(). */
 #define SETOPT(h, opt, val) do { \
 	if (curl_easy_setopt((h), (opt), (val)) != CURLE_OK) \
-		fatal("libcurl refused option " #opt); \
+		refused = "libcurl refused option " #opt; \
 } while (0)
 
-static void
+static const char *
 setup(struct source *s, struct xfer *x, const char *url, const char *id,
     const char *key, unsigned long long cap, struct curl_slist *hdrs,
     struct curl_slist *resolve, char *errbuf)
 {
 	char sigv4[80];
 	CURL *h = x->h;
+	const char *refused = NULL;
 
 	if (str_fmt(sigv4, sizeof(sigv4), "aws:amz:%s:s3", s->region) != STR_OK)
-		fatal("S3 region too long for its signing scope");
+		return "the region, too long for its signing scope";
 	SETOPT(h, CURLOPT_URL, url);
 	SETOPT(h, CURLOPT_PATH_AS_IS, 1L);
 	SETOPT(h, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -437,6 +452,7 @@ setup(struct source *s, struct xfer *x, const char *url, const char *id,
 	SETOPT(h, CURLOPT_WRITEFUNCTION, on_body);
 	SETOPT(h, CURLOPT_WRITEDATA, x);
 	SETOPT(h, CURLOPT_ERRORBUFFER, errbuf);
+	return refused;
 }
 
 /* The cause and detail once curl_easy_perform returned rc. */
@@ -484,6 +500,7 @@ s3_fetch(struct source *s, const char *key, int outfd, unsigned long long cap,
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct curl_slist *hdrs = NULL, *resolve = NULL;
 	struct xfer *x = NULL;
+	const char *refused;
 	enum fetch_cause fc;
 	CURLcode rc;
 
@@ -502,7 +519,7 @@ s3_fetch(struct source *s, const char *key, int outfd, unsigned long long cap,
 	 * even a removal ("Accept:"), and the server then refuses. */
 	hdrs = curl_slist_append(hdrs, "x-amz-content-sha256: " EMPTY_SHA256);
 	if (hdrs == NULL)
-		fatal("out of memory");
+		goto nomem;
 	if (s->address[0] != '\0') {
 		if (str_fmt(rs, sizeof(rs), "%s:%u:%s%s%s", s->url_host,
 		    s->ep.port, strchr(s->address, ':') ? "[" : "", s->address,
@@ -513,13 +530,23 @@ s3_fetch(struct source *s, const char *key, int outfd, unsigned long long cap,
 			return FC_PROTOCOL;
 		}
 		if ((resolve = curl_slist_append(NULL, rs)) == NULL)
-			fatal("out of memory");
+			goto nomem;
 	}
 	x = calloc(1, sizeof(*x));
 	if (x == NULL || (x->h = curl_easy_init()) == NULL)
-		fatal("out of memory");
-	sink_init(&x->sink, outfd, cap);
-	setup(s, x, url, s->id, s->secret, cap, hdrs, resolve, errbuf);
+		goto nomem;
+	if (sink_init(&x->sink, outfd, cap) != FC_OK) {
+		str_msg(res->detail, sizeof(res->detail), "spool: cannot be set "
+		    "up");
+		fc = FC_IO;
+		goto out;
+	}
+	if ((refused = setup(s, x, url, s->id, s->secret, cap, hdrs, resolve,
+	    errbuf)) != NULL) {
+		str_msg(res->detail, sizeof(res->detail), "%s", refused);
+		fc = FC_IO;
+		goto out;
+	}
 	rc = curl_easy_perform(x->h);
 	/* Scrubbed before it is cut to the detail's size, so that no prefix
 	 * of a secret survives the cut. */
@@ -534,10 +561,18 @@ s3_fetch(struct source *s, const char *key, int outfd, unsigned long long cap,
 	cred_scrub(s->cred, res->detail, sizeof(res->detail));
 	text_scrub_word(s->secret, res->detail, sizeof(res->detail));
 	text_scrub_word(s->id, res->detail, sizeof(res->detail));
-	curl_easy_cleanup(x->h);
-	sink_free(&x->sink);
-	explicit_bzero(x, sizeof(*x));
-	free(x);
+	goto out;
+nomem:
+	str_msg(res->detail, sizeof(res->detail), "out of memory");
+	fc = FC_IO;
+out:
+	if (x != NULL) {
+		if (x->h != NULL)
+			curl_easy_cleanup(x->h);
+		sink_free(&x->sink);
+		explicit_bzero(x, sizeof(*x));
+		free(x);
+	}
 	curl_slist_free_all(hdrs);
 	curl_slist_free_all(resolve);
 	explicit_bzero(errbuf, sizeof(errbuf));

@@ -181,8 +181,10 @@ sftp_validate(const json_t *t, const char **why)
 	struct source *s = malloc(sizeof(*s));
 	int r;
 
-	if (s == NULL)
-		fatal("out of memory");
+	if (s == NULL) {
+		*why = "sftp profile: out of memory";
+		return -1;
+	}
 	r = sftp_parse(t, s, why);
 	free(s);
 	return r;
@@ -204,8 +206,10 @@ src_sftp_open(const json_t *t, const char *home, struct source **out,
 	struct source *s = malloc(sizeof(*s));
 	ssh_key priv = NULL;
 
-	if (s == NULL)
-		fatal("out of memory");
+	if (s == NULL) {
+		*why = "sftp profile: out of memory";
+		return -1;
+	}
 	if (sftp_parse(t, s, why) != 0) {
 		free(s);
 		return -1;
@@ -216,8 +220,12 @@ src_sftp_open(const json_t *t, const char *home, struct source **out,
 		return -1;
 	}
 	/* libssh must never write to the console's terminal. */
-	if (ssh_init() != SSH_OK)
-		fatal("libssh cannot be initialised");
+	if (ssh_init() != SSH_OK) {
+		*why = "sftp profile: libssh cannot be initialised";
+		cred_close(s->cred);
+		free(s);
+		return -1;
+	}
 	(void)ssh_set_log_level(SSH_LOG_NOLOG);
 	(void)ssh_set_log_callback(no_log);
 	/* A key libssh cannot read is told at start, not at the first plan. */
@@ -305,8 +313,10 @@ connect_pinned(struct source *s, struct conn *k, struct fetch_result *res)
 	int match;
 
 	k->ssh = ssh_new();
-	if (k->ssh == NULL)
-		fatal("out of memory");
+	if (k->ssh == NULL) {
+		str_msg(res->detail, sizeof(res->detail), "out of memory");
+		return FC_IO;
+	}
 	/* Order matters: PROCESS_CONFIG before anything that would read it;
 	 * every option checked, a refused one fails the fetch. */
 	if (setopt_checked(k->ssh, SSH_OPTIONS_PROCESS_CONFIG, &no_config) ||
@@ -518,8 +528,11 @@ transfer(struct conn *k, struct sink *sk, struct fetch_result *res,
 				eof = 1;
 				continue;
 			}
-			if (r.off != sk->size)
-				fatal("sftp: out-of-order data");
+			if (r.off != sk->size) {
+				str_msg(res->detail, sizeof(res->detail),
+				    "out-of-order data");
+				return FC_PROTOCOL;
+			}
 			stall_progress(&k->stall);
 			fc = dst == buf ? sink_put(sk, buf, (size_t)n) :
 			    sink_commit(sk, (size_t)n);
@@ -568,10 +581,13 @@ sftp_fetch(struct source *s, const char *key, int outfd,
 	}
 	memset(&k, 0, sizeof(k));
 	k.cred = s->cred;
-	sink_init(&sk, outfd, cap);
 	/* Connect and authenticate run under libssh's own timeout; the SFTP
 	 * calls after do not, and run under the stall watchdog. */
-	fc = connect_pinned(s, &k, res);
+	if ((fc = sink_init(&sk, outfd, cap)) != FC_OK)
+		str_msg(res->detail, sizeof(res->detail), "spool: cannot be set "
+		    "up");
+	if (fc == FC_OK)
+		fc = connect_pinned(s, &k, res);
 	if (fc == FC_OK)
 		fc = authenticate(s, &k, res);
 	if (fc == FC_OK && stall_start(&k.stall, ssh_get_fd(k.ssh),
@@ -586,10 +602,13 @@ sftp_fetch(struct source *s, const char *key, int outfd,
 		fc = open_remote(s, &k, key, cap, res);
 	if (fc == FC_OK) {
 		buf = malloc(SFTP_CHUNK);
-		if (buf == NULL)
-			fatal("out of memory");
-		stall_progress(&k.stall);
-		fc = transfer(&k, &sk, res, buf);
+		if (buf == NULL) {
+			str_msg(res->detail, sizeof(res->detail), "out of memory");
+			fc = FC_IO;
+		} else {
+			stall_progress(&k.stall);
+			fc = transfer(&k, &sk, res, buf);
+		}
 	}
 	/* The teardown talks to the server too (the close waits for its
 	 * reply, with no timeout of libssh's): still under the watchdog, with

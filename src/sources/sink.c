@@ -1,7 +1,10 @@
 /* The spool sink (see sink.h). One filler (the fetch, on the caller's
  * thread, which also writes) and one hasher thread share the ring: slots
  * are queued in order, hashed in order, and a slot is filled again only
- * once it has been both hashed and written. */
+ * once it has been both hashed and written. A failure a fetch can meet
+ * (memory, the digest) is a fetch cause; a mutex or condition variable
+ * refusing its own initialised object is a broken invariant, fatal (the
+ * console's cleanup still runs: lib/log.h). */
 #include "sources/sink.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
@@ -26,17 +29,18 @@ unlock(struct sink *s)
 		fatal("sink: mutex");
 }
 
-static void
+/* Returns 0, or -1 when the digest failed (the fetch then fails). */
+static int
 hash(struct sink *s, const struct sink_slot *sl)
 {
-	if (EVP_DigestUpdate(s->md, sl->data, sl->len) != 1)
-		fatal("sha256 update failed");
+	return EVP_DigestUpdate(s->md, sl->data, sl->len) == 1 ? 0 : -1;
 }
 
 static void *
 hasher(void *arg)
 {
 	struct sink *s = arg;
+	int failed;
 
 	lock(s);
 	for (;;) {
@@ -49,8 +53,10 @@ hasher(void *arg)
 			break;
 		sl = &s->slot[s->done % SINK_BUFS];
 		unlock(s);
-		hash(s, sl);
+		failed = hash(s, sl) != 0;
 		lock(s);
+		if (failed)
+			s->hash_failed = 1;
 		sl->hashed = 1;
 		s->done++;
 		(void)pthread_cond_broadcast(&s->cv);
@@ -59,7 +65,7 @@ hasher(void *arg)
 	return NULL;
 }
 
-void
+enum fetch_cause
 sink_init(struct sink *s, int fd, unsigned long long cap)
 {
 	size_t i;
@@ -67,20 +73,26 @@ sink_init(struct sink *s, int fd, unsigned long long cap)
 	memset(s, 0, sizeof(*s));
 	s->fd = fd;
 	s->cap = cap;
-	s->failed = FC_OK;
+	s->failed = FC_IO;
 	s->md = EVP_MD_CTX_new();
 	if (s->md == NULL || EVP_DigestInit_ex(s->md, EVP_sha256(), NULL) != 1)
-		fatal("sha256 init failed");
+		return FC_IO;
 	for (i = 0; i < SINK_BUFS; i++) {
 		s->slot[i].data = malloc(SINK_BUF_SIZE);
 		if (s->slot[i].data == NULL)
-			fatal("out of memory");
+			return FC_IO;
 		s->slot[i].hashed = s->slot[i].written = 1;
 	}
-	if (pthread_mutex_init(&s->mu, NULL) != 0 ||
-	    pthread_cond_init(&s->cv, NULL) != 0)
-		fatal("sink: cannot set up");
+	if (pthread_mutex_init(&s->mu, NULL) != 0)
+		return FC_IO;
+	if (pthread_cond_init(&s->cv, NULL) != 0) {
+		(void)pthread_mutex_destroy(&s->mu);
+		return FC_IO;
+	}
+	s->synced = 1;
 	s->threaded = pthread_create(&s->thread, NULL, hasher, s) == 0;
+	s->failed = FC_OK;
+	return FC_OK;
 }
 
 /* Hand the slot being filled to the hasher, write it, move to the next
@@ -98,7 +110,8 @@ flush(struct sink *s)
 	(void)pthread_cond_broadcast(&s->cv);
 	unlock(s);
 	if (!s->threaded) {
-		hash(s, sl);
+		if (hash(s, sl) != 0)
+			s->hash_failed = 1;
 		sl->hashed = 1;
 		s->done++;
 	}
@@ -179,11 +192,13 @@ sink_finish(struct sink *s, struct fetch_result *res)
 	while (s->done != s->queued)
 		if (pthread_cond_wait(&s->cv, &s->mu) != 0)
 			fatal("sink: cond");
+	if (s->hash_failed && s->failed == FC_OK)
+		s->failed = FC_IO;
 	unlock(s);
 	if (s->failed != FC_OK)
 		return s->failed;
 	if (EVP_DigestFinal_ex(s->md, res->sha256, NULL) != 1)
-		fatal("sha256 final failed");
+		return s->failed = FC_IO;
 	res->size = s->size;
 	return FC_OK;
 }
@@ -203,8 +218,11 @@ sink_free(struct sink *s)
 			fatal("sink: join");
 		s->threaded = 0;
 	}
-	(void)pthread_cond_destroy(&s->cv);
-	(void)pthread_mutex_destroy(&s->mu);
+	if (s->synced) {
+		(void)pthread_cond_destroy(&s->cv);
+		(void)pthread_mutex_destroy(&s->mu);
+		s->synced = 0;
+	}
 	for (i = 0; i < SINK_BUFS; i++) {
 		if (s->slot[i].data != NULL)
 			explicit_bzero(s->slot[i].data, SINK_BUF_SIZE);

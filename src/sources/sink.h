@@ -42,9 +42,13 @@ struct sink {
 	pthread_cond_t cv;
 	pthread_t thread;
 	int threaded, stop;
+	int synced;			/* mu and cv initialised */
+	int hash_failed;		/* under mu once threaded */
 };
 
-void sink_init(struct sink *s, int fd, unsigned long long cap);
+/* FC_OK, or FC_IO when the sink cannot be set up (no memory, no digest):
+ * every later call then answers FC_IO. sink_free() is due either way. */
+enum fetch_cause sink_init(struct sink *s, int fd, unsigned long long cap);
 /* Copy len bytes in: FC_OK, FC_TOO_BIG (nothing of them kept) or FC_IO. */
 enum fetch_cause sink_put(struct sink *s, const void *data, size_t len);
 /* Zero-copy filling: a buffer of *room bytes to read into, then

@@ -1,4 +1,6 @@
-/* The stall watchdog (see stall.h). */
+/* The stall watchdog (see stall.h). Setting it up can fail (-1, the fetch
+ * fails); a mutex refusing its own initialised object is a broken
+ * invariant, fatal (the console's cleanup still runs: lib/log.h). */
 #include "sources/stall.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
@@ -52,11 +54,14 @@ stall_start(struct stall *w, int fd, long long stall_ms, long long total_ms)
 	w->stall_ms = stall_ms;
 	w->last_ms = now_ms();
 	w->deadline_ms = w->last_ms + total_ms;
-	if (pthread_mutex_init(&w->mu, NULL) != 0 ||
-	    pthread_condattr_init(&ca) != 0 ||
+	if (pthread_mutex_init(&w->mu, NULL) != 0)
+		return -1;
+	if (pthread_condattr_init(&ca) != 0 ||
 	    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) != 0 ||
-	    pthread_cond_init(&w->cv, &ca) != 0)
-		fatal("stall: cannot set up the watchdog");
+	    pthread_cond_init(&w->cv, &ca) != 0) {
+		(void)pthread_mutex_destroy(&w->mu);
+		return -1;
+	}
 	(void)pthread_condattr_destroy(&ca);
 	if (pthread_create(&w->thread, NULL, watch, w) != 0) {
 		(void)pthread_cond_destroy(&w->cv);
