@@ -147,3 +147,65 @@ def test_agent_hanging_up_withdraws_the_card(basic):
     assert "fetch_cause" not in rec[-1]
     req, line, _ = basic.rpc("status")
     assert check_reply(req, line) == "result"
+
+
+def card_of(screen):
+    """The last card on the screen."""
+    return screen[screen.rfind("an agent asks"):]
+
+
+def test_card_says_what_the_plan_reveals(basic):
+    """The card states how many answers the plan reveals and how many the
+    handle has left before and after it (max_plugins_per_handle is 6)."""
+    t, box = plan_async(basic, {"profile": "invoices", "key": "2024/b.json",
+                                "plugins": [{"name": "is-json"},
+                                            {"name": "is-utf8"}]})
+    s = basic.wait_screen(r"Approve\?")
+    assert "this plan reveals 2 answers; the handle has 6 left (4 after)" \
+        in card_of(s)
+    basic.type("y")
+    t.join()
+    handle = json.loads(box["line"])["result"]["handle"]
+    t, box = plan_async(basic, {"handle": handle,
+                                "plugins": [{"name": "is-pdf"}]})
+    s = basic.wait_screen(r"Approve\?", count=2)
+    assert "this plan reveals 1 answer; the handle has 4 left (3 after)" \
+        in card_of(s)
+    basic.type("n")
+    t.join()
+    assert check_reply(box["req"], box["line"]) == "error E_APPROVAL_DENIED"
+
+
+def contains_plan(env):
+    t, box = plan_async(env, {"profile": "invoices", "key": "2024/c.txt",
+                              "plugins": [{"name": "contains", "inputs": {
+                                  "needle": "${email}"}}]})
+    approve(env)
+    env.wait_screen(r"value for \$\{email\}")
+    env.type("alice@example.org")
+    t.join()
+    assert check_reply(box["req"], box["line"]) == "result"
+    assert json.loads(box["line"])["result"]["answers"][0]["result"] == 1
+
+
+def test_level0_shows_each_outcome_and_detail(basic):
+    """Security level 0 ("clear results"): each plugin's precise outcome
+    and its detail (fd 7: contains says where the first match is) on the
+    console, escaped; never in the response."""
+    contains_plan(basic)
+    s = basic.wait_screen(r"\[1\] contains: answer-1")
+    assert "[1] contains: answer-1  detail: first match at byte offset 9" in s
+
+
+def test_level1_shows_no_outcome_nor_detail(env):
+    """Level 1 (the agent may read the window): neither the outcome nor
+    the detail reaches the console."""
+    env.add_local_profile("invoices", prefix="2024/", files={
+        "2024/c.txt": b"contact: alice@example.org\n"})
+    env.install_plugin("contains")
+    env.write_policy(security_level=1)
+    env.start()
+    contains_plan(env)
+    env.wait_screen("answered")
+    s = env.screen()
+    assert "answer-1" not in s and "detail" not in s and "byte offset" not in s
