@@ -5,6 +5,8 @@
 #   agent             an agent, member of lockfile-clients
 #   lf-allowed        an agent outside the group, allowed by uid in tests
 #   lf-outsider       neither in the group nor allowed: must be refused
+#   lockhub           the hub's own account (docs/hub.md)
+#   lf-approver       a human approving on lox, in hub mode
 set -eu
 [ "$(id -u)" = 0 ] || { echo "setup-accounts: must run as root" >&2; exit 1; }
 getent group lockfile-clients >/dev/null || groupadd --system lockfile-clients
@@ -20,3 +22,5 @@ chmod 0700 /home/lockfile
 mk agent -G lockfile-clients
 mk lf-allowed
 mk lf-outsider
+mk lockhub
+mk lf-approver

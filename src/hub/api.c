@@ -1,0 +1,482 @@
+/* The hub's request logic (see hub.h; the endpoints are listed in
+ * docs/hub.md, "The hub's API"). Bodies are the binary layouts of
+ * src/hubwire, parsed strictly; every refusal is an HTTP status with a
+ * static text, never an echo of what was sent. */
+#include "hub/hub.h"
+#include "hubwire/msg.h"
+#include "lib/crypto.h"
+#include "lib/fdutil.h"
+#include "lib/log.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <sodium.h>
+
+#define TICKET_GRACE_MS	60000	/* a decision may still arrive late */
+
+void
+hub_cfg_defaults(struct hub_cfg *c)
+{
+	c->poll_ms = HUB_DEFAULT_POLL_MS;
+	c->skew_ms = HUB_DEFAULT_SKEW_MS;
+	c->keep_max_ms = HUB_DEFAULT_KEEP_MS;
+	c->rate_burst = HUB_DEFAULT_BURST;
+	c->rate_refill_ms = HUB_DEFAULT_REFILL_MS;
+	c->max_conns = HUB_DEFAULT_MAX_CONNS;
+	c->max_per_ip = HUB_DEFAULT_MAX_PER_IP;
+	c->max_waiters = HUB_DEFAULT_MAX_WAITERS;
+	c->conn_timeout_s = HUB_DEFAULT_CONN_TIMEOUT;
+}
+
+long long
+hub_wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- routes ---- */
+
+enum route {
+	R_NONE,
+	R_HEALTH,		/* GET  /v1/health */
+	R_POST_TICKET,		/* POST /v1/tickets                  instance */
+	R_GET_DECISION,		/* GET  /v1/tickets/ID/decision      instance */
+	R_PENDING,		/* GET  /v1/pending                  device */
+	R_PENDING_AFTER,	/* GET  /v1/pending/after/SEQ        device */
+	R_POST_DECISION,	/* POST /v1/tickets/ID/decision      device */
+};
+
+struct match {
+	enum route r;
+	char id[HW_ID_LEN + 1];
+	unsigned long long seq;
+};
+
+static int
+ticket_path(const char *path, char id[HW_ID_LEN + 1])
+{
+	static const char pre[] = "/v1/tickets/", post[] = "/decision";
+	size_t n = strlen(path);
+
+	if (n != sizeof(pre) - 1 + HW_ID_LEN + sizeof(post) - 1 ||
+	    memcmp(path, pre, sizeof(pre) - 1) != 0 ||
+	    strcmp(path + sizeof(pre) - 1 + HW_ID_LEN, post) != 0)
+		return 0;
+	memcpy(id, path + sizeof(pre) - 1, HW_ID_LEN);
+	id[HW_ID_LEN] = '\0';
+	return id_is_valid(id, "t_");
+}
+
+static void
+match(const char *method, const char *path, struct match *m)
+{
+	static const char after[] = "/v1/pending/after/";
+	int get = strcmp(method, "GET") == 0, post = strcmp(method, "POST") == 0;
+
+	memset(m, 0, sizeof(*m));
+	if (get && strcmp(path, "/v1/health") == 0)
+		m->r = R_HEALTH;
+	else if (post && strcmp(path, "/v1/tickets") == 0)
+		m->r = R_POST_TICKET;
+	else if (get && strcmp(path, "/v1/pending") == 0)
+		m->r = R_PENDING;
+	else if (get && strncmp(path, after, sizeof(after) - 1) == 0 &&
+	    strlen(path) <= sizeof(after) - 1 + 19 &&
+	    parse_u64(path + sizeof(after) - 1, 0, 1ULL << 62, &m->seq) == 0)
+		m->r = R_PENDING_AFTER;
+	else if ((get || post) && ticket_path(path, m->id))
+		m->r = get ? R_GET_DECISION : R_POST_DECISION;
+}
+
+size_t
+hub_body_cap(const char *method, const char *path)
+{
+	struct match m;
+
+	match(method, path, &m);
+	switch (m.r) {
+	case R_POST_TICKET:
+		return HW_MAX_TICKET;
+	case R_POST_DECISION:
+		return HW_MAX_DECISION;
+	default:
+		return 0;
+	}
+}
+
+static enum hw_role
+route_role(enum route r)
+{
+	return r == R_POST_TICKET || r == R_GET_DECISION ? HW_ROLE_INSTANCE
+	    : HW_ROLE_DEVICE;
+}
+
+/* ---- responses ---- */
+
+static void
+answer(struct hub_resp *rs, unsigned status, const char *text)
+{
+	rs->status = status;
+	rs->text = text;
+}
+
+void
+hub_resp_free(struct hub_resp *rs)
+{
+	buf_free(rs->body);
+	rs->body = NULL;
+}
+
+/* ---- signed requests ---- */
+
+unsigned
+hub_auth(struct hub *h, const struct hub_req *rq, struct hub_who *who,
+    struct hub_resp *rs)
+{
+	uint8_t raw[HW_MAX_SIGNED_SMALL], bh[HW_HASH_LEN];
+	struct hw_request q;
+	struct match m;
+	size_t rawlen = 0;
+	long long now, d;
+	enum hs_status st;
+
+	memset(who, 0, sizeof(*who));
+	memset(rs, 0, sizeof(*rs));
+	match(rq->method, rq->path, &m);
+	if (m.r == R_NONE) {
+		answer(rs, 404, "no such endpoint\n");
+		return rs->status;
+	}
+	/* Nothing rides in the URL: no token, no parameter. */
+	if (rq->has_query) {
+		answer(rs, 400, "no query strings\n");
+		return rs->status;
+	}
+	if (m.r == R_HEALTH) {
+		who->authed = 1;
+		return 0;
+	}
+	if (rq->auth == NULL) {
+		answer(rs, 401, "a signed request is required\n");
+		return rs->status;
+	}
+	if (strlen(rq->auth) > 2 * sizeof(raw) ||
+	    sodium_base642bin(raw, sizeof(raw), rq->auth, strlen(rq->auth),
+	    NULL, &rawlen, NULL, sodium_base64_VARIANT_URLSAFE_NO_PADDING) != 0 ||
+	    hw_request_parse(raw, rawlen, &q) != HW_OK) {
+		answer(rs, 401, "the request signature is malformed\n");
+		return rs->status;
+	}
+	/* The signed method and path are the ones served. */
+	if (strcmp(q.method, rq->method) != 0 || strcmp(q.path, rq->path) != 0) {
+		answer(rs, 401, "the signature is for another request\n");
+		return rs->status;
+	}
+	st = h->store.ops->lookup(&h->store, q.key, &who->key);
+	if (st == HS_NOT_FOUND) {
+		answer(rs, 401, "the signing key is not enrolled\n");
+		return rs->status;
+	}
+	if (st != HS_OK) {
+		answer(rs, 500, "the hub cannot serve this now\n");
+		return rs->status;
+	}
+	if (who->key.role != route_role(m.r)) {
+		answer(rs, 403, "this key may not use this endpoint\n");
+		return rs->status;
+	}
+	/* The signature before the nonce table is touched: an unsigned
+	 * request cannot fill it. */
+	if (hw_verify(raw, q.signed_len, q.sig, q.key) != HW_OK) {
+		answer(rs, 401, "the request signature does not verify\n");
+		return rs->status;
+	}
+	now = h->clock_ms();
+	d = now - (long long)q.time_ms;
+	if (q.time_ms > (uint64_t)1 << 62 || d > h->cfg.skew_ms ||
+	    d < -h->cfg.skew_ms) {
+		answer(rs, 401, "the request time is outside the window\n");
+		return rs->status;
+	}
+	hw_hash(rq->body, rq->body_len, bh);
+	if (sodium_memcmp(bh, q.body_hash, HW_HASH_LEN) != 0) {
+		answer(rs, 401, "the body is not the signed one\n");
+		return rs->status;
+	}
+	st = h->store.ops->nonce_use(&h->store, q.key, q.nonce, now);
+	if (st == HS_REPLAY) {
+		answer(rs, 401, "this request was already served\n");
+		return rs->status;
+	}
+	if (st != HS_OK) {
+		answer(rs, 500, "the hub cannot serve this now\n");
+		return rs->status;
+	}
+	who->authed = 1;
+	return 0;
+}
+
+/* ---- endpoints ---- */
+
+static void
+post_ticket(struct hub *h, const struct hub_req *rq, const struct hub_who *who,
+    struct hub_resp *rs)
+{
+	static __thread struct hw_ticket t;
+	long long now = h->clock_ms(), life;
+	uint64_t seq;
+	enum hs_status st;
+
+	if (hw_ticket_parse(rq->body, rq->body_len, &t) != HW_OK) {
+		answer(rs, 400, "not a ticket\n");
+		return;
+	}
+	/* A console posts only its own tickets, under its enrolled name. */
+	if (sodium_memcmp(t.instance_key, who->key.pk, HW_KEY_LEN) != 0 ||
+	    strcmp(t.instance, who->key.name) != 0) {
+		answer(rs, 403, "the ticket is another instance's\n");
+		return;
+	}
+	if (hw_verify(rq->body, t.signed_len, t.sig, who->key.pk) != HW_OK) {
+		answer(rs, 400, "the ticket's signature does not verify\n");
+		return;
+	}
+	/* The hub keeps a ticket for its lifetime on the console's clock,
+	 * measured on its own, never longer than keep_max. */
+	life = (long long)(t.expires_ms - t.created_ms);
+	if (life > h->cfg.keep_max_ms)
+		life = h->cfg.keep_max_ms;
+	st = h->store.ops->put_ticket(&h->store, t.id, t.instance, rq->body,
+	    rq->body_len, now, now + life + TICKET_GRACE_MS, &seq);
+	if (st == HS_EXISTS) {
+		answer(rs, 409, "a ticket with this id is there\n");
+		return;
+	}
+	if (st != HS_OK) {
+		answer(rs, 500, "the hub cannot serve this now\n");
+		return;
+	}
+	answer(rs, 201, "ticket posted\n");
+	rs->notify = HUB_WAIT_LIST;
+}
+
+static void
+get_decision(struct hub *h, const struct match *m, const struct hub_who *who,
+    int timed_out, struct hub_resp *rs)
+{
+	struct hs_ticket t;
+	enum hs_status st = h->store.ops->get_ticket(&h->store, m->id, &t);
+
+	if (st == HS_NOT_FOUND || (st == HS_OK &&
+	    strcmp(t.instance, who->key.name) != 0)) {
+		/* Another instance's ticket is as unknown as a missing one. */
+		hs_ticket_free(&t);
+		answer(rs, 404, "no such ticket\n");
+		return;
+	}
+	hs_ticket_free(&t);
+	if (st != HS_OK) {
+		answer(rs, 500, "the hub cannot serve this now\n");
+		return;
+	}
+	st = h->store.ops->get_decision(&h->store, m->id, &rs->body);
+	if (st == HS_OK) {
+		rs->status = 200;
+		return;
+	}
+	if (st != HS_NOT_FOUND) {
+		answer(rs, 500, "the hub cannot serve this now\n");
+		return;
+	}
+	if (timed_out) {
+		answer(rs, 204, NULL);
+		return;
+	}
+	rs->status = 0;
+	rs->wait = HUB_WAIT_TICKET;
+	snprintf(rs->key, sizeof(rs->key), "%s", m->id);
+}
+
+static void
+pending(struct hub *h, const struct match *m, int timed_out,
+    struct hub_resp *rs)
+{
+	static __thread struct hw_list l;
+	struct hs_pending p;
+	enum hs_status st;
+	size_t i;
+
+	st = h->store.ops->pending(&h->store, m->seq, HW_MAX_LIST - 65536, &p);
+	if (st != HS_OK) {
+		hs_pending_free(&p);
+		answer(rs, 500, "the hub cannot serve this now\n");
+		return;
+	}
+	if (m->r == R_PENDING_AFTER && p.n == 0) {
+		hs_pending_free(&p);
+		if (timed_out) {
+			answer(rs, 204, NULL);
+			return;
+		}
+		rs->status = 0;
+		rs->wait = HUB_WAIT_LIST;
+		return;
+	}
+	memset(&l, 0, sizeof(l));
+	l.seq = p.newest;
+	l.n = p.n;
+	for (i = 0; i < p.n; i++) {
+		l.items[i].seq = p.seq[i];
+		l.items[i].ticket = buf_data(p.body[i]);
+		l.items[i].ticket_len = buf_len(p.body[i]);
+	}
+	if (hw_list_encode(&l, &rs->body) != HW_OK)
+		answer(rs, 500, "the hub cannot serve this now\n");
+	else
+		rs->status = 200;
+	hs_pending_free(&p);
+}
+
+static void
+post_decision(struct hub *h, const struct match *m, const struct hub_req *rq,
+    const struct hub_who *who, struct hub_resp *rs)
+{
+	static __thread struct hw_ticket t;
+	struct hw_envelope post, out;
+	struct hw_dev dev;
+	struct hw_hub hs;
+	struct hs_ticket st_t;
+	struct buf *hubsig = NULL, *decision = NULL;
+	uint8_t hash[HW_HASH_LEN];
+	enum hs_status st;
+
+	memset(&st_t, 0, sizeof(st_t));
+	if (hw_devpost_parse(rq->body, rq->body_len, &post) != HW_OK ||
+	    hw_dev_parse(post.dev, post.dev_len, &dev) != HW_OK) {
+		answer(rs, 400, "not a decision\n");
+		return;
+	}
+	/* The device signs its own decisions only. */
+	if (sodium_memcmp(dev.device_key, who->key.pk, HW_KEY_LEN) != 0 ||
+	    hw_verify(post.dev, dev.signed_len, dev.sig, who->key.pk) != HW_OK) {
+		answer(rs, 403, "the decision is not signed by this device\n");
+		return;
+	}
+	if (strcmp(dev.ticket, m->id) != 0) {
+		answer(rs, 400, "the decision is for another ticket\n");
+		return;
+	}
+	hw_hash(post.box, post.box_len, hash);
+	if (sodium_memcmp(hash, dev.box_hash, HW_HASH_LEN) != 0) {
+		answer(rs, 400, "the box is not the signed one\n");
+		return;
+	}
+	st = h->store.ops->get_ticket(&h->store, m->id, &st_t);
+	if (st == HS_NOT_FOUND) {
+		answer(rs, 404, "no such ticket\n");
+		return;
+	}
+	if (st != HS_OK || hw_ticket_parse(buf_data(st_t.body),
+	    buf_len(st_t.body), &t) != HW_OK) {
+		hs_ticket_free(&st_t);
+		answer(rs, 500, "the hub cannot serve this now\n");
+		return;
+	}
+	if (st_t.decided) {
+		hs_ticket_free(&st_t);
+		answer(rs, 409, "the ticket is decided\n");
+		return;
+	}
+	/* Bound to exactly the ticket the hub relayed. */
+	hw_hash(buf_data(st_t.body), buf_len(st_t.body), hash);
+	hs_ticket_free(&st_t);
+	if (sodium_memcmp(hash, dev.ticket_hash, HW_HASH_LEN) != 0 ||
+	    sodium_memcmp(dev.instance_key, t.instance_key, HW_KEY_LEN) != 0 ||
+	    sodium_memcmp(dev.nonce, t.nonce, HW_NONCE_LEN) != 0) {
+		answer(rs, 400, "the decision does not match the ticket\n");
+		return;
+	}
+	memset(&hs, 0, sizeof(hs));
+	hw_hash(post.dev, post.dev_len, hs.dev_hash);
+	memcpy(hs.hub_key, h->key.pk, HW_KEY_LEN);
+	snprintf(hs.ticket, sizeof(hs.ticket), "%s", m->id);
+	snprintf(hs.approver, sizeof(hs.approver), "%s", who->key.name);
+	hs.quorum = 1;
+	hs.time_ms = (uint64_t)h->clock_ms();
+	if (hw_hub_encode(&hs, h->key.sk, &hubsig) != HW_OK) {
+		answer(rs, 500, "the hub cannot serve this now\n");
+		return;
+	}
+	out.dev = post.dev;
+	out.dev_len = post.dev_len;
+	out.hub = buf_data(hubsig);
+	out.hub_len = buf_len(hubsig);
+	out.box = post.box;
+	out.box_len = post.box_len;
+	if (hw_decision_encode(&out, &decision) != HW_OK) {
+		buf_free(hubsig);
+		answer(rs, 500, "the hub cannot serve this now\n");
+		return;
+	}
+	buf_free(hubsig);
+	st = h->store.ops->put_decision(&h->store, m->id, buf_data(decision),
+	    buf_len(decision), h->clock_ms());
+	buf_free(decision);
+	if (st == HS_EXISTS) {
+		answer(rs, 409, "the ticket is decided\n");
+		return;
+	}
+	if (st == HS_NOT_FOUND) {
+		answer(rs, 404, "no such ticket\n");
+		return;
+	}
+	if (st != HS_OK) {
+		answer(rs, 500, "the hub cannot serve this now\n");
+		return;
+	}
+	answer(rs, 201, "decision posted\n");
+	rs->notify = HUB_WAIT_TICKET;
+	snprintf(rs->key, sizeof(rs->key), "%s", m->id);
+}
+
+void
+hub_route(struct hub *h, const struct hub_req *rq, const struct hub_who *who,
+    int timed_out, struct hub_resp *rs)
+{
+	struct match m;
+
+	memset(rs, 0, sizeof(*rs));
+	match(rq->method, rq->path, &m);
+	ASSERT(who->authed);
+	/* Endpoints without a body take none. */
+	if (rq->body_len > hub_body_cap(rq->method, rq->path)) {
+		answer(rs, 413, "the body is too large\n");
+		return;
+	}
+	switch (m.r) {
+	case R_HEALTH:
+		answer(rs, 200, "ok\n");
+		return;
+	case R_POST_TICKET:
+		post_ticket(h, rq, who, rs);
+		return;
+	case R_GET_DECISION:
+		get_decision(h, &m, who, timed_out, rs);
+		return;
+	case R_PENDING:
+	case R_PENDING_AFTER:
+		pending(h, &m, timed_out, rs);
+		return;
+	case R_POST_DECISION:
+		post_decision(h, &m, rq, who, rs);
+		return;
+	case R_NONE:
+		break;
+	}
+	answer(rs, 404, "no such endpoint\n");
+}

@@ -1,0 +1,384 @@
+/* lockhub's HTTP side on libmicrohttpd (docs/hub.md, "Limits" and "Long
+ * polls"): TLS through its GnuTLS support or plain HTTP behind a
+ * terminating proxy; limits on connections (total and per address), idle
+ * time, body sizes (checked against Content-Length before a byte is read)
+ * and request rates (token buckets); long-polls suspended with a deadline
+ * of our own, since libmicrohttpd 0.9.75 never times a suspended
+ * connection out nor sees its client go away; every suspended connection
+ * resumed before the daemon stops. */
+#include "hub/hub.h"
+#include "lib/fdutil.h"
+#include "lib/log.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#define REAP_MS		100
+#define PURGE_MS	60000
+#define HEADER_AUTH	"Lockhub-Auth"
+
+struct ctx {
+	struct buf *body;
+	size_t cap;
+	int refused;			/* a response is queued or the body broke */
+	int suspended, timed_out;
+	int listed;			/* in S.waiters */
+	long long deadline_ms;		/* monotonic */
+	enum hub_wait wait;
+	char key[40];
+	struct hub_who who;
+	struct MHD_Connection *conn;
+	struct ctx *next, *prev;	/* waiters */
+};
+
+static struct {
+	struct hub *h;
+	pthread_mutex_t mu;
+	struct ctx *waiters;
+	unsigned nwaiters;
+	unsigned long long gen;		/* notifications so far */
+	volatile int stopping;
+} S = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+static enum MHD_Result
+respond(struct MHD_Connection *conn, unsigned status, const struct buf *body,
+    const char *text)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	if (body != NULL)
+		r = MHD_create_response_from_buffer(buf_len(body),
+		    (void *)buf_data(body), MHD_RESPMEM_MUST_COPY);
+	else
+		r = MHD_create_response_from_buffer(text ? strlen(text) : 0,
+		    (void *)(text ? text : ""), MHD_RESPMEM_PERSISTENT);
+	if (r == NULL)
+		return MHD_NO;
+	(void)MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+	    body != NULL ? "application/octet-stream" : "text/plain");
+	(void)MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL,
+	    "no-store");
+	(void)MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	ret = MHD_queue_response(conn, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static void
+unlink_waiter(struct ctx *c)
+{
+	if (c->prev != NULL)
+		c->prev->next = c->next;
+	else
+		S.waiters = c->next;
+	if (c->next != NULL)
+		c->next->prev = c->prev;
+	c->next = c->prev = NULL;
+	c->listed = 0;
+	S.nwaiters--;
+}
+
+/* Resume every waiter on what, or all of them (what == HUB_WAIT_NONE). */
+static void
+wake(enum hub_wait what, const char *key, int timed_out)
+{
+	struct ctx *c, *next;
+
+	pthread_mutex_lock(&S.mu);
+	S.gen++;
+	for (c = S.waiters; c != NULL; c = next) {
+		next = c->next;
+		if (what != HUB_WAIT_NONE && (c->wait != what ||
+		    (what == HUB_WAIT_TICKET && strcmp(c->key, key) != 0)))
+			continue;
+		unlink_waiter(c);
+		c->timed_out = timed_out;
+		MHD_resume_connection(c->conn);
+	}
+	pthread_mutex_unlock(&S.mu);
+}
+
+static void *
+reaper(void *arg)
+{
+	volatile int *stop = arg;
+	long long last_purge = 0;
+
+	while (!*stop) {
+		long long now = now_ms();
+		struct ctx *c, *next;
+
+		pthread_mutex_lock(&S.mu);
+		for (c = S.waiters; c != NULL; c = next) {
+			next = c->next;
+			if (c->deadline_ms > now)
+				continue;
+			unlink_waiter(c);
+			c->timed_out = 1;
+			MHD_resume_connection(c->conn);
+		}
+		pthread_mutex_unlock(&S.mu);
+		if (now - last_purge >= PURGE_MS) {
+			S.h->store.ops->purge(&S.h->store, S.h->clock_ms(),
+			    2 * S.h->cfg.skew_ms + 60000);
+			last_purge = now;
+		}
+		usleep(REAP_MS * 1000);
+	}
+	return NULL;
+}
+
+static void
+completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+    enum MHD_RequestTerminationCode toe)
+{
+	struct ctx *c = *con_cls;
+
+	if (c == NULL)
+		return;
+	pthread_mutex_lock(&S.mu);
+	if (c->listed)
+		unlink_waiter(c);
+	pthread_mutex_unlock(&S.mu);
+	buf_free(c->body);
+	free(c);
+	*con_cls = NULL;
+}
+
+static enum MHD_Result
+count_args(void *cls, enum MHD_ValueKind kind, const char *k, const char *v)
+{
+	(*(int *)cls)++;
+	return MHD_YES;
+}
+
+/* Serve, or suspend as a waiter. */
+static enum MHD_Result
+serve(struct MHD_Connection *conn, struct ctx *c, const struct hub_req *rq)
+{
+	struct hub_resp rs;
+	unsigned long long gen;
+	enum MHD_Result ret;
+
+	for (;;) {
+		pthread_mutex_lock(&S.mu);
+		gen = S.gen;
+		pthread_mutex_unlock(&S.mu);
+		hub_route(S.h, rq, &c->who, c->timed_out || S.stopping, &rs);
+		if (rs.status != 0)
+			break;
+		pthread_mutex_lock(&S.mu);
+		if (S.stopping || S.nwaiters >= S.h->cfg.max_waiters) {
+			pthread_mutex_unlock(&S.mu);
+			return respond(conn, 503, NULL,
+			    "the hub is busy or stopping\n");
+		}
+		if (S.gen != gen) {
+			/* Something was posted while we looked: look again
+			 * rather than sleep through it. */
+			pthread_mutex_unlock(&S.mu);
+			continue;
+		}
+		if (!c->suspended)
+			c->deadline_ms = now_ms() + S.h->cfg.poll_ms;
+		c->suspended = 1;
+		c->wait = rs.wait;
+		snprintf(c->key, sizeof(c->key), "%s", rs.key);
+		c->conn = conn;
+		c->prev = NULL;
+		c->next = S.waiters;
+		if (S.waiters != NULL)
+			S.waiters->prev = c;
+		S.waiters = c;
+		c->listed = 1;
+		S.nwaiters++;
+		MHD_suspend_connection(conn);
+		pthread_mutex_unlock(&S.mu);
+		return MHD_YES;
+	}
+	c->suspended = 0;
+	ret = respond(conn, rs.status, rs.body, rs.text);
+	if (rs.notify != HUB_WAIT_NONE)
+		wake(rs.notify, rs.key, 0);
+	hub_resp_free(&rs);
+	return ret;
+}
+
+static enum MHD_Result
+access_cb(void *cls, struct MHD_Connection *conn, const char *url,
+    const char *method, const char *version, const char *upload_data,
+    size_t *upload_data_size, void **con_cls)
+{
+	struct ctx *c = *con_cls;
+	struct hub_req rq;
+	struct hub_resp rs;
+	int nargs = 0;
+
+	if (c == NULL) {
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn,
+		    MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		const char *cl;
+		unsigned long long n;
+
+		c = calloc(1, sizeof(*c));
+		if (c == NULL)
+			return MHD_NO;
+		*con_cls = c;
+		if (!rl_allow(&S.h->rl, ci ? ci->client_addr : NULL, now_ms())) {
+			c->refused = 1;
+			return respond(conn, 429, NULL, "too many requests\n");
+		}
+		c->cap = hub_body_cap(method, url);
+		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+		    MHD_HTTP_HEADER_CONTENT_LENGTH);
+		/* Refused before any of the body is read. */
+		if (cl != NULL && (parse_u64(cl, 0, c->cap, &n) != 0)) {
+			c->refused = 1;
+			return respond(conn, 413, NULL, "the body is too large\n");
+		}
+		c->body = buf_new(c->cap);
+		return MHD_YES;
+	}
+	if (c->refused)
+		return MHD_YES;
+	if (*upload_data_size != 0) {
+		/* A chunked body past the cap: drop the connection. */
+		if (buf_append(c->body, upload_data, *upload_data_size) != 0)
+			return MHD_NO;
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	memset(&rq, 0, sizeof(rq));
+	rq.method = method;
+	rq.path = url;
+	(void)MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, count_args,
+	    &nargs);
+	rq.has_query = nargs > 0;
+	rq.auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, HEADER_AUTH);
+	rq.body = buf_data(c->body);
+	rq.body_len = buf_len(c->body);
+	if (!c->who.authed) {
+		unsigned st = hub_auth(S.h, &rq, &c->who, &rs);
+		if (st != 0) {
+			c->refused = 1;
+			return respond(conn, st, NULL, rs.text);
+		}
+	}
+	return serve(conn, c, &rq);
+}
+
+static void
+mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char line[256];
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	line[strcspn(line, "\n")] = '\0';
+	logit("http: %s", line);
+}
+
+int
+hub_serve(struct hub *h, const char *addr, unsigned port,
+    const struct hub_tls *tls, volatile int *stop, unsigned *bound_port,
+    int ready_fd)
+{
+	struct sockaddr_storage ss;
+	struct MHD_Daemon *d;
+	const union MHD_DaemonInfo *di;
+	pthread_t reap;
+	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
+	    MHD_USE_ERROR_LOG;
+	char line[32];
+
+	memset(&ss, 0, sizeof(ss));
+	if (inet_pton(AF_INET, addr, &((struct sockaddr_in *)&ss)->sin_addr) == 1) {
+		((struct sockaddr_in *)&ss)->sin_family = AF_INET;
+		((struct sockaddr_in *)&ss)->sin_port = htons((uint16_t)port);
+	} else if (inet_pton(AF_INET6, addr,
+	    &((struct sockaddr_in6 *)&ss)->sin6_addr) == 1) {
+		((struct sockaddr_in6 *)&ss)->sin6_family = AF_INET6;
+		((struct sockaddr_in6 *)&ss)->sin6_port = htons((uint16_t)port);
+		flags |= MHD_USE_IPv6;
+	} else {
+		logit("--listen: not an IP address");
+		return -1;
+	}
+	if (tls != NULL && tls->cert_pem != NULL) {
+		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+			logit("this libmicrohttpd has no TLS");
+			return -1;
+		}
+		flags |= MHD_USE_TLS;
+	}
+	S.h = h;
+	S.stopping = 0;
+	if (tls != NULL && tls->cert_pem != NULL)
+		d = MHD_start_daemon(flags, 0, NULL, NULL, access_cb, NULL,
+		    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+		    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)4,
+		    MHD_OPTION_CONNECTION_LIMIT, h->cfg.max_conns,
+		    MHD_OPTION_PER_IP_CONNECTION_LIMIT, h->cfg.max_per_ip,
+		    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)h->cfg.conn_timeout_s,
+		    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
+		    MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+		    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+		    MHD_OPTION_HTTPS_MEM_KEY, tls->key_pem,
+		    MHD_OPTION_HTTPS_MEM_CERT, tls->cert_pem,
+		    MHD_OPTION_HTTPS_PRIORITIES,
+		    "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2",
+		    MHD_OPTION_END);
+	else
+		d = MHD_start_daemon(flags, 0, NULL, NULL, access_cb, NULL,
+		    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+		    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)4,
+		    MHD_OPTION_CONNECTION_LIMIT, h->cfg.max_conns,
+		    MHD_OPTION_PER_IP_CONNECTION_LIMIT, h->cfg.max_per_ip,
+		    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)h->cfg.conn_timeout_s,
+		    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
+		    MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+		    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+		    MHD_OPTION_END);
+	if (d == NULL) {
+		logit("cannot listen on %s port %u", addr, port);
+		return -1;
+	}
+	di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	*bound_port = di != NULL ? di->port : port;
+	if (pthread_create(&reap, NULL, reaper, (void *)stop) != 0)
+		fatal("cannot start the long-poll reaper");
+	logit("listening on %s port %u (%s)", addr, *bound_port,
+	    flags & MHD_USE_TLS ? "TLS" : "plain HTTP: put a TLS proxy in front");
+	if (ready_fd >= 0) {
+		int n = snprintf(line, sizeof(line), "%u\n", *bound_port);
+		(void)write_full(ready_fd, line, (size_t)n);
+		close(ready_fd);
+	}
+	while (!*stop)
+		usleep(REAP_MS * 1000);
+	/* Every suspended long-poll answers before the daemon stops
+	 * (libmicrohttpd must not stop with suspended connections). */
+	S.stopping = 1;
+	wake(HUB_WAIT_NONE, NULL, 1);
+	for (int i = 0; i < 50; i++) {
+		unsigned n;
+		pthread_mutex_lock(&S.mu);
+		n = S.nwaiters;
+		pthread_mutex_unlock(&S.mu);
+		if (n == 0)
+			break;
+		usleep(REAP_MS * 1000);
+	}
+	usleep(REAP_MS * 1000);
+	MHD_stop_daemon(d);
+	pthread_join(reap, NULL);
+	return 0;
+}

@@ -1,0 +1,102 @@
+/* lockhub: relays tickets from consoles to approvers and signed decisions
+ * back (docs/hub.md). The hub never holds what the human types (it relays a
+ * box sealed to the console) and cannot approve alone: the console checks
+ * the approver's device signature as well as the hub's.
+ *
+ * api.c is the whole request logic, as a function of a request and the
+ * store (so the fuzzers and unit tests drive it without a socket); http.c
+ * is the libmicrohttpd glue (limits, long-polls, TLS); main.c the command
+ * line. */
+#ifndef LOCKFILE_HUB_HUB_H
+#define LOCKFILE_HUB_HUB_H
+
+#include <stddef.h>
+
+#include "hub/ratelimit.h"
+#include "hub/store.h"
+#include "hubwire/keys.h"
+
+struct hub_cfg {
+	long long poll_ms;		/* a long-poll's own deadline */
+	long long skew_ms;		/* signed requests: |hub - signer| */
+	long long keep_max_ms;		/* a ticket's longest stay on the hub */
+	unsigned rate_burst;
+	long long rate_refill_ms;
+	unsigned max_conns;		/* connections at once */
+	unsigned max_per_ip;
+	unsigned max_waiters;		/* suspended long-polls at once */
+	long long conn_timeout_s;	/* an idle connection */
+};
+
+#define HUB_DEFAULT_POLL_MS	25000
+#define HUB_DEFAULT_SKEW_MS	60000
+#define HUB_DEFAULT_KEEP_MS	(60LL * 60 * 1000)
+#define HUB_DEFAULT_BURST	60
+#define HUB_DEFAULT_REFILL_MS	5000
+#define HUB_DEFAULT_MAX_CONNS	256
+#define HUB_DEFAULT_MAX_PER_IP	32
+#define HUB_DEFAULT_MAX_WAITERS	200
+#define HUB_DEFAULT_CONN_TIMEOUT 30
+
+struct hub {
+	struct hub_cfg cfg;
+	struct hub_store store;
+	struct hw_keypair key;		/* the hub's own (countersigns) */
+	struct ratelimit rl;
+	long long (*clock_ms)(void);	/* wall clock, unix ms */
+};
+
+void hub_cfg_defaults(struct hub_cfg *c);
+long long hub_wall_ms(void);
+
+/* One request as the HTTP glue hands it over. */
+struct hub_req {
+	const char *method;		/* "GET", "POST", ... as received */
+	const char *path;		/* without the query */
+	int has_query;
+	const char *auth;		/* the Lockhub-Auth header, or NULL */
+	const uint8_t *body;
+	size_t body_len;
+};
+
+/* Who signed it, once hub_auth() accepted it. */
+struct hub_who {
+	int authed;
+	struct hs_key key;
+};
+
+enum hub_wait { HUB_WAIT_NONE = 0, HUB_WAIT_TICKET, HUB_WAIT_LIST };
+
+struct hub_resp {
+	unsigned status;		/* 0: suspend (wait names on what) */
+	struct buf *body;		/* a binary body, or NULL */
+	const char *text;		/* else this static text */
+	enum hub_wait wait;		/* status 0: what wakes it */
+	enum hub_wait notify;		/* wake the waiters on this */
+	char key[40];			/* the ticket id for both */
+};
+
+/* The largest body an endpoint takes (0: none), from method and path,
+ * before any byte of it is read. */
+size_t hub_body_cap(const char *method, const char *path);
+/* Check the request's signature (docs/hub.md, "Signed requests"), in
+ * order: header, parse, method and path, enrolled key and role, signature,
+ * time, body hash, nonce. 0 and who filled, or an HTTP status (with the
+ * static text in rs). Needs the whole body. */
+unsigned hub_auth(struct hub *h, const struct hub_req *rq,
+    struct hub_who *who, struct hub_resp *rs);
+/* Serve an authenticated request. timed_out: a long-poll whose deadline
+ * passed (answer 204 rather than wait again). rs->body is the caller's. */
+void hub_route(struct hub *h, const struct hub_req *rq,
+    const struct hub_who *who, int timed_out, struct hub_resp *rs);
+void hub_resp_free(struct hub_resp *rs);
+
+/* http.c: serve until *stop becomes non-zero (signals set it). */
+struct hub_tls {
+	const char *cert_pem, *key_pem;	/* NULL: plain HTTP */
+};
+int hub_serve(struct hub *h, const char *addr, unsigned port,
+    const struct hub_tls *tls, volatile int *stop, unsigned *bound_port,
+    int ready_fd);
+
+#endif

@@ -1,0 +1,482 @@
+/* lockhub: the command line (docs/hub.md, "Deployment"). The hub's state
+ * lives in one directory of its own account (0700): its key (hub.key,
+ * 0600) and its database (hub.db). */
+#include "config.h"
+#include "hub/hub.h"
+#include "hubwire/keys.h"
+#include "lib/fdutil.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#define EX_USAGE	64
+#define EX_DATAERR	65
+#define EX_UNAVAILABLE	69
+#define EX_SOFTWARE	70
+#define PEM_MAX		(64 * 1024)
+
+static const char usage_text[] =
+"usage: lockhub COMMAND --state DIR [ARGS]\n"
+"\n"
+"  init                 create the hub's key and database in DIR (0700)\n"
+"  key                  print the hub's public key and its fingerprint\n"
+"  rotate               a new hub key; the old one kept as hub.key.old\n"
+"  enroll device|instance NAME KEY\n"
+"                       let an approver's device (lox enroll) or a console\n"
+"                       instance (lockfile hub-key) sign requests\n"
+"  revoke device|instance NAME\n"
+"  keys                 list the enrolled keys with their fingerprints\n"
+"  serve --listen ADDR:PORT [--tls-cert PEM --tls-key PEM] [--poll-s N]\n"
+"        [--rate BURST/MS] [--max-conns N] [--max-per-ip N] [--ready-fd FD]\n"
+"                       serve consoles and approvers (plain HTTP without\n"
+"                       --tls-cert: only behind a TLS-terminating proxy)\n"
+"\n"
+"Exit status: 0 done, 64 usage, 65 a bad key or name, 69 cannot listen,\n"
+"70 the state directory is unusable.\n";
+
+static volatile int stop;
+
+static void
+on_signal(int sig)
+{
+	stop = 1;
+}
+
+static int
+usage(void)
+{
+	fputs(usage_text, stderr);
+	return EX_USAGE;
+}
+
+struct paths {
+	char dir[PATH_MAX], key[PATH_MAX + 16], db[PATH_MAX + 16];
+};
+
+/* The state directory: ours, and closed to everyone else. */
+static int
+state_paths(const char *dir, int create, struct paths *p)
+{
+	struct stat st;
+
+	if (dir == NULL || strlen(dir) >= sizeof(p->dir)) {
+		logit("--state DIR is required");
+		return -1;
+	}
+	snprintf(p->dir, sizeof(p->dir), "%s", dir);
+	snprintf(p->key, sizeof(p->key), "%s/hub.key", dir);
+	snprintf(p->db, sizeof(p->db), "%s/hub.db", dir);
+	if (create && mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		logit_errno("mkdir %s", dir);
+		return -1;
+	}
+	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
+		logit("%s must be a directory of this account, mode 0700", dir);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+print_key(const char *what, const uint8_t pk[32])
+{
+	char text[HW_KEY_TEXT_LEN + 1], fp[HW_FP_LEN + 1];
+
+	hw_key_text(pk, text);
+	hw_fingerprint(pk, fp);
+	printf("%s %s\nfingerprint %s\n", what, text, fp);
+}
+
+static int
+open_state(const struct paths *p, struct hub *h, int need_key)
+{
+	const char *why = NULL;
+	enum hw_key_err ke;
+
+	if (need_key) {
+		ke = hw_key_load(p->key, HW_ROLE_HUB, &h->key);
+		if (ke != HW_KEY_OK) {
+			logit("%s: %s", p->key, hw_key_err_text(ke));
+			return -1;
+		}
+	}
+	if (hub_store_sqlite_open(&h->store, p->db, &why) != 0) {
+		logit("%s: %s", p->db, why);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+cmd_init(const struct paths *p)
+{
+	struct hw_keypair kp;
+	struct hub h;
+	enum hw_key_err ke;
+
+	memset(&h, 0, sizeof(h));
+	hw_key_generate(&kp);
+	ke = hw_key_save(p->key, HW_ROLE_HUB, &kp);
+	if (ke != HW_KEY_OK) {
+		logit("%s: %s", p->key, hw_key_err_text(ke));
+		hw_key_free(&kp);
+		return EX_SOFTWARE;
+	}
+	if (open_state(p, &h, 0) != 0) {
+		hw_key_free(&kp);
+		return EX_SOFTWARE;
+	}
+	h.store.ops->close(&h.store);
+	print_key("hub-key", kp.pk);
+	printf("Pin it in each console's policy ([hub] key = \"...\") and "
+	    "compare the fingerprint there.\n");
+	hw_key_free(&kp);
+	return 0;
+}
+
+/* The old key stays next to the new one until the consoles' policies pin
+ * the new key (docs/hub.md, "Rotation"); a second rotation first needs
+ * the old one removed by hand. */
+static int
+cmd_rotate(const struct paths *p)
+{
+	char old[PATH_MAX + 32];
+	struct hw_keypair kp;
+	enum hw_key_err ke;
+
+	snprintf(old, sizeof(old), "%s.old", p->key);
+	if (access(old, F_OK) == 0) {
+		logit("%s exists: remove it once no policy pins it", old);
+		return EX_SOFTWARE;
+	}
+	ke = hw_key_load(p->key, HW_ROLE_HUB, &kp);
+	if (ke != HW_KEY_OK) {
+		logit("%s: %s", p->key, hw_key_err_text(ke));
+		return EX_SOFTWARE;
+	}
+	hw_key_free(&kp);
+	if (link(p->key, old) != 0 || unlink(p->key) != 0) {
+		logit_errno("%s", p->key);
+		return EX_SOFTWARE;
+	}
+	hw_key_generate(&kp);
+	ke = hw_key_save(p->key, HW_ROLE_HUB, &kp);
+	if (ke != HW_KEY_OK) {
+		logit("%s: %s", p->key, hw_key_err_text(ke));
+		hw_key_free(&kp);
+		return EX_SOFTWARE;
+	}
+	print_key("hub-key", kp.pk);
+	printf("Pin it in each console's policy next to the old key, then "
+	    "restart the hub.\n");
+	hw_key_free(&kp);
+	return 0;
+}
+
+static int
+parse_role(const char *s, enum hw_role *r)
+{
+	if (strcmp(s, "device") == 0)
+		*r = HW_ROLE_DEVICE;
+	else if (strcmp(s, "instance") == 0)
+		*r = HW_ROLE_INSTANCE;
+	else
+		return -1;
+	return 0;
+}
+
+static int
+cmd_enroll(const struct paths *p, int argc, char **argv, int revoke)
+{
+	struct hub h;
+	struct hs_key k;
+	enum hs_status st;
+	char fp[HW_FP_LEN + 1];
+
+	if (argc != (revoke ? 2 : 3))
+		return usage();
+	memset(&k, 0, sizeof(k));
+	if (parse_role(argv[0], &k.role) != 0 ||
+	    !hw_text_ok(HW_T_INSTANCE, argv[1], strlen(argv[1]))) {
+		logit("a role (device or instance) and a name "
+		    "[a-z0-9][a-z0-9_-]{0,31}");
+		return EX_DATAERR;
+	}
+	snprintf(k.name, sizeof(k.name), "%s", argv[1]);
+	if (!revoke && hw_key_parse_text(argv[2], k.pk) != 0) {
+		logit("KEY: ed25519: and 64 lowercase hex digits");
+		return EX_DATAERR;
+	}
+	memset(&h, 0, sizeof(h));
+	if (open_state(p, &h, 0) != 0)
+		return EX_SOFTWARE;
+	st = revoke ? h.store.ops->revoke(&h.store, k.role, k.name)
+	    : h.store.ops->enroll(&h.store, &k);
+	h.store.ops->close(&h.store);
+	if (st == HS_EXISTS) {
+		logit("that name or key is enrolled already (revoke it first)");
+		return EX_DATAERR;
+	}
+	if (st == HS_NOT_FOUND) {
+		logit("no such enrolled name");
+		return EX_DATAERR;
+	}
+	if (st != HS_OK)
+		return EX_SOFTWARE;
+	if (!revoke) {
+		hw_fingerprint(k.pk, fp);
+		printf("enrolled %s %s, fingerprint %s\n"
+		    "Compare it with the one `%s` printed.\n", argv[0], k.name,
+		    fp, k.role == HW_ROLE_DEVICE ? "lox enroll" :
+		    "lockfile hub-key");
+	} else {
+		printf("revoked %s %s\n", argv[0], k.name);
+	}
+	return 0;
+}
+
+static int
+cmd_keys(const struct paths *p)
+{
+	static struct hs_key keys[1024];
+	struct hub h;
+	size_t n = 0, i;
+	char fp[HW_FP_LEN + 1];
+
+	memset(&h, 0, sizeof(h));
+	if (open_state(p, &h, 0) != 0)
+		return EX_SOFTWARE;
+	if (h.store.ops->keys(&h.store, keys, 1024, &n) != HS_OK) {
+		h.store.ops->close(&h.store);
+		return EX_SOFTWARE;
+	}
+	h.store.ops->close(&h.store);
+	for (i = 0; i < n; i++) {
+		hw_fingerprint(keys[i].pk, fp);
+		printf("%-8s %-32s %s\n", keys[i].role == HW_ROLE_DEVICE ?
+		    "device" : "instance", keys[i].name, fp);
+	}
+	return 0;
+}
+
+/* A PEM file: ours and closed to others when it holds a key. */
+static char *
+read_pem(const char *path, int secret)
+{
+	struct stat st;
+	char *b;
+	ssize_t n;
+	int fd = open(path, OPEN_RO_SAFE);
+
+	if (fd < 0) {
+		logit_errno("%s", path);
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (secret && (st.st_uid != geteuid() || (st.st_mode & 077) != 0))) {
+		logit("%s: must be a regular file%s", path,
+		    secret ? " of this account, mode 0600" : "");
+		close(fd);
+		return NULL;
+	}
+	b = calloc(1, PEM_MAX + 1);
+	if (b == NULL)
+		fatal("out of memory");
+	n = read_full(fd, b, PEM_MAX + 1);
+	close(fd);
+	if (n <= 0 || n > PEM_MAX) {
+		logit("%s: empty or too large", path);
+		free(b);
+		return NULL;
+	}
+	return b;
+}
+
+static int
+parse_listen(const char *s, char *addr, size_t alen, unsigned *port)
+{
+	const char *colon;
+	unsigned long long v;
+	size_t n;
+
+	if (s[0] == '[') {
+		const char *rb = strchr(s, ']');
+		if (rb == NULL || rb[1] != ':')
+			return -1;
+		n = (size_t)(rb - s - 1);
+		colon = rb + 1;
+		s++;
+	} else {
+		colon = strrchr(s, ':');
+		if (colon == NULL)
+			return -1;
+		n = (size_t)(colon - s);
+	}
+	if (n == 0 || n >= alen || parse_u64(colon + 1, 0, 65535, &v) != 0)
+		return -1;
+	memcpy(addr, s, n);
+	addr[n] = '\0';
+	*port = (unsigned)v;
+	return 0;
+}
+
+static int
+cmd_serve(const struct paths *p, int argc, char **argv)
+{
+	static struct hub h;
+	struct hub_tls tls = { NULL, NULL };
+	const char *listen = NULL, *cert = NULL, *key = NULL;
+	char addr[64];
+	unsigned port = 0, bound = 0;
+	unsigned long long v;
+	int i, ready_fd = -1, rc;
+	struct sigaction sa;
+
+	memset(&h, 0, sizeof(h));
+	hub_cfg_defaults(&h.cfg);
+	for (i = 0; i < argc; i += 2) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (val == NULL)
+			return usage();
+		if (strcmp(a, "--listen") == 0)
+			listen = val;
+		else if (strcmp(a, "--tls-cert") == 0)
+			cert = val;
+		else if (strcmp(a, "--tls-key") == 0)
+			key = val;
+		else if (strcmp(a, "--poll-s") == 0 &&
+		    parse_u64(val, 1, 300, &v) == 0)
+			h.cfg.poll_ms = (long long)v * 1000;
+		else if (strcmp(a, "--max-conns") == 0 &&
+		    parse_u64(val, 1, 65536, &v) == 0)
+			h.cfg.max_conns = (unsigned)v;
+		else if (strcmp(a, "--max-per-ip") == 0 &&
+		    parse_u64(val, 1, 65536, &v) == 0)
+			h.cfg.max_per_ip = (unsigned)v;
+		else if (strcmp(a, "--ready-fd") == 0 &&
+		    parse_u64(val, 3, 1024, &v) == 0)
+			ready_fd = (int)v;
+		else if (strcmp(a, "--rate") == 0) {
+			char b[32], *slash;
+			unsigned long long burst, ms;
+			snprintf(b, sizeof(b), "%s", val);
+			slash = strchr(b, '/');
+			if (slash == NULL)
+				return usage();
+			*slash = '\0';
+			if (parse_u64(b, 1, 1000000, &burst) != 0 ||
+			    parse_u64(slash + 1, 1, 3600000, &ms) != 0)
+				return usage();
+			h.cfg.rate_burst = (unsigned)burst;
+			h.cfg.rate_refill_ms = (long long)ms;
+		} else
+			return usage();
+	}
+	if (listen == NULL || parse_listen(listen, addr, sizeof(addr), &port) != 0
+	    || (cert == NULL) != (key == NULL))
+		return usage();
+	if (cert != NULL) {
+		tls.cert_pem = read_pem(cert, 0);
+		tls.key_pem = read_pem(key, 1);
+		if (tls.cert_pem == NULL || tls.key_pem == NULL)
+			return EX_SOFTWARE;
+	}
+	if (open_state(p, &h, 1) != 0)
+		return EX_SOFTWARE;
+	h.clock_ms = hub_wall_ms;
+	rl_init(&h.rl, h.cfg.rate_burst, h.cfg.rate_refill_ms);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	rc = hub_serve(&h, addr, port, &tls, &stop, &bound, ready_fd);
+	h.store.ops->close(&h.store);
+	hw_key_free(&h.key);
+	if (tls.key_pem != NULL) {
+		sodium_memzero((void *)tls.key_pem, PEM_MAX);
+		free((void *)tls.key_pem);
+	}
+	free((void *)tls.cert_pem);
+	return rc == 0 ? 0 : EX_UNAVAILABLE;
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct rlimit nocore = { 0, 0 };
+	struct paths p;
+	const char *cmd, *state = NULL;
+	int i, rest_at;
+	char *rest[16];
+	int nrest = 0;
+
+	log_init("lockhub");
+	sanitise_stdfds();
+	(void)setrlimit(RLIMIT_CORE, &nocore);
+	if (sodium_init() < 0)
+		fatal("libsodium cannot be initialised");
+	if (argc < 2)
+		return usage();
+	cmd = argv[1];
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
+	if (strcmp(cmd, "--version") == 0) {
+		printf("lockhub %s\n", LOCKFILE_VERSION);
+		return 0;
+	}
+	if (geteuid() == 0) {
+		logit("lockhub never runs as root: use an account of its own");
+		return EX_USAGE;
+	}
+	rest_at = 2;
+	for (i = rest_at; i < argc; i++) {
+		if (strcmp(argv[i], "--state") == 0 && i + 1 < argc) {
+			state = argv[++i];
+			continue;
+		}
+		if (nrest == (int)(sizeof(rest) / sizeof(rest[0])))
+			return usage();
+		rest[nrest++] = argv[i];
+	}
+	if (state_paths(state, strcmp(cmd, "init") == 0, &p) != 0)
+		return EX_SOFTWARE;
+	if (strcmp(cmd, "init") == 0 && nrest == 0)
+		return cmd_init(&p);
+	if (strcmp(cmd, "key") == 0 && nrest == 0) {
+		struct hw_keypair kp;
+		enum hw_key_err ke = hw_key_load(p.key, HW_ROLE_HUB, &kp);
+		if (ke != HW_KEY_OK) {
+			logit("%s: %s", p.key, hw_key_err_text(ke));
+			return EX_SOFTWARE;
+		}
+		print_key("hub-key", kp.pk);
+		hw_key_free(&kp);
+		return 0;
+	}
+	if (strcmp(cmd, "rotate") == 0 && nrest == 0)
+		return cmd_rotate(&p);
+	if (strcmp(cmd, "enroll") == 0)
+		return cmd_enroll(&p, nrest, rest, 0);
+	if (strcmp(cmd, "revoke") == 0)
+		return cmd_enroll(&p, nrest, rest, 1);
+	if (strcmp(cmd, "keys") == 0 && nrest == 0)
+		return cmd_keys(&p);
+	if (strcmp(cmd, "serve") == 0)
+		return cmd_serve(&p, nrest, rest);
+	return usage();
+}

@@ -1,0 +1,576 @@
+/* The SQLite engine of the hub's state (see store.h).
+ *
+ * WAL mode and a busy timeout, so several hub processes can share one
+ * file; every read-then-write runs in BEGIN IMMEDIATE (a deferred
+ * transaction that upgrades to a write lock gets SQLITE_BUSY past the
+ * timeout). The first decision wins through the primary key of decisions
+ * and ON CONFLICT DO NOTHING; a nonce is used once through the primary
+ * key of nonces. One connection per process, behind a mutex: the HTTP
+ * threads take turns. */
+#include "hub/store.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+struct sq {
+	sqlite3 *db;
+	pthread_mutex_t mu;
+};
+
+static const char schema[] =
+"PRAGMA journal_mode=WAL;"
+"PRAGMA synchronous=FULL;"
+"PRAGMA foreign_keys=ON;"
+"CREATE TABLE IF NOT EXISTS keys ("
+"  pk BLOB PRIMARY KEY CHECK (length(pk) = 32),"
+"  role INTEGER NOT NULL CHECK (role IN (1, 2)),"
+"  name TEXT NOT NULL,"
+"  UNIQUE (role, name));"
+"CREATE TABLE IF NOT EXISTS nonces ("
+"  pk BLOB NOT NULL, nonce BLOB NOT NULL, seen_ms INTEGER NOT NULL,"
+"  PRIMARY KEY (pk, nonce));"
+"CREATE INDEX IF NOT EXISTS nonces_seen ON nonces (seen_ms);"
+"CREATE TABLE IF NOT EXISTS tickets ("
+"  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+"  id TEXT NOT NULL UNIQUE,"
+"  instance TEXT NOT NULL,"
+"  body BLOB NOT NULL,"
+"  received_ms INTEGER NOT NULL,"
+"  keep_until_ms INTEGER NOT NULL);"
+"CREATE TABLE IF NOT EXISTS decisions ("
+"  id TEXT PRIMARY KEY REFERENCES tickets (id) ON DELETE CASCADE,"
+"  body BLOB NOT NULL,"
+"  decided_ms INTEGER NOT NULL);";
+
+#define SQ(s) ((struct sq *)(s)->impl)
+
+static void
+lock(struct hub_store *s)
+{
+	pthread_mutex_lock(&SQ(s)->mu);
+}
+
+static void
+unlock(struct hub_store *s)
+{
+	pthread_mutex_unlock(&SQ(s)->mu);
+}
+
+static enum hs_status
+fail(struct hub_store *s, const char *what)
+{
+	logit("hub store: %s: %s", what, sqlite3_errmsg(SQ(s)->db));
+	return HS_ERR;
+}
+
+static int
+exec(struct hub_store *s, const char *sql)
+{
+	return sqlite3_exec(SQ(s)->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0
+	    : -1;
+}
+
+static sqlite3_stmt *
+prep(struct hub_store *s, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(SQ(s)->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	return st;
+}
+
+static struct buf *
+blob_buf(sqlite3_stmt *st, int col, size_t max)
+{
+	const void *d = sqlite3_column_blob(st, col);
+	int n = sqlite3_column_bytes(st, col);
+	struct buf *b;
+
+	if (n < 0 || (size_t)n > max)
+		return NULL;
+	b = buf_new(max);
+	if (n > 0 && buf_append(b, d, (size_t)n) != 0) {
+		buf_free(b);
+		return NULL;
+	}
+	return b;
+}
+
+static enum hs_status
+sq_enroll(struct hub_store *s, const struct hs_key *k)
+{
+	sqlite3_stmt *st;
+	enum hs_status ret;
+	int rc;
+
+	lock(s);
+	st = prep(s, "INSERT INTO keys (pk, role, name) VALUES (?, ?, ?) "
+	    "ON CONFLICT DO NOTHING");
+	if (st == NULL) {
+		ret = fail(s, "enroll");
+		goto out;
+	}
+	sqlite3_bind_blob(st, 1, k->pk, 32, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, (int)k->role);
+	sqlite3_bind_text(st, 3, k->name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE)
+		ret = fail(s, "enroll");
+	else
+		ret = sqlite3_changes(SQ(s)->db) == 1 ? HS_OK : HS_EXISTS;
+	sqlite3_finalize(st);
+out:
+	unlock(s);
+	return ret;
+}
+
+static enum hs_status
+sq_revoke(struct hub_store *s, enum hw_role role, const char *name)
+{
+	sqlite3_stmt *st;
+	enum hs_status ret;
+
+	lock(s);
+	st = prep(s, "DELETE FROM keys WHERE role = ? AND name = ?");
+	if (st == NULL) {
+		ret = fail(s, "revoke");
+		goto out;
+	}
+	sqlite3_bind_int(st, 1, (int)role);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		ret = fail(s, "revoke");
+	else
+		ret = sqlite3_changes(SQ(s)->db) == 1 ? HS_OK : HS_NOT_FOUND;
+	sqlite3_finalize(st);
+out:
+	unlock(s);
+	return ret;
+}
+
+static int
+row_key(sqlite3_stmt *st, struct hs_key *k)
+{
+	const unsigned char *name = sqlite3_column_text(st, 2);
+	int role = sqlite3_column_int(st, 1);
+
+	if (sqlite3_column_bytes(st, 0) != 32 || name == NULL ||
+	    strlen((const char *)name) > HW_MAX_NAME ||
+	    (role != HW_ROLE_INSTANCE && role != HW_ROLE_DEVICE))
+		return -1;
+	memcpy(k->pk, sqlite3_column_blob(st, 0), 32);
+	k->role = (enum hw_role)role;
+	snprintf(k->name, sizeof(k->name), "%s", (const char *)name);
+	return 0;
+}
+
+static enum hs_status
+sq_keys(struct hub_store *s, struct hs_key *out, size_t max, size_t *n)
+{
+	sqlite3_stmt *st;
+	enum hs_status ret = HS_OK;
+	int rc;
+
+	*n = 0;
+	lock(s);
+	st = prep(s, "SELECT pk, role, name FROM keys ORDER BY role, name");
+	if (st == NULL) {
+		ret = fail(s, "keys");
+		goto out;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max)
+		if (row_key(st, &out[*n]) == 0)
+			(*n)++;
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		ret = fail(s, "keys");
+	sqlite3_finalize(st);
+out:
+	unlock(s);
+	return ret;
+}
+
+static enum hs_status
+sq_lookup(struct hub_store *s, const uint8_t pk[32], struct hs_key *out)
+{
+	sqlite3_stmt *st;
+	enum hs_status ret;
+	int rc;
+
+	lock(s);
+	st = prep(s, "SELECT pk, role, name FROM keys WHERE pk = ?");
+	if (st == NULL) {
+		ret = fail(s, "lookup");
+		goto out;
+	}
+	sqlite3_bind_blob(st, 1, pk, 32, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		ret = row_key(st, out) == 0 ? HS_OK : HS_ERR;
+	else if (rc == SQLITE_DONE)
+		ret = HS_NOT_FOUND;
+	else
+		ret = fail(s, "lookup");
+	sqlite3_finalize(st);
+out:
+	unlock(s);
+	return ret;
+}
+
+static enum hs_status
+sq_nonce_use(struct hub_store *s, const uint8_t pk[32],
+    const uint8_t nonce[HW_REQ_NONCE_LEN], long long now_ms)
+{
+	sqlite3_stmt *st;
+	enum hs_status ret;
+
+	lock(s);
+	st = prep(s, "INSERT INTO nonces (pk, nonce, seen_ms) VALUES (?, ?, ?) "
+	    "ON CONFLICT DO NOTHING");
+	if (st == NULL) {
+		ret = fail(s, "nonce");
+		goto out;
+	}
+	sqlite3_bind_blob(st, 1, pk, 32, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 2, nonce, HW_REQ_NONCE_LEN, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, now_ms);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		ret = fail(s, "nonce");
+	else
+		ret = sqlite3_changes(SQ(s)->db) == 1 ? HS_OK : HS_REPLAY;
+	sqlite3_finalize(st);
+out:
+	unlock(s);
+	return ret;
+}
+
+static enum hs_status
+sq_put_ticket(struct hub_store *s, const char *id, const char *instance,
+    const uint8_t *body, size_t len, long long now_ms,
+    long long keep_until_ms, uint64_t *seq)
+{
+	sqlite3_stmt *st;
+	enum hs_status ret;
+
+	lock(s);
+	st = prep(s, "INSERT INTO tickets (id, instance, body, received_ms, "
+	    "keep_until_ms) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
+	if (st == NULL) {
+		ret = fail(s, "put ticket");
+		goto out;
+	}
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, instance, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 3, body, (int)len, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, now_ms);
+	sqlite3_bind_int64(st, 5, keep_until_ms);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		ret = fail(s, "put ticket");
+	} else if (sqlite3_changes(SQ(s)->db) != 1) {
+		ret = HS_EXISTS;
+	} else {
+		*seq = (uint64_t)sqlite3_last_insert_rowid(SQ(s)->db);
+		ret = HS_OK;
+	}
+	sqlite3_finalize(st);
+out:
+	unlock(s);
+	return ret;
+}
+
+static enum hs_status
+sq_get_ticket(struct hub_store *s, const char *id, struct hs_ticket *out)
+{
+	sqlite3_stmt *st;
+	enum hs_status ret;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	lock(s);
+	st = prep(s, "SELECT t.seq, t.instance, t.body, d.id IS NOT NULL "
+	    "FROM tickets t LEFT JOIN decisions d ON d.id = t.id WHERE t.id = ?");
+	if (st == NULL) {
+		ret = fail(s, "get ticket");
+		goto out;
+	}
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *inst = sqlite3_column_text(st, 1);
+		out->seq = (uint64_t)sqlite3_column_int64(st, 0);
+		snprintf(out->instance, sizeof(out->instance), "%s",
+		    inst ? (const char *)inst : "");
+		out->body = blob_buf(st, 2, HW_MAX_TICKET);
+		out->decided = sqlite3_column_int(st, 3);
+		ret = out->body != NULL ? HS_OK : HS_ERR;
+	} else {
+		ret = rc == SQLITE_DONE ? HS_NOT_FOUND : fail(s, "get ticket");
+	}
+	sqlite3_finalize(st);
+out:
+	unlock(s);
+	return ret;
+}
+
+static enum hs_status
+sq_pending(struct hub_store *s, uint64_t after, size_t max_bytes,
+    struct hs_pending *out)
+{
+	sqlite3_stmt *st;
+	enum hs_status ret = HS_OK;
+	size_t bytes = 0;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	lock(s);
+	st = prep(s, "SELECT coalesce(max(seq), 0) FROM tickets");
+	if (st == NULL || sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		ret = fail(s, "pending");
+		goto out;
+	}
+	out->newest = (uint64_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	st = prep(s, "SELECT t.seq, t.body FROM tickets t WHERE t.seq > ? AND "
+	    "NOT EXISTS (SELECT 1 FROM decisions d WHERE d.id = t.id) "
+	    "ORDER BY t.seq LIMIT ?");
+	if (st == NULL) {
+		ret = fail(s, "pending");
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)after);
+	sqlite3_bind_int(st, 2, HW_MAX_LIST_ITEMS);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		size_t n = (size_t)sqlite3_column_bytes(st, 1);
+		if (out->n > 0 && bytes + n > max_bytes) {
+			/* The rest next time: the cursor stops here. */
+			out->newest = out->seq[out->n - 1];
+			break;
+		}
+		out->seq[out->n] = (uint64_t)sqlite3_column_int64(st, 0);
+		out->body[out->n] = blob_buf(st, 1, HW_MAX_TICKET);
+		if (out->body[out->n] == NULL)
+			continue;
+		bytes += n;
+		out->n++;
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		ret = fail(s, "pending");
+	/* A full page: the cursor is its last item, so nothing after it is
+	 * skipped. */
+	if (out->n == HW_MAX_LIST_ITEMS)
+		out->newest = out->seq[out->n - 1];
+	sqlite3_finalize(st);
+out:
+	unlock(s);
+	return ret;
+}
+
+static enum hs_status
+sq_put_decision(struct hub_store *s, const char *id, const uint8_t *body,
+    size_t len, long long now_ms)
+{
+	sqlite3_stmt *st = NULL;
+	enum hs_status ret;
+	int rc;
+
+	lock(s);
+	/* Read-then-write: the write lock from the start. */
+	if (exec(s, "BEGIN IMMEDIATE") != 0) {
+		ret = fail(s, "begin");
+		goto out;
+	}
+	st = prep(s, "SELECT 1 FROM tickets WHERE id = ?");
+	if (st == NULL) {
+		ret = fail(s, "put decision");
+		goto rollback;
+	}
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE) {
+		ret = HS_NOT_FOUND;
+		goto rollback;
+	}
+	if (rc != SQLITE_ROW) {
+		ret = fail(s, "put decision");
+		goto rollback;
+	}
+	st = prep(s, "INSERT INTO decisions (id, body, decided_ms) "
+	    "VALUES (?, ?, ?) ON CONFLICT DO NOTHING");
+	if (st == NULL) {
+		ret = fail(s, "put decision");
+		goto rollback;
+	}
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 2, body, (int)len, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, now_ms);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		ret = fail(s, "put decision");
+		goto rollback;
+	}
+	ret = sqlite3_changes(SQ(s)->db) == 1 ? HS_OK : HS_EXISTS;
+	if (exec(s, "COMMIT") != 0) {
+		ret = fail(s, "commit");
+		goto rollback;
+	}
+	goto out;
+rollback:
+	(void)exec(s, "ROLLBACK");
+out:
+	unlock(s);
+	return ret;
+}
+
+static enum hs_status
+sq_get_decision(struct hub_store *s, const char *id, struct buf **body)
+{
+	sqlite3_stmt *st;
+	enum hs_status ret;
+	int rc;
+
+	*body = NULL;
+	lock(s);
+	st = prep(s, "SELECT body FROM decisions WHERE id = ?");
+	if (st == NULL) {
+		ret = fail(s, "get decision");
+		goto out;
+	}
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*body = blob_buf(st, 0, HW_MAX_DECISION);
+		ret = *body != NULL ? HS_OK : HS_ERR;
+	} else {
+		ret = rc == SQLITE_DONE ? HS_NOT_FOUND : fail(s, "get decision");
+	}
+	sqlite3_finalize(st);
+out:
+	unlock(s);
+	return ret;
+}
+
+static void
+sq_purge(struct hub_store *s, long long now_ms, long long nonce_keep_ms)
+{
+	sqlite3_stmt *st;
+
+	lock(s);
+	if (exec(s, "BEGIN IMMEDIATE") != 0) {
+		(void)fail(s, "purge");
+		goto out;
+	}
+	st = prep(s, "DELETE FROM tickets WHERE keep_until_ms < ?");
+	if (st != NULL) {
+		sqlite3_bind_int64(st, 1, now_ms);
+		(void)sqlite3_step(st);
+		sqlite3_finalize(st);
+	}
+	st = prep(s, "DELETE FROM nonces WHERE seen_ms < ?");
+	if (st != NULL) {
+		sqlite3_bind_int64(st, 1, now_ms - nonce_keep_ms);
+		(void)sqlite3_step(st);
+		sqlite3_finalize(st);
+	}
+	if (exec(s, "COMMIT") != 0) {
+		(void)fail(s, "purge");
+		(void)exec(s, "ROLLBACK");
+	}
+out:
+	unlock(s);
+}
+
+static void
+sq_close(struct hub_store *s)
+{
+	if (s->impl == NULL)
+		return;
+	sqlite3_close(SQ(s)->db);
+	pthread_mutex_destroy(&SQ(s)->mu);
+	free(s->impl);
+	s->impl = NULL;
+}
+
+static const struct hub_store_ops sqlite_ops = {
+	.name = "sqlite",
+	.enroll = sq_enroll,
+	.revoke = sq_revoke,
+	.keys = sq_keys,
+	.lookup = sq_lookup,
+	.nonce_use = sq_nonce_use,
+	.put_ticket = sq_put_ticket,
+	.get_ticket = sq_get_ticket,
+	.pending = sq_pending,
+	.put_decision = sq_put_decision,
+	.get_decision = sq_get_decision,
+	.purge = sq_purge,
+	.close = sq_close,
+};
+
+int
+hub_store_sqlite_open(struct hub_store *s, const char *path, const char **why)
+{
+	struct sq *q = calloc(1, sizeof(*q));
+	int fd;
+
+	if (q == NULL)
+		fatal("out of memory");
+	s->ops = &sqlite_ops;
+	s->impl = q;
+	pthread_mutex_init(&q->mu, NULL);
+	/* Created 0600 by us, not by SQLite's umask-dependent default; the
+	 * -wal and -shm files take the database's mode. */
+	if (strcmp(path, ":memory:") != 0) {
+		fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			*why = "the database cannot be opened";
+			sq_close(s);
+			return -1;
+		}
+		close(fd);
+	}
+	if (sqlite3_open_v2(path, &q->db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
+	    NULL) != SQLITE_OK) {
+		*why = "the database cannot be opened";
+		sq_close(s);
+		return -1;
+	}
+	sqlite3_busy_timeout(q->db, 5000);
+	sqlite3_extended_result_codes(q->db, 1);
+	if (exec(s, schema) != 0) {
+		logit("hub store: %s", sqlite3_errmsg(q->db));
+		*why = "the database schema cannot be set up";
+		sq_close(s);
+		return -1;
+	}
+	return 0;
+}
+
+void
+hs_ticket_free(struct hs_ticket *t)
+{
+	buf_free(t->body);
+	t->body = NULL;
+}
+
+void
+hs_pending_free(struct hs_pending *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		buf_free(p->body[i]);
+	p->n = 0;
+}

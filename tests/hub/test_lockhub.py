@@ -1,0 +1,467 @@
+"""lockhub end to end: a real hub (its own account, SQLite state, loopback)
+driven by signed requests from hubwire.py. Every endpoint; every refusal of
+a signed request (docs/hub.md, "Signed requests", in its order); the
+ticket and decision checks; first decision wins; long-polls with their own
+deadline, woken by a post, all answered before the hub stops; the rate
+limit; body caps; TLS; state and nonces across a restart."""
+import os
+import signal
+import sys
+import threading
+import time
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hubwire as hw  # noqa: E402
+from hubenv import HubEnv  # noqa: E402
+
+import nacl.public  # noqa: E402
+
+
+class World:
+    def __init__(self, hub):
+        self.hub = hub
+        self.inst = hw.Key()
+        self.inst2 = hw.Key()
+        self.dev = hw.Key()
+        self.dev2 = hw.Key()
+        self.stranger = hw.Key()
+        self.box = nacl.public.PrivateKey.generate()
+        hub.enroll("instance", "desk", self.inst)
+        hub.enroll("instance", "other", self.inst2)
+        hub.enroll("device", "alice", self.dev)
+        hub.enroll("device", "bob", self.dev2)
+
+    def ticket(self, inst=None, name="desk", **kw):
+        inst = inst or self.inst
+        t = hw.new_ticket(name, inst.pk, bytes(self.box.public_key), **kw)
+        return t, hw.enc_ticket(t, inst.seed)
+
+    def post_ticket(self, body, key=None):
+        return self.hub.call("POST", "/v1/tickets", body, key=key or self.inst)
+
+    def posted(self, **kw):
+        t, b = self.ticket(**kw)
+        st, _ = self.post_ticket(b)
+        assert st == 201
+        return t, b
+
+    def post_decision(self, tid, dev, box, key=None):
+        return self.hub.call("POST", "/v1/tickets/%s/decision" % tid,
+                             hw.enc_devpost(dev, box), key=key or self.dev)
+
+
+@pytest.fixture(scope="module")
+def world():
+    hub = HubEnv()
+    hub.init()
+    w = World(hub)
+    hub.start(poll_s=1)
+    yield w
+    hub.cleanup()
+
+
+def pending_ids(w, key=None):
+    st, body = w.hub.call("GET", "/v1/pending", key=key or w.dev)
+    assert st == 200
+    seq, items = hw.dec_list(body)
+    return [hw.dec_ticket(t)["id"] for _, t in items]
+
+
+def test_health_and_routes(world):
+    assert world.hub.call("GET", "/v1/health") == (200, b"ok\n")
+    st, _ = world.hub.call("GET", "/v1/nothing", key=world.dev)
+    assert st == 404
+    # Nothing rides in the URL, signed or not.
+    st, _ = world.hub.call("GET", "/v1/pending?token=x", key=world.dev,
+                           sign_path="/v1/pending")
+    assert st == 400
+    st, _ = world.hub.call("GET", "/v1/pending")
+    assert st == 401
+
+
+def test_ticket_decision_flow(world):
+    w = world
+    t, tb = w.posted()
+    assert t["id"] in pending_ids(w)
+    # The same ticket again is refused; it stays once.
+    assert w.post_ticket(tb)[0] == 409
+    assert pending_ids(w).count(t["id"]) == 1
+    # No decision yet: the console's long-poll ends at the hub's deadline.
+    t0 = time.monotonic()
+    st, _ = w.hub.call("GET", "/v1/tickets/%s/decision" % t["id"], key=w.inst)
+    assert st == 204 and 0.8 < time.monotonic() - t0 < 5
+    dev, box = hw.decide(tb, w.dev, values=[("email", b"alice@example.org")])
+    assert w.post_decision(t["id"], dev, box)[0] == 201
+    st, body = w.hub.call("GET", "/v1/tickets/%s/decision" % t["id"],
+                          key=w.inst)
+    assert st == 200
+    d = hw.dec_decision(body)
+    assert d["dev"] == dev and d["box"] == box
+    x = hw.dec_hub(d["hub"])
+    assert x["dev_hash"] == hw.h(dev) and x["hub_key"] == w.hub.key
+    assert x["approver"] == "alice" and x["ticket"] == t["id"]
+    assert hw.verify(d["hub"], x["signed_len"], x["sig"], w.hub.key)
+    # The hub relays a box it cannot open; the console's key opens it.
+    assert hw.unseal(d["box"], bytes(w.box)) == hw.enc_values(
+        [("email", b"alice@example.org")])
+    # Decided: no longer pending, and no second decision.
+    assert t["id"] not in pending_ids(w)
+    dev2, box2 = hw.decide(tb, w.dev2, verdict=hw.DENY)
+    assert w.post_decision(t["id"], dev2, box2, key=w.dev2)[0] == 409
+    st, body2 = w.hub.call("GET", "/v1/tickets/%s/decision" % t["id"],
+                           key=w.inst)
+    assert body2 == body
+
+
+@pytest.mark.parametrize("case", [
+    "bad-base64", "truncated", "unknown-key", "other-signer", "wrong-path",
+    "wrong-method", "future", "past", "body-hash", "replay"])
+def test_signed_request_refused(world, case):
+    """Each fails at its own check with 401, and serves nothing."""
+    w = world
+    t, tb = w.ticket()
+    path, body, key = "/v1/tickets", tb, w.inst
+    now = int(time.time() * 1000)
+    kw = {}
+    if case == "bad-base64":
+        kw["auth"] = "!!!!"
+    elif case == "truncated":
+        kw["auth"] = hw.b64(hw.enc_request("POST", path, body, key)[:-5])
+    elif case == "unknown-key":
+        key = w.stranger
+    elif case == "other-signer":
+        # names the enrolled key, signed by another
+        req = hw.enc_request("POST", path, body, key)
+        q = hw.dec_request(req)
+        forged = req[:q["signed_len"]] + hw.field(
+            __import__("nacl.signing").signing.SigningKey(
+                w.stranger.seed).sign(req[:q["signed_len"]]).signature)
+        kw["auth"] = hw.b64(forged)
+    elif case == "wrong-path":
+        kw["sign_path"] = "/v1/pending"
+    elif case == "wrong-method":
+        kw["sign_method"] = "GET"
+    elif case == "future":
+        kw["time_ms"] = now + 61000
+    elif case == "past":
+        kw["time_ms"] = now - 61000
+    elif case == "body-hash":
+        kw["sign_body"] = b"another body"
+    if case == "replay":
+        auth = hw.b64(hw.enc_request("POST", path, body, key))
+        assert w.hub.call("POST", path, body, auth=auth)[0] == 201
+        st, text = w.hub.call("POST", path, body, auth=auth)
+        assert st == 401 and b"already served" in text
+        return
+    st, text = w.hub.call("POST", path, body, key=key, **kw)
+    assert st == 401, text
+    assert t["id"] not in pending_ids(w)
+
+
+def test_time_window_edges(world):
+    """Inside the window by a margin, a request is served."""
+    w = world
+    now = int(time.time() * 1000)
+    for skew in (-50000, 50000):
+        st, _ = w.hub.call("GET", "/v1/pending", key=w.dev, time_ms=now + skew)
+        assert st == 200
+
+
+def test_roles(world):
+    w = world
+    t, tb = w.ticket()
+    # A device cannot post tickets, an instance cannot list or decide.
+    assert w.post_ticket(tb, key=w.dev)[0] == 403
+    assert w.hub.call("GET", "/v1/pending", key=w.inst)[0] == 403
+    t, tb = w.posted()
+    dev, box = hw.decide(tb, w.dev)
+    assert w.post_decision(t["id"], dev, box, key=w.inst)[0] == 403
+    assert w.hub.call("GET", "/v1/tickets/%s/decision" % t["id"],
+                      key=w.dev)[0] == 403
+
+
+def test_ticket_refused(world):
+    w = world
+    # Signed by desk, naming another instance's key or name
+    t, _ = w.ticket()
+    t["instance_key"] = w.inst2.pk
+    assert w.post_ticket(hw.enc_ticket(t, w.inst.seed))[0] == 403
+    t, _ = w.ticket(name="other")
+    assert w.post_ticket(hw.enc_ticket(t, w.inst.seed))[0] == 403
+    # A ticket whose own signature is another key's
+    t, _ = w.ticket()
+    assert w.post_ticket(hw.enc_ticket(t, w.stranger.seed))[0] == 400
+    # Not a ticket at all, or a ticket with a byte appended
+    assert w.post_ticket(b"LHTICKET\x00\x01garbage")[0] == 400
+    t, tb = w.ticket()
+    assert w.post_ticket(tb + b"\x00")[0] == 400
+    assert t["id"] not in pending_ids(w)
+
+
+def test_body_caps(world):
+    w = world
+    big = b"x" * (256 * 1024 + 1)
+    st, _ = w.hub.call("POST", "/v1/tickets", big, key=w.inst)
+    assert st == 413
+    # A GET takes no body
+    st, _ = w.hub.call("GET", "/v1/pending", b"x", key=w.dev)
+    assert st == 413
+
+
+def test_decision_refused(world):
+    w = world
+    t, tb = w.posted()
+    tid = t["id"]
+    # Bound to another ticket's bytes (the hub's copy is the reference)
+    other, otb = w.ticket()
+    dev, box = hw.decide(otb, w.dev, ticket=tid)
+    assert w.post_decision(tid, dev, box)[0] == 400
+    # The box swapped after the device signed
+    dev, box = hw.decide(tb, w.dev, values=[("email", b"a@b")])
+    box2 = hw.seal([("email", b"evil@example.org")], t["box_pk"])
+    assert w.post_decision(tid, dev, box2)[0] == 400
+    # Signed by alice, posted by bob
+    dev, box = hw.decide(tb, w.dev)
+    assert w.post_decision(tid, dev, box, key=w.dev2)[0] == 403
+    # For another ticket than the path's
+    dev, box = hw.decide(tb, w.dev)
+    assert w.hub.call("POST", "/v1/tickets/%s/decision" % other["id"],
+                      hw.enc_devpost(dev, box), key=w.dev)[0] in (400, 404)
+    # Another nonce, another instance key
+    dev, box = hw.decide(tb, w.dev, nonce=os.urandom(32))
+    assert w.post_decision(tid, dev, box)[0] == 400
+    dev, box = hw.decide(tb, w.dev, instance_key=w.inst2.pk)
+    assert w.post_decision(tid, dev, box)[0] == 400
+    # Unknown ticket
+    dev, box = hw.decide(otb, w.dev)
+    assert w.post_decision(other["id"], dev, box)[0] == 404
+    # Still undecided after all of it
+    assert tid in pending_ids(w)
+    st, _ = w.hub.call("GET", "/v1/tickets/%s/decision" % tid, key=w.inst)
+    assert st == 204
+
+
+def test_other_instance_sees_nothing(world):
+    w = world
+    t, tb = w.posted()
+    dev, box = hw.decide(tb, w.dev)
+    assert w.post_decision(t["id"], dev, box)[0] == 201
+    assert w.hub.call("GET", "/v1/tickets/%s/decision" % t["id"],
+                      key=w.inst2)[0] == 404
+
+
+def test_long_poll_woken(world):
+    """A console waiting on its decision is answered as soon as it lands."""
+    w = world
+    hub = HubEnv.__new__(HubEnv)
+    t, tb = w.posted()
+    out = {}
+
+    def wait():
+        t0 = time.monotonic()
+        out["r"] = w.hub.call("GET", "/v1/tickets/%s/decision" % t["id"],
+                              key=w.inst)
+        out["t"] = time.monotonic() - t0
+    del hub
+    th = threading.Thread(target=wait)
+    th.start()
+    time.sleep(0.3)
+    dev, box = hw.decide(tb, w.dev)
+    t_post = time.monotonic()
+    assert w.post_decision(t["id"], dev, box)[0] == 201
+    th.join(10)
+    assert out["r"][0] == 200
+    assert hw.dec_decision(out["r"][1])["dev"] == dev
+    assert time.monotonic() - t_post < 0.9
+
+
+def test_pending_long_poll(world):
+    w = world
+    st, body = w.hub.call("GET", "/v1/pending", key=w.dev)
+    seq, _ = hw.dec_list(body)
+    t0 = time.monotonic()
+    st, _ = w.hub.call("GET", "/v1/pending/after/%d" % seq, key=w.dev)
+    assert st == 204 and time.monotonic() - t0 > 0.8
+    out = {}
+
+    def wait():
+        out["r"] = w.hub.call("GET", "/v1/pending/after/%d" % seq, key=w.dev)
+    th = threading.Thread(target=wait)
+    th.start()
+    time.sleep(0.3)
+    t, tb = w.posted()
+    th.join(10)
+    st, body = out["r"]
+    assert st == 200
+    seq2, items = hw.dec_list(body)
+    assert seq2 > seq and [hw.dec_ticket(b)["id"] for _, b in items] == [t["id"]]
+
+
+def test_first_decision_wins(world):
+    """Eight devices' posts at once: one is stored, the others refused."""
+    w = world
+    t, tb = w.posted()
+    keys = [w.dev, w.dev2] * 4
+    results = [None] * len(keys)
+    devs = [hw.decide(tb, k, verdict=i % 2) for i, k in enumerate(keys)]
+
+    def post(i):
+        results[i] = w.post_decision(t["id"], devs[i][0], devs[i][1],
+                                     key=keys[i])[0]
+    ths = [threading.Thread(target=post, args=(i,)) for i in range(len(keys))]
+    for th in ths:
+        th.start()
+    for th in ths:
+        th.join(20)
+    assert sorted(results) == [201] + [409] * 7
+    winner = results.index(201)
+    st, body = w.hub.call("GET", "/v1/tickets/%s/decision" % t["id"],
+                          key=w.inst)
+    assert hw.dec_decision(body)["dev"] == devs[winner][0]
+
+
+def test_rate_limit():
+    hub = HubEnv()
+    try:
+        hub.init()
+        hub.start(rate="5/60000")
+        codes = [hub.call("GET", "/v1/health")[0] for _ in range(7)]
+        assert codes[:5] == [200] * 5 and codes[5:] == [429, 429]
+    finally:
+        hub.cleanup()
+
+
+def test_stop_answers_every_long_poll():
+    """SIGTERM with suspended long-polls: each is answered, the hub exits
+    promptly and cleanly (libmicrohttpd must not stop while they hang)."""
+    hub = HubEnv()
+    try:
+        hub.init()
+        inst, dev = hw.Key(), hw.Key()
+        hub.enroll("instance", "desk", inst)
+        hub.enroll("device", "alice", dev)
+        hub.start(poll_s=60)
+        box = nacl.public.PrivateKey.generate()
+        t = hw.new_ticket("desk", inst.pk, bytes(box.public_key))
+        assert hub.call("POST", "/v1/tickets", hw.enc_ticket(t, inst.seed),
+                        key=inst)[0] == 201
+        out = []
+
+        def wait(path, key):
+            out.append(hub.call("GET", path, key=key, timeout=90)[0])
+        ths = [threading.Thread(target=wait, args=(
+            "/v1/tickets/%s/decision" % t["id"], inst)) for _ in range(3)]
+        ths.append(threading.Thread(target=wait, args=(
+            "/v1/pending/after/99", dev)))
+        for th in ths:
+            th.start()
+        time.sleep(0.5)
+        t0 = time.monotonic()
+        rc = hub.stop()
+        for th in ths:
+            th.join(10)
+        assert rc == 0
+        assert time.monotonic() - t0 < 5
+        assert sorted(out) == [204] * 4
+    finally:
+        hub.cleanup()
+
+
+def test_restart_keeps_state_and_nonces():
+    hub = HubEnv()
+    try:
+        hub.init()
+        inst, dev = hw.Key(), hw.Key()
+        hub.enroll("instance", "desk", inst)
+        hub.enroll("device", "alice", dev)
+        hub.start()
+        box = nacl.public.PrivateKey.generate()
+        t = hw.new_ticket("desk", inst.pk, bytes(box.public_key))
+        tb = hw.enc_ticket(t, inst.seed)
+        auth = hw.b64(hw.enc_request("POST", "/v1/tickets", tb, inst))
+        assert hub.call("POST", "/v1/tickets", tb, auth=auth)[0] == 201
+        hub.stop()
+        hub.start()
+        # the nonce is in the database: a replay after a restart fails
+        assert hub.call("POST", "/v1/tickets", tb, auth=auth)[0] == 401
+        st, body = hub.call("GET", "/v1/pending", key=dev)
+        assert [hw.dec_ticket(b)["id"] for _, b in hw.dec_list(body)[1]] == \
+            [t["id"]]
+    finally:
+        hub.cleanup()
+
+
+def test_tls():
+    hub = HubEnv()
+    try:
+        hub.init()
+        dev = hw.Key()
+        hub.enroll("device", "alice", dev)
+        hub.start(tls=True)
+        assert hub.call("GET", "/v1/health") == (200, b"ok\n")
+        assert hub.call("GET", "/v1/pending", key=dev)[0] == 200
+        # plain HTTP to the TLS port is not served
+        hub.tls, cafile = None, hub.tls
+        with pytest.raises(Exception):
+            hub.call("GET", "/v1/health", timeout=5)
+        hub.tls = cafile
+    finally:
+        hub.cleanup()
+
+
+def test_cli_refusals():
+    hub = HubEnv()
+    try:
+        hub.init()
+        k = hw.Key()
+        r = hub.lockhub("enroll", "device", "Alice", k.text())
+        assert r.returncode == 65
+        r = hub.lockhub("enroll", "device", "alice", "ed25519:00")
+        assert r.returncode == 65
+        r = hub.lockhub("enroll", "device", "alice", k.text())
+        assert r.returncode == 0 and k.fingerprint().encode() in r.stdout
+        r = hub.lockhub("enroll", "device", "alice", hw.Key().text())
+        assert r.returncode == 65
+        r = hub.lockhub("keys")
+        assert b"alice" in r.stdout and k.fingerprint().encode() in r.stdout
+        # init twice keeps the first key
+        assert hub.lockhub("init").returncode != 0
+        # the state directory must be closed to others
+        os.chmod(hub.state, 0o755)
+        assert hub.lockhub("keys").returncode == 70
+        os.chmod(hub.state, 0o700)
+    finally:
+        hub.cleanup()
+
+
+def test_rotate():
+    """A rotated hub countersigns with its new key; the old one is kept."""
+    hub = HubEnv()
+    try:
+        hub.init()
+        old = hub.key
+        r = hub.lockhub("rotate")
+        assert r.returncode == 0, r.stderr
+        new = bytes.fromhex(r.stdout.decode().split("\n")[0].split(":")[1])
+        assert new != old
+        assert os.path.exists(os.path.join(hub.state, "hub.key.old"))
+        assert hub.lockhub("rotate").returncode == 70
+        inst, dev = hw.Key(), hw.Key()
+        hub.enroll("instance", "desk", inst)
+        hub.enroll("device", "alice", dev)
+        hub.start()
+        box = nacl.public.PrivateKey.generate()
+        t = hw.new_ticket("desk", inst.pk, bytes(box.public_key))
+        tb = hw.enc_ticket(t, inst.seed)
+        assert hub.call("POST", "/v1/tickets", tb, key=inst)[0] == 201
+        d, b = hw.decide(tb, dev)
+        assert hub.call("POST", "/v1/tickets/%s/decision" % t["id"],
+                        hw.enc_devpost(d, b), key=dev)[0] == 201
+        st, body = hub.call("GET", "/v1/tickets/%s/decision" % t["id"], key=inst)
+        x = hw.dec_hub(hw.dec_decision(body)["hub"])
+        assert x["hub_key"] == new
+        assert hw.verify(hw.dec_decision(body)["hub"], x["signed_len"], x["sig"], new)
+    finally:
+        hub.cleanup()
