@@ -7,6 +7,7 @@
 #include "lib/crypto.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -299,7 +300,8 @@ get_decision(struct hub *h, const struct match *m, const struct hub_who *who,
 	}
 	rs->status = 0;
 	rs->wait = HUB_WAIT_TICKET;
-	snprintf(rs->key, sizeof(rs->key), "%s", m->id);
+	/* an id of HW_ID_LEN bytes (match() checked it) */
+	ASSERT(str_fmt(rs->key, sizeof(rs->key), "%s", m->id) == STR_OK);
 }
 
 static void
@@ -404,8 +406,9 @@ post_decision(struct hub *h, const struct match *m, const struct hub_req *rq,
 	memset(&hs, 0, sizeof(hs));
 	hw_hash(post.dev, post.dev_len, hs.dev_hash);
 	memcpy(hs.hub_key, h->key.pk, HW_KEY_LEN);
-	snprintf(hs.ticket, sizeof(hs.ticket), "%s", m->id);
-	snprintf(hs.approver, sizeof(hs.approver), "%s", who->key.name);
+	ASSERT(str_fmt(hs.ticket, sizeof(hs.ticket), "%s", m->id) == STR_OK);
+	ASSERT(str_fmt(hs.approver, sizeof(hs.approver), "%s",
+	    who->key.name) == STR_OK);
 	hs.quorum = 1;
 	hs.time_ms = (uint64_t)h->clock_ms();
 	if (hw_hub_encode(&hs, h->key.sk, &hubsig) != HW_OK) {
@@ -441,7 +444,7 @@ post_decision(struct hub *h, const struct match *m, const struct hub_req *rq,
 	}
 	answer(rs, 201, "decision posted\n");
 	rs->notify = HUB_WAIT_TICKET;
-	snprintf(rs->key, sizeof(rs->key), "%s", m->id);
+	ASSERT(str_fmt(rs->key, sizeof(rs->key), "%s", m->id) == STR_OK);
 }
 
 void

@@ -9,6 +9,7 @@
 #include "hub/hub.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -192,7 +193,7 @@ serve(struct MHD_Connection *conn, struct ctx *c, const struct hub_req *rq)
 			c->deadline_ms = now_ms() + S.h->cfg.poll_ms;
 		c->suspended = 1;
 		c->wait = rs.wait;
-		snprintf(c->key, sizeof(c->key), "%s", rs.key);
+		ASSERT(str_fmt(c->key, sizeof(c->key), "%s", rs.key) == STR_OK);
 		c->conn = conn;
 		c->prev = NULL;
 		c->next = S.waiters;
@@ -281,7 +282,7 @@ mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	char line[256];
 
-	vsnprintf(line, sizeof(line), fmt, ap);
+	str_vmsg(line, sizeof(line), fmt, ap);
 	line[strcspn(line, "\n")] = '\0';
 	logit("http: %s", line);
 }
@@ -358,8 +359,8 @@ hub_serve(struct hub *h, const char *addr, unsigned port,
 	logit("listening on %s port %u (%s)", addr, *bound_port,
 	    flags & MHD_USE_TLS ? "TLS" : "plain HTTP: put a TLS proxy in front");
 	if (ready_fd >= 0) {
-		int n = snprintf(line, sizeof(line), "%u\n", *bound_port);
-		(void)write_full(ready_fd, line, (size_t)n);
+		if (str_fmt(line, sizeof(line), "%u\n", *bound_port) == STR_OK)
+			(void)write_full(ready_fd, line, strlen(line));
 		close(ready_fd);
 	}
 	while (!*stop)

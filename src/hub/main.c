@@ -6,6 +6,7 @@
 #include "hubwire/keys.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -70,13 +71,16 @@ state_paths(const char *dir, int create, struct paths *p)
 {
 	struct stat st;
 
-	if (dir == NULL || strlen(dir) >= sizeof(p->dir)) {
+	if (dir == NULL) {
 		logit("--state DIR is required");
 		return -1;
 	}
-	snprintf(p->dir, sizeof(p->dir), "%s", dir);
-	snprintf(p->key, sizeof(p->key), "%s/hub.key", dir);
-	snprintf(p->db, sizeof(p->db), "%s/hub.db", dir);
+	if (str_fmt(p->dir, sizeof(p->dir), "%s", dir) != STR_OK ||
+	    str_fmt(p->key, sizeof(p->key), "%s/hub.key", dir) != STR_OK ||
+	    str_fmt(p->db, sizeof(p->db), "%s/hub.db", dir) != STR_OK) {
+		logit("--state: the path is too long");
+		return -1;
+	}
 	if (create && mkdir(dir, 0700) != 0 && errno != EEXIST) {
 		logit_errno("mkdir %s", dir);
 		return -1;
@@ -156,7 +160,8 @@ cmd_rotate(const struct paths *p)
 	struct hw_keypair kp;
 	enum hw_key_err ke;
 
-	snprintf(old, sizeof(old), "%s.old", p->key);
+	if (str_fmt(old, sizeof(old), "%s.old", p->key) != STR_OK)
+		return EX_SOFTWARE;
 	if (access(old, F_OK) == 0) {
 		logit("%s exists: remove it once no policy pins it", old);
 		return EX_SOFTWARE;
@@ -214,7 +219,8 @@ cmd_enroll(const struct paths *p, int argc, char **argv, int revoke)
 		    "[a-z0-9][a-z0-9_-]{0,31}");
 		return EX_DATAERR;
 	}
-	snprintf(k.name, sizeof(k.name), "%s", argv[1]);
+	if (str_fmt(k.name, sizeof(k.name), "%s", argv[1]) != STR_OK)
+		return EX_DATAERR;
 	if (!revoke && hw_key_parse_text(argv[2], k.pk) != 0) {
 		logit("KEY: ed25519: and 64 lowercase hex digits");
 		return EX_DATAERR;
@@ -371,7 +377,8 @@ cmd_serve(const struct paths *p, int argc, char **argv)
 		else if (strcmp(a, "--rate") == 0) {
 			char b[32], *slash;
 			unsigned long long burst, ms;
-			snprintf(b, sizeof(b), "%s", val);
+			if (str_fmt(b, sizeof(b), "%s", val) != STR_OK)
+				return usage();
 			slash = strchr(b, '/');
 			if (slash == NULL)
 				return usage();

@@ -9,6 +9,7 @@
  * threads take turns. */
 #include "hub/store.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -170,8 +171,8 @@ row_key(sqlite3_stmt *st, struct hs_key *k)
 		return -1;
 	memcpy(k->pk, sqlite3_column_blob(st, 0), 32);
 	k->role = (enum hw_role)role;
-	snprintf(k->name, sizeof(k->name), "%s", (const char *)name);
-	return 0;
+	return str_fmt(k->name, sizeof(k->name), "%s", (const char *)name) ==
+	    STR_OK ? 0 : -1;
 }
 
 static enum hs_status
@@ -307,11 +308,11 @@ sq_get_ticket(struct hub_store *s, const char *id, struct hs_ticket *out)
 	if (rc == SQLITE_ROW) {
 		const unsigned char *inst = sqlite3_column_text(st, 1);
 		out->seq = (uint64_t)sqlite3_column_int64(st, 0);
-		snprintf(out->instance, sizeof(out->instance), "%s",
-		    inst ? (const char *)inst : "");
 		out->body = blob_buf(st, 2, HW_MAX_TICKET);
 		out->decided = sqlite3_column_int(st, 3);
-		ret = out->body != NULL ? HS_OK : HS_ERR;
+		ret = out->body != NULL && inst != NULL &&
+		    str_fmt(out->instance, sizeof(out->instance), "%s",
+		    (const char *)inst) == STR_OK ? HS_OK : HS_ERR;
 	} else {
 		ret = rc == SQLITE_DONE ? HS_NOT_FOUND : fail(s, "get ticket");
 	}

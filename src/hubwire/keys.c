@@ -4,6 +4,7 @@
 #include "lib/crypto.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -87,7 +88,7 @@ hw_key_save(const char *path, enum hw_role role, const struct hw_keypair *kp)
 		return HW_KEY_EXISTS;
 	if (errno != ENOENT)
 		return HW_KEY_IO;
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+	if (str_fmt(tmp, sizeof(tmp), "%s.tmp", path) != STR_OK)
 		return HW_KEY_IO;
 	hw_writer_init(&w, KEYFILE_MAX);
 	hw_put_header(&w, HW_MAGIC_SECKEY, 1);
@@ -117,11 +118,10 @@ hw_key_save(const char *path, enum hw_role role, const struct hw_keypair *kp)
 	}
 	(void)unlink(tmp);
 	slash = strrchr(path, '/');
-	if (slash == NULL)
-		snprintf(dir, sizeof(dir), ".");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path == 0 ? 1
-		    : slash - path), path);
+	if (str_fmt(dir, sizeof(dir), "%.*s", slash == NULL ? 1 :
+	    (int)(slash - path == 0 ? 1 : slash - path),
+	    slash == NULL ? "." : path) != STR_OK)
+		return HW_KEY_IO;
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0 || fsync(dfd) != 0) {
 		if (dfd >= 0)
