@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -115,8 +114,10 @@ ws_open(struct workspace *ws, const char *work_dir, unsigned long long cap,
 static void
 lock(struct workspace *ws)
 {
+	/* Only a corrupted mutex refuses: a broken invariant. The fatal
+	 * cleanup takes no lock (ws_emergency). */
 	if (pthread_mutex_lock(&ws->mu) != 0)
-		abort();	/* only on a corrupted mutex */
+		fatal("workspace: mutex");
 }
 
 static void
