@@ -372,3 +372,48 @@ def test_files_expire_while_a_card_waits(env):
     t.join()
     assert check_reply(box["req"], box["line"]) == "error E_APPROVAL_DENIED"
     assert gone_after < 11.5, "deleted %.1f s after the fetch" % gone_after
+
+
+def test_files_expire_while_a_fetch_waits(env):
+    """The same while the console is inside a fetch: an S3 server that
+    sends a few bytes and then nothing holds the fetch for its stall
+    timeout (14 s); a file fetched before expires at its 10 s TTL, not
+    when the stalled fetch gives up."""
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))), "sources"))
+    from srcutil import Misbehaving
+    env.add_local_profile("docs", files={"a.txt": b"hello\n"})
+    env.install_plugin("is-utf8")
+    with Misbehaving("stall") as stall:
+        rel = ".config/lockfile/credentials/s3"
+        env._write_home(rel, b"test:tester\ntesting\n", 0o600)
+        env.add_profile("slow", {
+            "source": "s3", "endpoint": stall.endpoint,
+            "region": "us-east-1", "bucket": "bkt", "url_style": "path",
+            "credentials": {"file": "~/" + rel}, "stall_timeout_s": 14})
+        env.write_policy(handle_ttl_s=10)
+        env.start()
+        quick_plan(env, "a.txt")
+        t_fetch = time.monotonic()
+        first = env.work_entries()
+        assert len(first) == 1
+        box = {}
+
+        def go():
+            box["req"], box["line"], _ = env.rpc("file.plan", {
+                "profile": "slow", "key": "x.txt",
+                "plugins": [{"name": "is-utf8"}]}, timeout=60)
+        t = threading.Thread(target=go)
+        t.start()
+        wait_prompt(env)
+        env.type("y")
+        while first[0] in env.work_entries() and \
+                time.monotonic() - t_fetch < 20:
+            time.sleep(0.05)
+        gone_after = time.monotonic() - t_fetch
+        still_fetching = t.is_alive()
+        t.join()
+    assert check_reply(box["req"], box["line"]) == "error E_FETCH_FAILED"
+    assert still_fetching, "the fetch ended first (%.1f s)" % gone_after
+    assert gone_after < 11.5, "deleted %.1f s after the fetch" % gone_after
