@@ -1,6 +1,7 @@
 /* lox: main and the command table (see lox.h). */
 #include "config.h"
 #include "lox/lox.h"
+#include "lox/hub.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,18 @@ static const struct command commands[] = {
 	{ "plugin", "[--instance NAME] [--image IMAGE] [--network] VERB [ARG...]",
 	    "lockfile plugin install|update|verify|list|remove, in the "
 	    "console's container", cmd_plugin },
+	/* Hub mode (docs/hub.md): the approver's side of lockhub. */
+	{ "enroll", "[--hub URL] [--ca FILE] [--new] | --instance NAME=KEY",
+	    "hub mode: this device's key and the hub, or a console's instance "
+	    "key", cmd_enroll },
+	{ "tickets", "[--wait]",
+	    "hub mode: the pending tickets, checked against the pinned "
+	    "instance keys", cmd_tickets },
+	{ "approve", "TICKET",
+	    "hub mode: show the ticket's signed fields, type its values, "
+	    "approve", cmd_approve },
+	{ "deny", "TICKET [REASON...]",
+	    "hub mode: deny the ticket (the reason stays here)", cmd_deny },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

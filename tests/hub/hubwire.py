@@ -403,3 +403,8 @@ def agent_commit(key, ticket, token):
 def b64(b):
     import base64
     return base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+
+
+def b64d(s):
+    import base64
+    return base64.urlsafe_b64decode(s + "=" * (-len(s) % 4))

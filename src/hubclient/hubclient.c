@@ -1,0 +1,212 @@
+/* The signed hub client (see hubclient.h). */
+#include "config.h"
+#include "hubclient/hubclient.h"
+#include "hubwire/msg.h"
+#include "lib/crypto.h"
+#include "lib/log.h"
+#include "lib/str.h"
+
+#include <string.h>
+#include <time.h>
+
+#include <curl/curl.h>
+#include <sodium.h>
+
+#define AUTH_HEADER	"Lockhub-Auth: "
+
+const char *
+hc_err_text(enum hc_err e)
+{
+	switch (e) {
+	case HC_OK: return "ok";
+	case HC_NO_DATA: return "nothing yet";
+	case HC_UNREACHABLE: return "the hub cannot be reached";
+	case HC_REFUSED: return "the hub refused the request";
+	case HC_NOT_FOUND: return "the hub does not know it";
+	case HC_CONFLICT: return "already there";
+	case HC_BUSY: return "the hub is busy";
+	case HC_PROTOCOL: return "the hub answered something unexpected";
+	}
+	return "unknown";
+}
+
+int
+hc_url_ok(const char *url)
+{
+	static const char host_chars[] = "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-";
+	const char *p;
+	size_t n;
+
+	if (url == NULL || strlen(url) > HC_MAX_URL)
+		return -1;
+	if (strncmp(url, "https://", 8) == 0)
+		p = url + 8;
+	else if (strncmp(url, "http://", 7) == 0)
+		p = url + 7;
+	else
+		return -1;
+	if (*p == '[') {
+		n = strspn(p + 1, "0123456789abcdefABCDEF:.");
+		if (n == 0 || p[1 + n] != ']')
+			return -1;
+		p += n + 2;
+	} else {
+		n = strspn(p, host_chars);
+		if (n == 0)
+			return -1;
+		p += n;
+	}
+	if (*p == ':') {
+		unsigned port = 0;
+		size_t i;
+		n = strspn(p + 1, "0123456789");
+		if (n == 0 || n > 5 || p[1] == '0')
+			return -1;
+		for (i = 0; i < n; i++)
+			port = port * 10 + (unsigned)(p[1 + i] - '0');
+		if (port > 65535)
+			return -1;
+		p += 1 + n;
+	}
+	if (*p == '/' && p[1] == '\0')
+		p++;
+	return *p == '\0' ? 0 : -1;
+}
+
+static long long
+wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static size_t
+on_data(char *d, size_t size, size_t n, void *arg)
+{
+	struct buf *b = arg;
+
+	if (buf_append(b, d, size * n) != 0)
+		return 0;	/* over the cap: libcurl stops */
+	return size * n;
+}
+
+#define SETOPT(h, opt, val) do { \
+	if (curl_easy_setopt((h), (opt), (val)) != CURLE_OK) \
+		goto out; } while (0)
+
+enum hc_err
+hc_call(const struct hubclient *c, const char *method, const char *path,
+    const uint8_t *body, size_t len, size_t max_reply, long timeout_ms,
+    struct buf **reply, long *status)
+{
+	char url[HC_MAX_URL + 300], *hdr = NULL;
+	struct hw_request q;
+	struct buf *signed_req = NULL, *got = NULL;
+	struct curl_slist *hl = NULL;
+	size_t b64len;
+	long st = 0;
+	enum hc_err ret = HC_UNREACHABLE;
+	CURL *h;
+
+	if (reply != NULL)
+		*reply = NULL;
+	if (status != NULL)
+		*status = 0;
+	memset(&q, 0, sizeof(q));
+	if (str_fmt(q.method, sizeof(q.method), "%s", method) != STR_OK ||
+	    str_fmt(q.path, sizeof(q.path), "%s", path) != STR_OK ||
+	    str_fmt(url, sizeof(url), "%.*s%s", (int)(strlen(c->url) -
+	    (c->url[0] != '\0' && c->url[strlen(c->url) - 1] == '/')), c->url,
+	    path) != STR_OK)
+		return HC_PROTOCOL;
+	hw_hash(body, len, q.body_hash);
+	q.time_ms = (uint64_t)wall_ms();
+	random_bytes(q.nonce, sizeof(q.nonce));
+	memcpy(q.key, c->key->pk, HW_KEY_LEN);
+	if (hw_request_encode(&q, c->key->sk, &signed_req) != HW_OK)
+		return HC_PROTOCOL;
+	b64len = sodium_base64_ENCODED_LEN(buf_len(signed_req),
+	    sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+	hdr = calloc(1, sizeof(AUTH_HEADER) + b64len);
+	if (hdr == NULL)
+		fatal("out of memory");
+	memcpy(hdr, AUTH_HEADER, sizeof(AUTH_HEADER) - 1);
+	sodium_bin2base64(hdr + sizeof(AUTH_HEADER) - 1, b64len,
+	    buf_data(signed_req), buf_len(signed_req),
+	    sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+	buf_free(signed_req);
+	h = curl_easy_init();
+	if (h == NULL)
+		fatal("libcurl cannot start");
+	got = buf_new(max_reply);
+	hl = curl_slist_append(hl, hdr);
+	hl = curl_slist_append(hl, "Content-Type: application/octet-stream");
+	hl = curl_slist_append(hl, "Expect:");
+	if (hl == NULL)
+		fatal("out of memory");
+	SETOPT(h, CURLOPT_URL, url);
+	SETOPT(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	SETOPT(h, CURLOPT_FOLLOWLOCATION, 0L);
+	SETOPT(h, CURLOPT_SSL_VERIFYPEER, 1L);
+	SETOPT(h, CURLOPT_SSL_VERIFYHOST, 2L);
+	SETOPT(h, CURLOPT_NOSIGNAL, 1L);
+	SETOPT(h, CURLOPT_NOPROXY, "*");
+	SETOPT(h, CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms > 0 ?
+	    c->connect_timeout_ms : 10000L);
+	SETOPT(h, CURLOPT_TIMEOUT_MS, timeout_ms);
+	SETOPT(h, CURLOPT_HTTPHEADER, hl);
+	SETOPT(h, CURLOPT_WRITEFUNCTION, on_data);
+	SETOPT(h, CURLOPT_WRITEDATA, got);
+	SETOPT(h, CURLOPT_USERAGENT, "lockfile-hub/" LOCKFILE_VERSION);
+	if (c->ca_file != NULL)
+		SETOPT(h, CURLOPT_CAINFO, c->ca_file);
+	if (c->ca_pem != NULL) {
+		struct curl_blob blob = { (void *)c->ca_pem, c->ca_pem_len,
+		    CURL_BLOB_COPY };
+		SETOPT(h, CURLOPT_CAINFO_BLOB, &blob);
+	}
+	if (strcmp(method, "POST") == 0) {
+		SETOPT(h, CURLOPT_POST, 1L);
+		SETOPT(h, CURLOPT_POSTFIELDS, len > 0 ? (const char *)body : "");
+		SETOPT(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	} else if (strcmp(method, "GET") != 0) {
+		ret = HC_PROTOCOL;
+		goto out;
+	}
+	{
+		CURLcode rc = curl_easy_perform(h);
+		if (rc == CURLE_WRITE_ERROR) {
+			ret = HC_PROTOCOL;	/* the reply passed its cap */
+			goto out;
+		}
+		if (rc != CURLE_OK)
+			goto out;
+	}
+	if (curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &st) != CURLE_OK)
+		goto out;
+	switch (st) {
+	case 200: case 201: ret = HC_OK; break;
+	case 204: ret = HC_NO_DATA; break;
+	case 400: case 401: case 403: case 413: ret = HC_REFUSED; break;
+	case 404: ret = HC_NOT_FOUND; break;
+	case 409: ret = HC_CONFLICT; break;
+	case 429: case 503: ret = HC_BUSY; break;
+	default: ret = HC_PROTOCOL; break;
+	}
+	if (ret == HC_OK && reply != NULL) {
+		*reply = got;
+		got = NULL;
+	}
+out:
+	if (status != NULL)
+		*status = st;
+	buf_free(got);
+	curl_slist_free_all(hl);
+	curl_easy_cleanup(h);
+	sodium_memzero(hdr, strlen(hdr));
+	free(hdr);
+	return ret;
+}
