@@ -205,7 +205,8 @@ policy_parse(const char *text, size_t len, const char *home,
 	static const char *const known[] = { "security_level",
 	    "answer_quantum_s", "approval_timeout_s", "idle_timeout_s",
 	    "session_timeout_s", "max_plugins_per_handle", "handle_ttl_s",
-	    "max_workspace_bytes", "work_dir", "allowed_uids", "profiles", NULL };
+	    "max_workspace_bytes", "work_dir", "allowed_uids", "profiles",
+	    "max_answers_per_key", "ledger_window_s", NULL };
 	struct toml_error terr;
 	json_t *doc, *v;
 	unsigned long long x;
@@ -251,6 +252,8 @@ policy_parse(const char *text, size_t len, const char *home,
 	UINT("handle_ttl_s", handle_ttl_s, 10, 86400, 600);
 	UINT("max_workspace_bytes", max_workspace_bytes, 1ULL << 20,
 	    1ULL << 40, 1ULL << 30);
+	UINT("max_answers_per_key", max_answers_per_key, 1, 1000000, 64);
+	UINT("ledger_window_s", ledger_window_s, 60, 366 * 86400, 86400);
 #undef UINT
 	v = json_object_get(doc, "work_dir");
 	if (expand_path(v ? json_string_value(v) : "~/.local/state/lockfile/work",

@@ -36,6 +36,10 @@ struct policy {
 	unsigned max_plugins_per_handle;
 	unsigned handle_ttl_s;
 	unsigned long long max_workspace_bytes;
+	/* The answer ledger (docs/ledger.md): answers one agent may have
+	 * about one key inside the window. */
+	unsigned max_answers_per_key;
+	unsigned ledger_window_s;
 	char work_dir[PATH_MAX];
 	size_t nallowed;
 	uid_t allowed_uids[POLICY_MAX_UIDS];

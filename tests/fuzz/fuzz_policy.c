@@ -52,6 +52,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    p.max_plugins_per_handle <= PROTO_MAX_PLUGINS);
 	CHECK(p.max_workspace_bytes >= (1ULL << 20) &&
 	    p.max_workspace_bytes <= (1ULL << 40));
+	CHECK(p.max_answers_per_key >= 1 && p.max_answers_per_key <= 1000000);
+	CHECK(p.ledger_window_s >= 60 && p.ledger_window_s <= 366 * 86400);
 	CHECK(p.work_dir[0] == '/' && strstr(p.work_dir, "//") == NULL &&
 	    strstr(p.work_dir, "/../") == NULL &&
 	    strstr(p.work_dir, "/./") == NULL);
