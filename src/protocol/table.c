@@ -29,6 +29,8 @@ static const struct proto_error errors[E__COUNT] = {
 	    "plugin inputs must be placeholders like ${name}" },
 	[E_INPUT_INVALID] = { "E_INPUT_INVALID", -32017,
 	    "a typed value does not fit its input" },
+	[E_ANSWER_CAP] = { "E_ANSWER_CAP", -32018,
+	    "the plan would take this agent past its answer cap for the key" },
 	[E_HANDLE_EXPIRED] = { "E_HANDLE_EXPIRED", -32020,
 	    "the handle is unknown, expired or used up" },
 	[E_FETCH_FAILED] = { "E_FETCH_FAILED", -32021,
@@ -185,7 +187,7 @@ static const enum lf_err err_plan[] = {
 	E_BAD_REQUEST, E_PEER_REFUSED, E_LITERAL_INPUT, E_UNKNOWN_PROFILE,
 	E_KEY_OUTSIDE_PREFIX, E_PLUGIN_NOT_INSTALLED, E_PLUGIN_YANKED,
 	E_PLUGIN_TAMPERED, E_TOO_MANY_PLUGINS, E_SANDBOX_UNAVAILABLE,
-	E_PROC_NOT_HIDDEN, E_HANDLE_EXPIRED, E_INPUT_INVALID,
+	E_PROC_NOT_HIDDEN, E_HANDLE_EXPIRED, E_INPUT_INVALID, E_ANSWER_CAP,
 	E_APPROVAL_DENIED, E_APPROVAL_TIMEOUT, E_FETCH_FAILED,
 };
 static const enum lf_err err_release[] = {

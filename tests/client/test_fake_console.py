@@ -125,6 +125,11 @@ HOSTILE = {
     "listed code, another hint": ("plan", raw(lambda q: error_line(
         q, "E_FETCH_FAILED", -32021, "no such file /srv/x/secret.pdf")),
         None, ["secret.pdf", "/srv/x"]),
+    "the cap with its counts": ("plan", raw(lambda q: error_line(
+        q, "E_ANSWER_CAP", -32018, "cap 32: uid 1003 has 31 answers about "
+        "2024/q.pdf")), None, ["uid 1003", "31 answers", "q.pdf"]),
+    "the cap on a method that has none": ("sources", raw(lambda q: error_line(
+        q, "E_ANSWER_CAP", -32018, "the plan would take this agent past its answer cap for the key")), None, []),
     "listed code, wrong number": ("plan", raw(lambda q: error_line(
         q, "E_FETCH_FAILED", -32000, "the file could not be fetched")),
         None, []),
@@ -385,7 +390,8 @@ def test_exit_status_never_depends_on_the_answer(lockfile_bin, wl):
 def test_listed_errors_pass_through_with_their_hint(lockfile_bin, wl):
     for name, code, hint in [
             ("E_APPROVAL_DENIED", -32030, "the human denied the plan"),
-            ("E_FETCH_FAILED", -32021, "the file could not be fetched")]:
+            ("E_FETCH_FAILED", -32021, "the file could not be fetched"),
+            ("E_ANSWER_CAP", -32018, "the plan would take this agent past its answer cap for the key")]:
         fake = FakeConsole(answer=raw(lambda q: error_line(q, name, code,
                                                            hint)))
         try:

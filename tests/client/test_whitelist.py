@@ -25,7 +25,7 @@ def plan_result():
 def test_table_matches_the_protocol():
     t = read_table()
     assert t["E_APPROVAL_DENIED"] == (-32030, "the human denied the plan")
-    assert len(t) == 17
+    assert len(t) == 18
 
 
 def docs_errors():
@@ -148,9 +148,11 @@ def test_errors(wl):
     assert wl.error({"error": "E_STALE",
                      "hint": "the file changed since the approval"}) == \
         "E_STALE"
+    assert wl.error({"error": "E_ANSWER_CAP", "hint": "the plan would take this agent past its answer cap for the key"}) == "E_ANSWER_CAP"
     for code, (_, hint) in OWN.items():
         assert wl.error({"error": code, "hint": hint}) == code
     for bad in ({"error": "E_STALE", "hint": "changed at 12:00"},
+                {"error": "E_ANSWER_CAP", "hint": "14 of 32 answers used"},
                 {"error": "E_NOPE", "hint": "x"},
                 {"error": "busy", "hint": "busy"},
                 {"error": "E_STALE", "hint": "the file changed since the "

@@ -38,6 +38,7 @@ PROTOCOL_ERRORS = (
     "E_SANDBOX_UNAVAILABLE", "E_PROC_NOT_HIDDEN", "E_HANDLE_EXPIRED",
     "E_FETCH_FAILED", "E_APPROVAL_DENIED", "E_APPROVAL_TIMEOUT", "E_STALE",
     "E_LITERAL_INPUT", "E_INPUT_INVALID", "E_BAD_REQUEST", "E_PEER_REFUSED",
+    "E_ANSWER_CAP",
 )
 
 # The client's own outcomes (docs/client.md): code, words, hint.

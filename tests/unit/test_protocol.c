@@ -525,7 +525,9 @@ test_table_errors(void **state)
 		    "E_PROC_NOT_HIDDEN", "E_HANDLE_EXPIRED", "E_FETCH_FAILED",
 		    "E_APPROVAL_DENIED", "E_APPROVAL_TIMEOUT", "E_STALE",
 		    "E_LITERAL_INPUT", "E_INPUT_INVALID", "E_BAD_REQUEST",
-		    "E_PEER_REFUSED" };
+		    "E_PEER_REFUSED",
+		    /* docs/ledger.md: the answer cap */
+		    "E_ANSWER_CAP" };
 		size_t i;
 		assert_int_equal(sizeof(spec) / sizeof(spec[0]), E__COUNT - 1);
 		for (i = 0; i < sizeof(spec) / sizeof(spec[0]); i++)
@@ -571,7 +573,7 @@ test_table_methods(void **state)
 		    E_PLUGIN_NOT_INSTALLED, E_PLUGIN_YANKED, E_PLUGIN_TAMPERED,
 		    E_TOO_MANY_PLUGINS, E_SANDBOX_UNAVAILABLE, E_PROC_NOT_HIDDEN,
 		    E_HANDLE_EXPIRED, E_INPUT_INVALID, E_APPROVAL_DENIED,
-		    E_APPROVAL_TIMEOUT, E_FETCH_FAILED };
+		    E_APPROVAL_TIMEOUT, E_FETCH_FAILED, E_ANSWER_CAP };
 		for (i = 0; i < sizeof(plan) / sizeof(plan[0]); i++)
 			assert_true(proto_method_may_fail(M_FILE_PLAN, plan[i]));
 		assert_true(proto_method_may_fail(M_FILE_RELEASE,
