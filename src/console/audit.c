@@ -103,8 +103,8 @@ needs_quotes(const char *s)
 /* Print one record readably: key=value pairs, every name and value
  * rendered for the terminal (lib/render.h), strings quoted when they
  * need it; other values as compact JSON. */
-static void
-print_record(const json_t *rec)
+void
+audit_print_record(const json_t *rec)
 {
 	const char *k;
 	json_t *v;
@@ -138,12 +138,16 @@ cmd_audit(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "home", required_argument, NULL, 'H' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "ledger", no_argument, NULL, 'L' },
+		{ "key", required_argument, NULL, 'k' },
+		{ "uid", required_argument, NULL, 'u' },
+		{ "repair", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char home[4096], path[4200], line[1 << 16];
-	const char *homearg = NULL;
-	int c, json_out = 0;
+	const char *homearg = NULL, *key = NULL, *uid = NULL;
+	int c, json_out = 0, ledger = 0, repair = 0;
 	FILE *f;
 	int fd;
 	struct stat st;
@@ -157,16 +161,40 @@ cmd_audit(int argc, char **argv)
 		case 'j':
 			json_out = 1;
 			break;
+		case 'L':
+			ledger = 1;
+			break;
+		case 'k':
+			key = optarg;
+			break;
+		case 'u':
+			uid = optarg;
+			break;
+		case 'r':
+			repair = 1;
+			break;
 		case 'h':
 			printf("usage: lockfile audit [--home DIR] [--json]\n"
-			    "Prints the console's audit log (console account only).\n");
+			    "       lockfile audit --ledger [--home DIR] [--json] "
+			    "[--key K] [--uid U]\n"
+			    "       lockfile audit --ledger --repair [--home DIR]\n"
+			    "Prints the console's audit log, or its answer ledger "
+			    "(console account only).\n");
 			return 0;
 		default:
 			return 64;
 		}
 	}
+	if (optind != argc || (!ledger && (key || uid || repair)) ||
+	    (repair && (key || uid || json_out))) {
+		logit("usage: lockfile audit [--home DIR] [--json] [--ledger [--key "
+		    "K] [--uid U] | --ledger --repair]");
+		return 64;
+	}
 	if (home_resolve(homearg, home, sizeof(home)) != 0)
 		return 70;
+	if (ledger)
+		return audit_ledger(home, json_out, key, uid, repair);
 	if (str_fmt(path, sizeof(path), "%s/.local/state/lockfile/audit.log",
 	    home) != STR_OK) {
 		logit("the home path is too long");
@@ -204,7 +232,7 @@ cmd_audit(int argc, char **argv)
 			json_decref(rec);
 			continue;
 		}
-		print_record(rec);
+		audit_print_record(rec);
 		json_decref(rec);
 	}
 	fclose(f);

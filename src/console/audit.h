@@ -20,7 +20,18 @@ void audit_close(struct audit *a);
  * its audit). 0 or -1. */
 int audit_write(struct audit *a, json_t *rec);
 
-/* `lockfile audit [--home DIR] [--json]` */
+/* One record as `lockfile audit` prints it: name=value pairs, every name
+ * and value rendered as on the card (lib/render.h). */
+void audit_print_record(const json_t *rec);
+
+/* `lockfile audit --ledger` (audit_ledger.c): the answer ledger under
+ * home, filtered by a key and a uid (either may be NULL); --repair keeps
+ * a damaged ledger's whole records (docs/ledger.md). An exit status. */
+int audit_ledger(const char *home, int json_out, const char *key,
+    const char *uid, int repair);
+
+/* `lockfile audit [--home DIR] [--json] [--ledger [--key K] [--uid U]
+ * [--repair]]` */
 int cmd_audit(int argc, char **argv);
 
 #endif

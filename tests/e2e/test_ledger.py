@@ -1,0 +1,211 @@
+"""The answer ledger (docs/ledger.md) as the human reads it.
+
+`lockfile audit --ledger` in the console account, on ledgers written here
+from docs/ledger.md's format by a second implementation (so the doc and the
+code are checked against each other): the listing and its filters, content
+totals adding up over keys with the same bytes, agent text rendered, a torn
+or damaged ledger shown up to the problem and refused, the explicit
+repair, another account's ledger refused.
+"""
+import hashlib
+import json
+import os
+import pwd
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+from lfenv import CONSOLE_USER, as_user, chown_tree, lockfile_binary
+
+SHA_A = hashlib.sha256(b"the bytes of a.pdf").hexdigest()
+SHA_B = hashlib.sha256(b"other bytes").hexdigest()
+
+
+def chained(lines):
+    """docs/ledger.md: FIELDS, a space, sha256(previous chain + FIELDS)."""
+    prev, out = b"\0" * 32, b""
+    for fields in lines:
+        c = hashlib.sha256(prev + fields.encode()).digest()
+        out += fields.encode() + b" " + c.hex().encode() + b"\n"
+        prev = c
+    return out
+
+
+def khex(key):
+    return key.encode().hex()
+
+
+def sample(now):
+    t = now - 3600
+    return [
+        "L 1 lockfile-ledger 1 %d" % t,
+        "K 2 1 1002 invoices %s" % khex("2024/Zoë a.pdf"),
+        "P 3 %d 1 %s 3" % (t, SHA_A),
+        "K 4 2 1002 invoices %s" % khex("2024/copy.pdf"),
+        "P 5 %d 2 %s 2" % (t + 10, SHA_A),          # the same bytes
+        "K 6 3 1003 invoices %s" % khex("2024/Zoë a.pdf"),
+        "P 7 %d 3 %s 4" % (t + 20, SHA_A),
+        "P 8 %d 1 %s 1" % (t + 30, SHA_B),           # 1002's a.pdf changed
+        "K 9 4 1002 invoices %s" % khex("2024/\x1b[2Jx.pdf"),
+        "P 10 %d 4 - 1" % (t + 40),                  # a fetch failure
+        # a plan two days ago: in the totals, not in the window
+        "P 11 %d 2 %s 5" % (now - 2 * 86400, SHA_A),
+    ]
+
+
+@pytest.fixture
+def home():
+    d = tempfile.mkdtemp(prefix="lf-ledger-")
+    os.chmod(d, 0o700)
+    os.makedirs(os.path.join(d, ".local/state/lockfile/ledger"), mode=0o700)
+    chown_tree(d, CONSOLE_USER)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def put(home, data):
+    p = os.path.join(home, ".local/state/lockfile/ledger/ledger")
+    with open(p, "wb") as f:
+        f.write(data)
+    os.chmod(p, 0o600)
+    chown_tree(home, CONSOLE_USER)
+    return p
+
+
+def audit(home, *args, user=CONSOLE_USER, lang=None):
+    env = {"PATH": "/usr/bin:/bin"}
+    if lang:
+        env["LANG"] = lang
+    return as_user(user, [lockfile_binary(), "audit", "--home", home,
+                          "--ledger"] + list(args), env=env)
+
+
+def now():
+    return int(subprocess.check_output(["date", "+%s"]))
+
+
+def rows(out):
+    return [json.loads(x) for x in out.decode().splitlines()]
+
+
+def test_listing_and_content_totals(home):
+    put(home, chained(sample(now())))
+    p = audit(home, "--json")
+    assert p.returncode == 0, p.stderr
+    r = rows(p.stdout)
+    assert r[0]["ledger"] == "summary" and r[0]["records"] == 11
+    assert r[0]["keys"] == 4 and r[0]["window_s"] == 86400
+    keys = {(x["uid"], x.get("key")): x for x in r if x["ledger"] == "key"}
+    a = keys[(1002, "2024/Zoë a.pdf")]
+    assert (a["answers"], a["plans"]) == (4, 2)
+    assert (a["window_answers"], a["window_plans"]) == (4, 2)
+    assert a["last_sha256"] == SHA_B
+    copy = keys[(1002, "2024/copy.pdf")]
+    assert (copy["answers"], copy["plans"]) == (7, 2)
+    assert (copy["window_answers"], copy["window_plans"]) == (2, 1)
+    assert keys[(1003, "2024/Zoë a.pdf")]["answers"] == 4
+    contents = {(x["uid"], x["sha256"]): x for x in r
+                if x["ledger"] == "content"}
+    # two keys with the same bytes add up: 3 + 2 + 5
+    assert contents[(1002, SHA_A)]["answers"] == 10
+    assert contents[(1002, SHA_A)]["keys"] == 2
+    assert contents[(1003, SHA_A)]["answers"] == 4
+    assert contents[(1002, SHA_B)]["answers"] == 1
+    assert contents[(1002, SHA_B)]["keys"] == 1
+    assert len(contents) == 3
+    assert all(b < 0x80 for b in p.stdout)       # --json is ASCII
+
+
+def test_filters(home):
+    put(home, chained(sample(now())))
+    p = audit(home, "--json", "--key", "2024/./Zoë%20a.pdf", "--uid", "1003")
+    assert p.returncode == 0, p.stderr
+    r = rows(p.stdout)[1:]
+    assert [(x["ledger"], x["uid"]) for x in r] == [
+        ("key", 1003), ("content", 1003)]
+    p = audit(home, "--json", "--key", "2024/Zoë a.pdf", "--uid", "1002")
+    r = rows(p.stdout)[1:]
+    # the key's two contents, one of them also asked for as copy.pdf
+    assert [(x["ledger"], x.get("keys")) for x in r] == [
+        ("key", None), ("content", 2), ("content", 1)]
+    p = audit(home, "--json", "--uid", "agent-that-does-not-exist")
+    assert p.returncode == 64
+    p = audit(home, "--key", "../etc/passwd")
+    assert p.returncode == 64
+    p = as_user(CONSOLE_USER, [lockfile_binary(), "audit", "--home", home,
+                               "--key", "a"])
+    assert p.returncode == 64                     # --key needs --ledger
+
+
+def test_text_is_rendered(home):
+    put(home, chained(sample(now())))
+    p = audit(home, lang="C.UTF-8")
+    assert p.returncode == 0, p.stderr
+    out = p.stdout.decode()
+    assert b"\x1b" not in p.stdout
+    assert 'key="2024/\\x1b[2Jx.pdf"' in out
+    assert 'key="2024/Zoë a.pdf"' in out
+    assert "ledger=content uid=1002 sha256=%s answers=10" % SHA_A in out
+    # no UTF-8 locale: nothing but ASCII
+    p = audit(home)
+    assert p.returncode == 0 and all(b < 0x80 for b in p.stdout)
+    assert "Zo\\u{00EB} a.pdf" in p.stdout.decode()
+
+
+def test_torn_then_repair(home):
+    whole = chained(sample(now()))
+    path = put(home, whole[:-7])
+    p = audit(home, "--json")
+    assert p.returncode == 65
+    err = p.stderr.decode()
+    assert "torn" in err and "record 11" in err and "--repair" in err
+    assert rows(p.stdout)[0]["records"] == 10     # what came before
+    with open(path, "rb") as f:
+        assert f.read() == whole[:-7]             # never reset
+    p = audit(home, "--repair")
+    assert p.returncode == 0, p.stderr
+    out = p.stdout.decode()
+    assert "kept the 10 records before record 11" in out
+    assert "never left" in out
+    aside = [n for n in os.listdir(os.path.dirname(path))
+             if n.startswith("ledger.damaged-")]
+    assert len(aside) == 1
+    with open(os.path.join(os.path.dirname(path), aside[0]), "rb") as f:
+        assert f.read() == whole[:-7]
+    p = audit(home, "--json")
+    assert p.returncode == 0, p.stderr
+    keys = [x for x in rows(p.stdout) if x["ledger"] == "key"]
+    assert sorted((x["uid"], x["answers"]) for x in keys) == [
+        (1002, 1), (1002, 2), (1002, 4), (1003, 4)]
+    with open(os.path.join(home, ".local/state/lockfile/audit.log")) as f:
+        rec = json.loads(f.read().splitlines()[-1])
+    assert rec["event"] == "ledger_repaired" and rec["kept_records"] == 10
+    p = audit(home, "--repair")
+    assert p.returncode == 0 and b"nothing to repair" in p.stdout
+
+
+def test_damaged_in_the_middle(home):
+    data = bytearray(chained(sample(now())))
+    data[300] ^= 0x01
+    put(home, bytes(data))
+    p = audit(home)
+    assert p.returncode == 65
+    assert "checksum" in p.stderr.decode()
+
+
+def test_other_accounts_and_no_ledger(home):
+    p = audit(home)
+    assert p.returncode == 0 and b"no ledger yet" in p.stdout
+    put(home, chained(sample(now())))
+    path = os.path.join(home, ".local/state/lockfile/ledger/ledger")
+    os.chown(path, 0, 0)
+    os.chmod(path, 0o644)
+    p = audit(home)
+    assert p.returncode == 77
+    # an agent cannot read it at all (the home is 0700)
+    agent = pwd.getpwnam("agent")
+    assert agent.pw_uid != pwd.getpwnam(CONSOLE_USER).pw_uid
+    p = audit(home, user="agent")
+    assert p.returncode != 0 and p.stdout == b""
