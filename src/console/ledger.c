@@ -1429,6 +1429,41 @@ duration(unsigned long long s, char *out, size_t outlen)
 		str_msg(out, outlen, "%llu s", s);
 }
 
+size_t
+ledger_screen(const struct ledger_usage *u, uid_t uid, unsigned long long cap,
+    unsigned long long window_s, struct ledger_screen_line *out, size_t max)
+{
+	unsigned long long v[LEDGER_SCREEN_LINES] = { u->answers, u->plans, cap,
+	    window_s };
+	char win[32];
+	size_t i, n = max < LEDGER_SCREEN_LINES ? max : LEDGER_SCREEN_LINES;
+
+	duration(window_s, win, sizeof(win));
+	for (i = 0; i < n; i++) {
+		char *lb = out[i].label;
+		size_t ll = sizeof(out[i].label);
+		switch (i) {
+		case 0:
+			str_msg(lb, ll, "answers to uid %u on this key in the window",
+			    (unsigned)uid);
+			break;
+		case 1:
+			str_msg(lb, ll, "plans of uid %u on this key in the window",
+			    (unsigned)uid);
+			break;
+		case 2:
+			str_msg(lb, ll, "answer cap of uid %u on this key",
+			    (unsigned)uid);
+			break;
+		default:
+			str_msg(lb, ll, "window in seconds (%s)", win);
+			break;
+		}
+		out[i].count = v[i] > UINT32_MAX ? UINT32_MAX : (uint32_t)v[i];
+	}
+	return n;
+}
+
 void
 ledger_usage_line(const struct ledger_usage *u, uid_t uid,
     unsigned long long cap, unsigned long long window_s, char *out,

@@ -186,6 +186,18 @@ void ledger_usage_line(const struct ledger_usage *u, uid_t uid,
     unsigned long long cap, unsigned long long window_s, char *out,
     size_t outlen);
 
+/* The same for a screen of labelled counts (hub mode's masked screen:
+ * docs/hub.md, "ledger"): at most 4 lines, each label 1..64 printable
+ * ASCII. Returns the number written (at most max). */
+#define LEDGER_SCREEN_LINES	4
+struct ledger_screen_line {
+	char label[65];
+	uint32_t count;
+};
+size_t ledger_screen(const struct ledger_usage *u, uid_t uid,
+    unsigned long long cap, unsigned long long window_s,
+    struct ledger_screen_line *out, size_t max);
+
 const char *ledger_err_name(enum ledger_err e);
 
 /* The wall clock (CLOCK_REALTIME seconds). */

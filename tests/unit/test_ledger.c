@@ -967,6 +967,29 @@ test_usage_line(void **state)
 	ledger_usage_line(&u, 1003, 64, 90, line, sizeof(line));
 	assert_string_equal(line, "this key: no answers to uid 1003 in the "
 	    "last 90 s, cap 64");
+	/* hub mode's screen: labelled counts, labels of 1..64 printable */
+	{
+		struct ledger_screen_line sl[LEDGER_SCREEN_LINES + 1];
+		struct ledger_usage w = { 14, 5, 1714557720, 1714600000 };
+		size_t i, j;
+		assert_int_equal(ledger_screen(&w, 4294967294u, 32, 86400, sl,
+		    LEDGER_SCREEN_LINES + 1), LEDGER_SCREEN_LINES);
+		assert_string_equal(sl[0].label, "answers to uid 4294967294 on "
+		    "this key in the window");
+		assert_int_equal(sl[0].count, 14);
+		assert_int_equal(sl[1].count, 5);
+		assert_int_equal(sl[2].count, 32);
+		assert_string_equal(sl[3].label, "window in seconds (1 d)");
+		assert_int_equal(sl[3].count, 86400);
+		for (i = 0; i < LEDGER_SCREEN_LINES; i++) {
+			size_t n = strlen(sl[i].label);
+			assert_true(n >= 1 && n <= 64);
+			for (j = 0; j < n; j++)
+				assert_true(sl[i].label[j] >= 0x20 &&
+				    sl[i].label[j] < 0x7f);
+		}
+		assert_int_equal(ledger_screen(&w, 1002, 32, 86400, sl, 2), 2);
+	}
 }
 
 int
