@@ -37,6 +37,9 @@ struct parser {
 	struct tlex lx;
 	json_t *root;
 	json_t *flags;		/* "%p" of a container -> F_* bits */
+	json_t *lines;		/* "%p" of a table -> {key: line}, or NULL */
+	const char *line_pos;	/* lines counted up to here: line_no */
+	int line_no;
 	json_t *section;	/* table the current key/values go to */
 	int section_depth;	/* its nesting below the root */
 	size_t nkeys;		/* members created so far, in all tables */
@@ -95,6 +98,49 @@ member(const json_t *t, const struct buf *k)
 	return json_object_getn(t, key_bytes(k), buf_len(k));
 }
 
+/* ---- where keys were written (toml_parse_lines) ---- */
+
+/* The line of at. Keys are met in document order, so counting on from the
+ * last one keeps the whole parse linear. */
+static int
+line_at(struct parser *ps, const char *at)
+{
+	const char *nl;
+
+	if (at < ps->line_pos) {
+		ps->line_pos = ps->lx.start;
+		ps->line_no = 1;
+	}
+	if (at > ps->lx.end)
+		at = ps->lx.end;
+	while ((nl = memchr(ps->line_pos, '\n', (size_t)(at - ps->line_pos)))
+	    != NULL) {
+		ps->line_no++;
+		ps->line_pos = nl + 1;
+	}
+	return ps->line_no;
+}
+
+static int
+note_line(struct parser *ps, const json_t *t, const struct buf *k,
+    const char *at)
+{
+	char name[32];
+	json_t *m;
+
+	if (ps->lines == NULL)
+		return 0;
+	flag_name(t, name);
+	m = json_object_get(ps->lines, name);
+	if (m == NULL && (json_object_set_new(ps->lines, name,
+	    m = json_object()) != 0 || m == NULL))
+		return fail(ps, at, "out of memory");
+	if (json_object_setn_new(m, key_bytes(k), buf_len(k),
+	    json_integer(line_at(ps, at))) != 0)
+		return fail(ps, at, "out of memory");
+	return 0;
+}
+
 /* Adds k = v to table t, taking the reference to v. The key is new. */
 static int
 set_member(struct parser *ps, json_t *t, const struct buf *k, json_t *v,
@@ -108,7 +154,7 @@ set_member(struct parser *ps, json_t *t, const struct buf *k, json_t *v,
 	/* jansson drops v when it refuses. */
 	if (json_object_setn_new(t, key_bytes(k), buf_len(k), v) != 0)
 		return fail(ps, at, "key refused by jansson");
-	return 0;
+	return note_line(ps, t, k, at);
 }
 
 static int
@@ -523,10 +569,19 @@ parse_document(struct parser *ps)
 json_t *
 toml_parse(const char *text, size_t len, struct toml_error *err)
 {
+	return toml_parse_lines(text, len, err, NULL);
+}
+
+json_t *
+toml_parse_lines(const char *text, size_t len, struct toml_error *err,
+    json_t **lines)
+{
 	struct parser ps;
 	int r = -1;
 
 	memset(&ps, 0, sizeof(ps));
+	if (lines != NULL)
+		*lines = NULL;
 	if (err != NULL) {
 		err->line = 0;
 		err->unsupported = 0;
@@ -548,7 +603,12 @@ toml_parse(const char *text, size_t len, struct toml_error *err)
 	}
 	ps.root = json_object();
 	ps.flags = json_object();
-	if (ps.root == NULL || ps.flags == NULL) {
+	ps.line_pos = ps.lx.start;
+	ps.line_no = 1;
+	if (lines != NULL)
+		ps.lines = json_object();
+	if (ps.root == NULL || ps.flags == NULL ||
+	    (lines != NULL && ps.lines == NULL)) {
 		tlex_fail(&ps.lx, ps.lx.p, "out of memory");
 		goto out;
 	}
@@ -558,8 +618,24 @@ toml_parse(const char *text, size_t len, struct toml_error *err)
 out:
 	json_decref(ps.flags);
 	if (r < 0) {
+		json_decref(ps.lines);
 		json_decref(ps.root);
 		return NULL;
 	}
+	if (lines != NULL)
+		*lines = ps.lines;
 	return ps.root;
+}
+
+int
+toml_key_line(const json_t *lines, const json_t *table, const char *key)
+{
+	char name[32];
+	const json_t *v;
+
+	if (lines == NULL || table == NULL)
+		return 0;
+	snprintf(name, sizeof(name), "%p", (const void *)table);
+	v = json_object_get(json_object_get(lines, name), key);
+	return json_is_integer(v) ? (int)json_integer_value(v) : 0;
 }

@@ -30,4 +30,13 @@ struct toml_error {
  * be NULL when the caller does not want the detail). */
 json_t *toml_parse(const char *text, size_t len, struct toml_error *err);
 
+/* As toml_parse, and when lines is not NULL and the parse succeeds, *lines
+ * is a new object (the caller frees it, after the document) that records
+ * where each key was written, for messages about valid TOML that a reader
+ * refuses: toml_key_line(lines, table, key) is the 1-based line of key in
+ * table (a table of the returned document), or 0 when not known. */
+json_t *toml_parse_lines(const char *text, size_t len, struct toml_error *err,
+    json_t **lines);
+int toml_key_line(const json_t *lines, const json_t *table, const char *key);
+
 #endif
