@@ -4,6 +4,7 @@
 #include "console/console.h"
 #include "term/iso.h"
 #include "sandbox/landlock_abi.h"
+#include "lib/fdutil.h"
 #include "lib/log.h"
 #include "lib/sysconf.h"
 
@@ -253,7 +254,14 @@ confine_console(struct console *c, const char **why)
 	isolation_snapshot(&c->iso.snap);
 	confine_spec_init(s);
 	r |= confine_add(s, c->home, CONFINE_READ, 0);
-	r |= confine_add(s, c->store.root, CONFINE_EXEC, 1);
+	/* Landlock grants execute beneath a directory that exists now: the
+	 * store root is created before the first `plugin install`, or a
+	 * plugin installed later could never run in this session. */
+	if (mkdir_p(c->store.root, 0700) != 0) {
+		*why = "the plugin store directory cannot be created";
+		goto out;
+	}
+	r |= confine_add(s, c->store.root, CONFINE_EXEC, 0);
 	r |= confine_add(s, c->ws.root, CONFINE_WRITE, 0);
 	if (parent_dir(c->lis.path, dir, sizeof(dir)) == 0)
 		r |= confine_add(s, dir, CONFINE_UNLINK, 0);

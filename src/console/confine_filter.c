@@ -44,6 +44,7 @@ static const int allow_plain[] = {
 	SCMP_SYS(openat2), SCMP_SYS(fstat), SCMP_SYS(newfstatat),
 	SCMP_SYS(statx), SCMP_SYS(stat), SCMP_SYS(lstat), SCMP_SYS(statfs),
 	SCMP_SYS(fstatfs), SCMP_SYS(readlink), SCMP_SYS(readlinkat),
+	SCMP_SYS(fgetxattr),	/* the local source's ACL check (local.h) */
 	SCMP_SYS(getdents), SCMP_SYS(getdents64), SCMP_SYS(access),
 	SCMP_SYS(faccessat), SCMP_SYS(faccessat2), SCMP_SYS(getcwd),
 	SCMP_SYS(chdir),

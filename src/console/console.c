@@ -13,6 +13,7 @@
 #include "protocol/response.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/sysconf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -313,11 +314,17 @@ start(struct console *c, const char *homearg, const char *sockpath,
     const char *group, const char *uids)
 {
 	const char *why = NULL;
-	char fp[SHA256_HEX_LEN + 1];
+	char fp[SHA256_HEX_LEN + 1], bwhy[PATH_MAX + 128];
 	size_t i;
 
 	if (home_resolve(homearg, c->home, sizeof(c->home)) != 0)
 		return -1;
+	/* The rule doctor applies (sysconf.h): a binary another account
+	 * could replace is not the console the human approved. */
+	if (sysconf_check_binary(bwhy, sizeof(bwhy)) != 0) {
+		logit("refusing to run: %s", bwhy);
+		return -1;
+	}
 	if (term_open(&c->term, &why) != 0) {
 		logit("%s", why);
 		return -1;
@@ -359,7 +366,8 @@ start(struct console *c, const char *homearg, const char *sockpath,
 		struct profile *pr = &c->pol.profiles[i];
 		if (pr->kind->open(pr->table, c->home, &pr->src, &why) != 0) {
 			term_printf(&c->term, "WARNING: profile %s cannot be "
-			    "opened: %s\n", pr->name, why);
+			    "opened: %s; plans on it are refused until you fix "
+			    "it and restart the console\n", pr->name, why);
 			pr->src = NULL;
 		}
 	}

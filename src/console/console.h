@@ -47,6 +47,13 @@ char *handle_release(struct console *c, const struct request *req,
 char *handle_change(struct console *c, const struct request *req,
     const struct peer *peer);
 
+/* A profile the console serves: in the approved policy and opened at
+ * start. One that could not be opened (the start-up line said why) is
+ * answered as unknown and never offered: no card is shown for a plan that
+ * cannot be fetched from. */
+const struct profile *console_profile(const struct console *c,
+    const char *name);
+
 /* Sleep until the next multiple of the quantum after start_ms. */
 void console_hold_until_quantum(struct console *c, long long start_ms);
 /* The audit cannot be written: stop as a shutdown does (fetched files

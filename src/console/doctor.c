@@ -6,6 +6,7 @@
 #include "console/doctor.h"
 #include "term/home.h"
 #include "console/isolation.h"
+#include "console/listener.h"
 #include "console/policy.h"
 #include "sandbox/sandbox.h"
 #include "store/store.h"
@@ -27,8 +28,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/seccomp.h>
+#include <stdint.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -37,6 +41,8 @@
 static const char usage_text[] =
 "usage: lockfile doctor [--home DIR] [--socket PATH] [--clients-group NAME]\n"
 "                       [--allowed-uids UID,...] [--json]\n"
+"       lockfile doctor --declare-host [--clients-group NAME]\n"
+"                       [--allowed-uids UID,...] [--json]      (as root)\n"
 "\n"
 "Checks every precondition of the console, one line per condition:\n"
 "Landlock and seccomp, /proc hiding (host hidepid or the container\n"
@@ -44,6 +50,9 @@ static const char usage_text[] =
 "home, socket, binary and trust configuration, the approved policy, the\n"
 "installed and yanked plugins, free space for the workspace cap.\n"
 "Run it as the console account, where the console runs.\n"
+"  --declare-host  as root: check that pid 1's mount namespace (the host's)\n"
+"           has /proc mounted hidepid=invisible, every procfs in it hiding,\n"
+"           and if so write host.toml naming that /proc (host mode needs it)\n"
 "  --json   one JSON object: {\"ok\": bool, \"checks\": [{name, ok, detail}]}\n"
 "Exit status: 0 every condition holds, 1 some condition fails, 64 usage.\n";
 
@@ -52,7 +61,7 @@ static const char usage_text[] =
 
 struct doctor {
 	size_t n;
-	struct { char name[40]; int ok; char detail[ISO_DETAIL_MAX + 64]; }
+	struct { char name[80]; int ok; char detail[ISO_DETAIL_MAX + 64]; }
 	    line[MAX_LINES];
 	char home[PATH_MAX];
 	const char *sockpath;
@@ -114,6 +123,23 @@ esc(const char *in, char *out, size_t outlen)
 
 /* ---- sandbox ---- */
 
+/* The kernel's own answer on filter mode and the actions the plugin
+ * filter returns (errno, kill), without loading anything. */
+static int
+seccomp_actions_available(void)
+{
+	static const uint32_t acts[] = { SECCOMP_RET_ERRNO,
+	    SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_ALLOW };
+	size_t i;
+
+	for (i = 0; i < sizeof(acts) / sizeof(acts[0]); i++) {
+		uint32_t a = acts[i];
+		if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &a) != 0)
+			return 0;
+	}
+	return 1;
+}
+
 static void
 check_sandbox(struct doctor *d)
 {
@@ -128,7 +154,11 @@ check_sandbox(struct doctor *d)
 		    caps.scoped ? "signal, abstract-unix" :
 		    "none (ABI < 6: signals and abstract sockets unscoped)");
 	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
-		add(d, "seccomp", 0, "seccomp is not supported by this kernel");
+		add(d, "seccomp", 0, "seccomp is not supported by this kernel: "
+		    "plugins cannot run");
+	else if (!seccomp_actions_available())
+		add(d, "seccomp", 0, "this kernel offers no seccomp filter with "
+		    "the actions the plugin filter uses: plugins cannot run");
 	else if (plugin_filter_build(&prog, &why) != 0)
 		add(d, "seccomp", 0, "the plugin filter cannot be built: %s", why);
 	else {
@@ -162,7 +192,7 @@ check_home(struct doctor *d)
 static void
 check_socket(struct doctor *d)
 {
-	char dir[PATH_MAX], p[PATH_MAX];
+	char dir[PATH_MAX], p[PATH_MAX], why[ISO_DETAIL_MAX + 64];
 	const char *slash = strrchr(d->sockpath, '/');
 	struct stat st;
 
@@ -174,20 +204,12 @@ check_socket(struct doctor *d)
 	}
 	memcpy(dir, d->sockpath, (size_t)(slash - d->sockpath));
 	dir[slash - d->sockpath] = '\0';
-	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-		add(d, "socket-dir", 0, "the socket directory is missing (the "
-		    "console creates it only where it may)");
-	else if (st.st_uid != 0 && st.st_uid != getuid())
-		add(d, "socket-dir", 0, "owned by uid %u", (unsigned)st.st_uid);
-	else if ((st.st_mode & 07777) != 02750)
-		add(d, "socket-dir", 0, "mode %04o (want 2750)",
-		    (unsigned)(st.st_mode & 07777));
-	else if (d->agents.have_clients_gid &&
-	    st.st_gid != d->agents.clients_gid)
-		add(d, "socket-dir", 0, "group %u is not the clients group",
-		    (unsigned)st.st_gid);
+	if (listener_check_dir(dir, getuid(), d->agents.have_clients_gid,
+	    d->agents.clients_gid, why, sizeof(why)) != 0)
+		add(d, "socket-dir", 0, "%s", why);
 	else
-		add(d, "socket-dir", 1, "2750, the clients group");
+		add(d, "socket-dir", 1, "2750, the console account's, the clients "
+		    "group");
 	if (lstat(d->sockpath, &st) != 0)
 		add(d, "socket", 1, "%s not present (no console running)", p);
 	else if (!S_ISSOCK(st.st_mode) || st.st_uid != getuid())
@@ -206,31 +228,10 @@ check_socket(struct doctor *d)
 static void
 check_binary(struct doctor *d)
 {
-	char path[PATH_MAX], e[PATH_MAX], *slash;
-	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
-	struct stat st;
+	char why[ISO_DETAIL_MAX + 64];
+	int ok = sysconf_check_binary(why, sizeof(why)) == 0;
 
-	if (n <= 0) {
-		add(d, "binary", 0, "/proc/self/exe cannot be read");
-		return;
-	}
-	path[n] = '\0';
-	esc(path, e, sizeof(e) / 4);
-	if (stat(path, &st) != 0 || st.st_uid != 0 ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		add(d, "binary", 0, "%s is not root's or is writable by others", e);
-		return;
-	}
-	slash = strrchr(path, '/');
-	if (slash == path)
-		slash[1] = '\0';
-	else
-		*slash = '\0';
-	if (sysconf_root_owned_chain(path) != 0)
-		add(d, "binary", 0, "%s: a directory above it is not root's or is "
-		    "writable by others", e);
-	else
-		add(d, "binary", 1, "%s, root's, in root-owned directories", e);
+	add(d, "binary", ok, "%s", why);
 }
 
 /* /etc/lockfile: the trusted root, marketplaces, system.toml and the
@@ -310,6 +311,27 @@ check_policy(struct doctor *d)
 		add(d, "policy.edit", 1, "no unapproved edit");
 	free(etext);
 	free(text);
+}
+
+/* Each profile as the console would open it: who may read a local
+ * directory (sources/local.h), with the path and the mode refused. */
+static void
+check_sources(struct doctor *d)
+{
+	char why[ISO_DETAIL_MAX + 32], name[80];
+	size_t i;
+
+	for (i = 0; d->have_policy && i < d->pol.nprofiles; i++) {
+		const struct profile *pr = &d->pol.profiles[i];
+		if (pr->kind->check == NULL)
+			continue;
+		/* a profile name is at most 64 bytes: it fits */
+		str_msg(name, sizeof(name), "source.%s", pr->name);
+		if (pr->kind->check(pr->table, why, sizeof(why)) != 0)
+			add(d, name, 0, "%s", why);
+		else
+			add(d, name, 1, "only the console account can read it");
+	}
 }
 
 static void
@@ -477,6 +499,77 @@ print(const struct doctor *d, int as_json)
 	return fail ? 1 : 0;
 }
 
+/* host.toml, atomically, root's and 0644: what the console compares its
+ * own /proc with (isolation_host.c). */
+static int
+write_declaration(unsigned long long id, char *path, size_t pathlen)
+{
+	const char *why = NULL, *dir = sysconf_dir(&why);
+	char tmp[PATH_MAX + 64], text[512];
+	int fd, dfd, n;
+
+	if (dir == NULL) {
+		logit("%s (make install creates it)", why);
+		return -1;
+	}
+	if (str_fmt(path, pathlen, "%s/%s", dir, ISO_HOST_DECLARATION) != STR_OK ||
+	    str_fmt(tmp, sizeof(tmp), "%s.tmp", path) != STR_OK) {
+		logit("the system configuration path is too long");
+		return -1;
+	}
+	if (str_fmt(text, sizeof(text), "# Written by `lockfile doctor "
+	    "--declare-host` (root): the mount of the host's /proc (pid 1's\n"
+	    "# mount namespace), every procfs of which hides other accounts' "
+	    "processes.\n# Host mode runs plugins only for a console whose "
+	    "/proc is this mount\n# (docs/isolation.md). Run it again after "
+	    "/proc is mounted anew.\nproc_mount_id = %llu\n", id) != STR_OK) {
+		logit("the declaration does not fit its buffer");
+		return -1;
+	}
+	n = (int)strlen(text);
+	(void)unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 || fchmod(fd, 0644) != 0 ||
+	    write_full(fd, text, (size_t)n) != 0 || fsync(fd) != 0 ||
+	    close(fd) != 0 || rename(tmp, path) != 0) {
+		logit_errno("cannot write %s", path);
+		(void)unlink(tmp);
+		return -1;
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		(void)fsync(dfd);
+		close(dfd);
+	}
+	return 0;
+}
+
+/* `lockfile doctor --declare-host`, as root. */
+static int
+declare_host(struct doctor *d, int as_json)
+{
+	struct iso_report r;
+	unsigned long long id = 0;
+	char path[PATH_MAX + 32], e[PATH_MAX];
+	int ret;
+
+	(void)isolation_host_report(&d->agents, &r, &id);
+	add_report(d, &r);
+	ret = print(d, as_json);
+	if (ret != 0 || id == 0) {
+		if (!as_json)
+			printf("doctor: nothing declared: fix the host's /proc first "
+			    "(docs/host.md)\n");
+		return 1;
+	}
+	if (write_declaration(id, path, sizeof(path)) != 0)
+		return 1;
+	esc(path, e, sizeof(e));
+	if (!as_json)
+		printf("doctor: declared %s (proc_mount_id = %llu)\n", e, id);
+	return 0;
+}
+
 int
 cmd_doctor(int argc, char **argv)
 {
@@ -486,6 +579,7 @@ cmd_doctor(int argc, char **argv)
 		{ "allowed-uids", required_argument, NULL, 'u' },
 		{ "clients-group", required_argument, NULL, 'g' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "declare-host", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -493,7 +587,7 @@ cmd_doctor(int argc, char **argv)
 	struct doctor *d = &doc;
 	const char *home = NULL, *group = "lockfile-clients", *uids = NULL;
 	struct iso_report r;
-	int ch, as_json = 0, tty, ret;
+	int ch, as_json = 0, tty, ret, declare = 0;
 
 	d->sockpath = "/run/lockfile/lockfile.sock";
 	optind = 1;
@@ -504,6 +598,7 @@ cmd_doctor(int argc, char **argv)
 		case 'u': uids = optarg; break;
 		case 'g': group = optarg; break;
 		case 'j': as_json = 1; break;
+		case 'D': declare = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: fputs(usage_text, stderr); return 64;
 		}
@@ -512,8 +607,20 @@ cmd_doctor(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 64;
 	}
+	if (declare) {
+		if (getuid() != 0 || geteuid() != 0 || home != NULL) {
+			logit("--declare-host runs as root, without --home");
+			return 64;
+		}
+		if (agents_init(d, group, uids) != 0) {
+			logit("--allowed-uids: a comma-separated list of uids above 0");
+			return 64;
+		}
+		return declare_host(d, as_json);
+	}
 	if (getuid() == 0 || geteuid() == 0) {
-		logit("run doctor as the console account, where the console runs");
+		logit("run doctor as the console account, where the console runs "
+		    "(as root, only --declare-host)");
 		return 64;
 	}
 	if (home == NULL) {
@@ -558,6 +665,7 @@ cmd_doctor(int argc, char **argv)
 	check_socket(d);
 	check_binary(d);
 	check_trust(d);
+	check_sources(d);
 	check_plugins(d);
 	check_space(d);
 	ret = print(d, as_json);

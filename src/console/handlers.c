@@ -46,6 +46,14 @@ console_hold_until_quantum(struct console *c, long long start_ms)
 	sleep_until_ms(start_ms + k * q);
 }
 
+const struct profile *
+console_profile(const struct console *c, const char *name)
+{
+	const struct profile *pr = policy_profile(&c->pol, name);
+
+	return pr != NULL && pr->src != NULL ? pr : NULL;
+}
+
 char *
 handle_status(struct console *c, const struct request *req)
 {
@@ -57,7 +65,7 @@ handle_status(struct console *c, const struct request *req)
 	char *line;
 
 	if (req->has_profile) {
-		pr = policy_profile(&c->pol, req->profile);
+		pr = console_profile(c, req->profile);
 		if (pr == NULL) {
 			line = proto_error_line(M_STATUS, id, E_UNKNOWN_PROFILE);
 			json_decref(r);
@@ -67,7 +75,8 @@ handle_status(struct console *c, const struct request *req)
 		production = pr->production;
 	} else {
 		for (i = 0; i < c->pol.nprofiles; i++)
-			production |= c->pol.profiles[i].production;
+			if (c->pol.profiles[i].src != NULL)
+				production |= c->pol.profiles[i].production;
 	}
 	protos = json_array();
 	json_array_append_new(protos, json_integer(1));
@@ -100,7 +109,10 @@ handle_sources(struct console *c, const struct request *req)
 	char *line;
 
 	for (i = 0; i < c->pol.nprofiles; i++) {
-		json_t *o = json_object();
+		json_t *o;
+		if (c->pol.profiles[i].src == NULL)
+			continue;	/* unavailable since start: not offered */
+		o = json_object();
 		json_object_set_new(o, "profile",
 		    json_string(c->pol.profiles[i].name));
 		json_object_set_new(o, "production",

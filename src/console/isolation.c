@@ -7,6 +7,7 @@
  * seccomp filter and no_new_privs). */
 #include "console/isolation.h"
 #include "console/console.h"
+#include "console/mountinfo.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
 #include "lib/sysconf.h"
@@ -36,20 +37,13 @@
 
 #define DECLARATION "container.toml"
 #define DECLARATION_MAX 4096
-#define MOUNTINFO_LINE 4096
+#define MOUNTINFO_LINE (4 * PATH_MAX + 4096)
 #define MAX_TASKS 65536		/* a container with more is refused */
 
 /* ---- the procfs on /proc ---- */
 
-struct proc_mount {
-	int found;
-	int hidepid;		/* 0 off, 1 noaccess, 2 invisible, 4 ptraceable */
-	unsigned long long gid;	/* the exempt group; the kernel's default 0 */
-	int bad_opts;
-};
-
-static void
-parse_proc_opts(char *opts, struct proc_mount *m)
+void
+iso_parse_proc_opts(char *opts, struct proc_mount *m)
 {
 	char *cur = opts, *o;
 
@@ -75,55 +69,91 @@ parse_proc_opts(char *opts, struct proc_mount *m)
 	}
 }
 
+int
+iso_mountinfo_each(const char *path,
+    int (*fn)(struct mount_entry *e, void *arg), void *arg)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int ret = 0;
+
+	if (f == NULL)
+		return -1;
+	while (ret == 0 && (len = getline(&line, &cap, f)) > 0) {
+		/* id parent maj:min root mountpoint opts [tags...] - type src super */
+		char *tok[64], *cur = line, *t;
+		int n = 0, sep = -1, i;
+		struct mount_entry e;
+
+		/* A mount point is at most PATH_MAX bytes, four times that
+		 * escaped; a line beyond is not one we can read: fail closed. */
+		if (len > MOUNTINFO_LINE) {
+			ret = -1;
+			break;
+		}
+		line[strcspn(line, "\n")] = '\0';
+		while (n < 64 && (t = iso_tok_next(&cur, ' ')) != NULL)
+			tok[n++] = t;
+		for (i = 6; i < n; i++)
+			if (strcmp(tok[i], "-") == 0) {
+				sep = i;
+				break;
+			}
+		if (n < 7 || sep < 0 || sep + 3 >= n ||
+		    parse_u64(tok[0], 0, ULLONG_MAX, &e.id) != 0 ||
+		    parse_u64(tok[1], 0, ULLONG_MAX, &e.parent) != 0) {
+			ret = -1;
+			break;
+		}
+		e.mountpoint = tok[4];
+		e.fstype = tok[sep + 1];
+		e.super_opts = tok[sep + 3];
+		ret = fn(&e, arg);
+	}
+	if (ferror(f))
+		ret = -1;
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+struct find_mount {
+	unsigned long long id;
+	struct proc_mount *m;
+};
+
+static int
+find_mount(struct mount_entry *e, void *arg)
+{
+	struct find_mount *fm = arg;
+
+	if (e->id != fm->id)
+		return 0;
+	fm->m->found = 1;
+	if (strcmp(e->fstype, "proc") != 0)
+		fm->m->bad_opts = 1;
+	else
+		iso_parse_proc_opts(e->super_opts, fm->m);
+	return 1;
+}
+
 /* Find the mount that /proc is (by its mount id, so an over-mount or a
  * mount below /proc cannot be mistaken for it) and read its options. */
 static int
 proc_mount_read(struct proc_mount *m)
 {
 	struct statx sx;
-	char line[MOUNTINFO_LINE];
-	FILE *f;
-	int cont = 0;
+	struct find_mount fm = { .m = m };
 
 	memset(m, 0, sizeof(*m));
 	if (statx(AT_FDCWD, "/proc", AT_NO_AUTOMOUNT, STATX_MNT_ID, &sx) != 0 ||
 	    !(sx.stx_mask & STATX_MNT_ID))
 		return -1;
-	f = fopen("/proc/self/mountinfo", "re");
-	if (f == NULL)
+	fm.id = sx.stx_mnt_id;
+	if (iso_mountinfo_each("/proc/self/mountinfo", find_mount, &fm) < 0)
 		return -1;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		/* id parent maj:min root mountpoint opts [tags...] - type src super */
-		char *tok[64], *cur = line, *t;
-		int n = 0, sep = -1, i, whole = strchr(line, '\n') != NULL;
-		unsigned long long id;
-
-		if (cont) {
-			cont = !whole;
-			continue;
-		}
-		cont = !whole;
-		line[strcspn(line, "\n")] = '\0';
-		while (n < 64 && (t = iso_tok_next(&cur, ' ')) != NULL)
-			tok[n++] = t;
-		if (n < 1 || parse_u64(tok[0], 0, ULLONG_MAX, &id) != 0 ||
-		    id != sx.stx_mnt_id)
-			continue;
-		for (i = 6; i < n; i++)
-			if (strcmp(tok[i], "-") == 0) {
-				sep = i;
-				break;
-			}
-		if (sep < 0 || sep + 3 >= n || strcmp(tok[sep + 1], "proc") != 0) {
-			m->bad_opts = 1;
-			m->found = 1;
-			break;
-		}
-		parse_proc_opts(tok[sep + 3], m);
-		m->found = 1;
-		break;
-	}
-	fclose(f);
 	return m->found ? 0 : -1;
 }
 
@@ -164,6 +194,9 @@ check_host(const struct iso_agents *a, struct iso_report *r)
 	else
 		iso_add(r, "proc.hidepid-gid", 1, "gid=%llu is no agent's group",
 		    m.gid);
+	/* What the console sees hides; now whether the agents see the same:
+	 * isolation_host.c. */
+	iso_check_host_declared(a, r);
 }
 
 /* ---- container mode ---- */

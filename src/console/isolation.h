@@ -65,6 +65,17 @@ void isolation_kernel_host(const struct iso_agents *a, struct iso_report *r);
 void isolation_kernel_report(const struct iso_agents *a, int container,
     struct iso_report *r);
 
+/* Host mode: root's declaration of the host's /proc, in the system
+ * configuration directory (isolation_host.c). */
+#define ISO_HOST_DECLARATION "host.toml"
+
+/* As root, for `lockfile doctor --declare-host`: pid 1's mount namespace
+ * (the host's) has /proc mounted hidepid=invisible, and every procfs in
+ * it hides, each with no agent's gid (host.proc, host.mounts). 0 with the
+ * mount id of that /proc, or -1. */
+int isolation_host_report(const struct iso_agents *a, struct iso_report *r,
+    unsigned long long *proc_mount_id);
+
 /* The console's view: agents from its listener. */
 void isolation_agents(const struct console *c, struct iso_agents *a);
 

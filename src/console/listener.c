@@ -1,5 +1,6 @@
 /* The console socket (see listener.h). */
 #include "console/listener.h"
+#include "lib/escape.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
 #include "lib/str.h"
@@ -26,33 +27,44 @@ dir_of(const char *path, char *out, size_t outlen)
 	return 0;
 }
 
-static int
-check_dir(const struct listener *l, const char *dir, const char **why)
+int
+listener_check_dir(const char *dir, uid_t console, int have_gid, gid_t gid,
+    char *why, size_t whylen)
 {
+	char e[256];
 	struct stat st;
 
+	escape_text(dir, strlen(dir), e, sizeof(e));
 	if (lstat(dir, &st) != 0) {
-		*why = "socket directory cannot be inspected";
+		str_msg(why, whylen, "%s %s (create it: install -d -o <console "
+		    "account> -g <clients group> -m 2750 %s, or the tmpfiles.d line "
+		    "of docs/host.md)", e, errno == ENOENT ? "does not exist" :
+		    "cannot be inspected", e);
 		return -1;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		*why = "socket directory is not a directory";
+		str_msg(why, whylen, "%s is not a directory", e);
 		return -1;
 	}
-	if (st.st_uid != 0 && st.st_uid != l->console_uid) {
-		*why = "socket directory is owned by another account";
+	/* Not root's: the console creates and removes the socket in it. */
+	if (st.st_uid != console) {
+		str_msg(why, whylen, "%s belongs to uid %u; the console account "
+		    "(uid %u) must own it, since it creates the socket there "
+		    "(chown it)", e, (unsigned)st.st_uid, (unsigned)console);
 		return -1;
 	}
-	if (st.st_mode & (S_IWOTH | S_IWGRP)) {
-		*why = "socket directory is writable by group or others";
+	if (have_gid && st.st_gid != gid) {
+		str_msg(why, whylen, "%s has group %u, not the clients group "
+		    "(gid %u: chgrp it)", e, (unsigned)st.st_gid, (unsigned)gid);
 		return -1;
 	}
-	if (l->have_clients_gid && st.st_gid != l->clients_gid) {
-		*why = "socket directory's group is not the clients group";
-		return -1;
-	}
-	if (st.st_mode & (S_IROTH | S_IXOTH)) {
-		*why = "socket directory is open to others (want 2750)";
+	/* setgid: the socket has the clients group from the moment it is
+	 * bound, never the console account's own group. */
+	if ((st.st_mode & 07777) != 02750) {
+		str_msg(why, whylen, "%s has mode %04o (want 2750: setgid, so the "
+		    "socket belongs to the clients group from its creation, and "
+		    "closed to others: chmod 2750 it)", e,
+		    (unsigned)(st.st_mode & 07777));
 		return -1;
 	}
 	return 0;
@@ -87,6 +99,9 @@ listener_open(struct listener *l, const char *sockpath,
 		return -1;
 	}
 
+	/* Made here when missing and the parent lets us (a socket beside a
+	 * test or in a home); under /run the tmpfiles.d line makes it, and a
+	 * directory we cannot make is reported by the check below. */
 	if (mkdir(dir, 02750) == 0) {
 		/* mkdir applies the umask: set the mode exactly. */
 		if ((l->have_clients_gid && chown(dir, (uid_t)-1,
@@ -94,12 +109,12 @@ listener_open(struct listener *l, const char *sockpath,
 			*why = "cannot set the socket directory's group and mode";
 			return -1;
 		}
-	} else if (errno != EEXIST) {
-		*why = "cannot create the socket directory";
+	}
+	if (listener_check_dir(dir, l->console_uid, l->have_clients_gid,
+	    l->clients_gid, l->why, sizeof(l->why)) != 0) {
+		*why = l->why;
 		return -1;
 	}
-	if (check_dir(l, dir, why) != 0)
-		return -1;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;

@@ -21,6 +21,7 @@ struct listener {
 	int have_clients_gid;
 	size_t nallowed;
 	uid_t allowed[LISTENER_MAX_ALLOWED];
+	char why[512];		/* the last refusal of listener_open */
 };
 
 struct peer {
@@ -30,8 +31,16 @@ struct peer {
 	int fd;		/* the connection */
 };
 
-/* Create the directory (when missing) and the socket; refuse a directory
- * with unsafe owner or mode. 0, or -1 with a static reason. */
+/* The socket directory rule, the one the console and doctor apply: the
+ * console account's (it creates the socket there), group the clients
+ * group (when that group exists), mode exactly 2750. 0, or -1 with why
+ * naming the directory, what is wrong and what to run. */
+int listener_check_dir(const char *dir, uid_t console, int have_gid,
+    gid_t gid, char *why, size_t whylen);
+
+/* Create the directory (when missing and its parent lets us) and the
+ * socket; refuse a directory that fails listener_check_dir. 0, or -1 with
+ * a reason (static, or l->why). */
 int listener_open(struct listener *l, const char *sockpath,
     const char *clients_group, const char **why);
 void listener_close(struct listener *l);

@@ -223,7 +223,7 @@ precheck(struct plan *pl)
 		json_object_set_new(pl->rec, "key", json_string(pl->key));
 	} else {
 		enum key_status ks;
-		pl->pr = policy_profile(&c->pol, req->profile);
+		pl->pr = console_profile(c, req->profile);
 		if (pl->pr == NULL)
 			return refuse(pl, E_UNKNOWN_PROFILE, NULL);
 		json_object_set_new(pl->rec, "profile", json_string(pl->pr->name));

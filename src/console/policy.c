@@ -66,10 +66,25 @@ out:
 	return buf;
 }
 
+/* Where a refused value was written (the TOML is valid; the policy is
+ * not): the message then starts with its line. */
+struct where {
+	const json_t *table;
+	const char *key;
+};
+
+static int
+at(struct where *w, const json_t *table, const char *key)
+{
+	w->table = table;
+	w->key = key;
+	return -1;
+}
+
 static int
 get_uint(const json_t *doc, const char *key, unsigned long long min,
     unsigned long long max, unsigned long long def, unsigned long long *out,
-    char *why, size_t wl)
+    char *why, size_t wl, struct where *w)
 {
 	const json_t *v = json_object_get(doc, key);
 
@@ -82,7 +97,7 @@ get_uint(const json_t *doc, const char *key, unsigned long long min,
 	    (unsigned long long)json_integer_value(v) > max) {
 		str_msg(why, wl, "%s must be an integer in %llu..%llu", key, min,
 		    max);
-		return -1;
+		return at(w, doc, key);
 	}
 	*out = (unsigned long long)json_integer_value(v);
 	return 0;
@@ -111,8 +126,8 @@ expand_path(const char *in, size_t inlen, const char *home, char *out,
 }
 
 static int
-parse_profile(const char *name, const json_t *t, struct profile *pr,
-    char *why, size_t wl)
+parse_profile(const json_t *profiles, const char *name, const json_t *t,
+    struct profile *pr, char *why, size_t wl, struct where *w)
 {
 	const json_t *prod, *src, *prefix;
 	const char *k, *swhy = NULL;
@@ -120,20 +135,20 @@ parse_profile(const char *name, const json_t *t, struct profile *pr,
 
 	if (!name_is_profile(name)) {
 		str_msg(why, wl, "profile names are [a-z0-9][a-z0-9_-]{0,63}");
-		return -1;
+		return at(w, profiles, name);
 	}
 	if (!json_is_object(t)) {
 		str_msg(why, wl, "profiles.%s must be a table", name);
-		return -1;
+		return at(w, profiles, name);
 	}
 	if (str_fmt(pr->name, sizeof(pr->name), "%s", name) != STR_OK) {
 		str_msg(why, wl, "profile names are [a-z0-9][a-z0-9_-]{0,63}");
-		return -1;
+		return at(w, profiles, name);
 	}
 	prod = json_object_get(t, "production");
 	if (prod != NULL && !json_is_boolean(prod)) {
 		str_msg(why, wl, "profiles.%s.production must be a boolean", name);
-		return -1;
+		return at(w, t, "production");
 	}
 	pr->production = json_is_true(prod);
 	prefix = json_object_get(t, "prefix");
@@ -145,7 +160,7 @@ parse_profile(const char *name, const json_t *t, struct profile *pr,
 		    s[0] == '/' || strstr(s, "//") || strstr(s, "./")))) {
 			str_msg(why, wl, "profiles.%s.prefix must be empty or a "
 			    "clean relative path ending in /", name);
-			return -1;
+			return at(w, t, "prefix");
 		}
 		memcpy(pr->prefix, s, n + 1);
 	}
@@ -154,7 +169,7 @@ parse_profile(const char *name, const json_t *t, struct profile *pr,
 	    (pr->kind = source_kind_find(json_string_value(src))) == NULL) {
 		str_msg(why, wl, "profiles.%s.source must be a known source kind",
 		    name);
-		return -1;
+		return at(w, t, "source");
 	}
 	pr->table = json_object();
 	json_object_foreach((json_t *)t, k, v) {
@@ -164,7 +179,112 @@ parse_profile(const char *name, const json_t *t, struct profile *pr,
 	}
 	if (pr->kind->validate(pr->table, &swhy) != 0) {
 		str_msg(why, wl, "profiles.%s: %s", name, swhy);
+		return at(w, profiles, name);
+	}
+	return 0;
+}
+
+/* 1 when a and b (absolute, clean) are the same directory or one holds
+ * the other. */
+static int
+path_overlaps(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	const char *s = la <= lb ? a : b, *l = la <= lb ? b : a;
+	size_t ls = la <= lb ? la : lb;
+
+	if (la == 0 || lb == 0)
+		return 0;
+	while (ls > 1 && s[ls - 1] == '/')
+		ls--;
+	if (strncmp(s, l, ls) != 0)
+		return 0;
+	return l[ls] == '\0' || l[ls] == '/' || ls == 1;
+}
+
+/* The path with symlinks resolved as far as it exists (a work_dir may not
+ * exist yet): its deepest existing ancestor resolved, the rest appended. */
+static void
+resolve_path(const char *in, char *out, size_t outlen)
+{
+	char head[PATH_MAX], real[PATH_MAX];
+	size_t n = strlen(in);
+
+	if (n >= sizeof(head) || n >= outlen) {
+		out[0] = '\0';	/* compared with nothing (path_overlaps) */
+		return;
+	}
+	memcpy(out, in, n + 1);
+	memcpy(head, in, n + 1);
+	for (;;) {
+		const char *rest;
+		char *slash;
+		if (realpath(head, real) != NULL) {
+			rest = in + (strcmp(head, "/") == 0 ? 0 : strlen(head));
+			/* Too long resolved: compared with nothing (empty). */
+			if (str_fmt(out, outlen, "%s%s", strcmp(real, "/") == 0 &&
+			    rest[0] == '/' ? "" : real, rest) != STR_OK)
+				out[0] = '\0';
+			return;
+		}
+		slash = strrchr(head, '/');
+		if (slash == NULL)
+			return;
+		if (slash == head)
+			head[1] = '\0';	/* "/" always resolves */
+		else
+			*slash = '\0';
+	}
+}
+
+/* Boundary: a key never reaches the console's own files. A local profile
+ * whose directory is, holds or sits inside the console home (and so its
+ * store, credentials and audit) or the work directory would let an agent
+ * ask about them; refused as written and as resolved. */
+static int
+check_overlap(const struct policy *p, const struct profile *pr,
+    const char *home, char *why, size_t wl, const json_t *t, struct where *w)
+{
+	char store[PATH_MAX + 32], a[PATH_MAX], b[PATH_MAX];
+	const char *path = json_string_value(json_object_get(pr->table, "path"));
+	const struct { const char *what, *path; } mine[] = {
+		{ "plugin store", store }, { "work_dir", p->work_dir },
+		{ "console home", home },
+	};
+	size_t i;
+	int r;
+
+	if (strcmp(pr->kind->name, "local") != 0 || path == NULL)
+		return 0;
+	if (str_fmt(store, sizeof(store), "%s/.local/share/lockfile", home) !=
+	    STR_OK) {
+		str_msg(why, wl, "the console home's path is too long");
 		return -1;
+	}
+	for (i = 0; i < sizeof(mine) / sizeof(mine[0]); i++) {
+		for (r = 0; r < 2; r++) {
+			if (r == 0) {
+				/* each is shorter than PATH_MAX (policy_parse) */
+				if (str_fmt(a, sizeof(a), "%s", path) != STR_OK ||
+				    str_fmt(b, sizeof(b), "%s", mine[i].path) !=
+				    STR_OK) {
+					str_msg(why, wl, "profiles.%s: path too long",
+					    pr->name);
+					return at(w, t, "path");
+				}
+			} else {
+				resolve_path(path, a, sizeof(a));
+				resolve_path(mine[i].path, b, sizeof(b));
+			}
+			if (!path_overlaps(a, b))
+				continue;
+			str_msg(why, wl, "profiles.%s: path %s the console's %s%s: "
+			    "a key could reach the console's own files", pr->name,
+			    strcmp(a, b) == 0 ? "is" : strlen(a) < strlen(b) ?
+			    "holds" : "sits inside", mine[i].what,
+			    r ? " (symlinks resolved)" : "");
+			return at(w, t, "path");
+		}
 	}
 	return 0;
 }
@@ -208,14 +328,15 @@ policy_parse(const char *text, size_t len, const char *home,
 	    "max_workspace_bytes", "work_dir", "allowed_uids", "profiles",
 	    "max_answers_per_key", "ledger_window_s", NULL };
 	struct toml_error terr;
-	json_t *doc, *v;
+	struct where w = { NULL, NULL };
+	json_t *doc, *v, *lines = NULL;
 	unsigned long long x;
 	const char *k;
 	size_t i;
-	int ret = -1;
+	int ret = -1, line;
 
 	memset(p, 0, sizeof(*p));
-	doc = toml_parse(text, len, &terr);
+	doc = toml_parse_lines(text, len, &terr, &lines);
 	if (doc == NULL) {
 		str_msg(why, wl, "line %d: %s%s", terr.line, terr.msg,
 		    terr.unsupported ? " (unsupported TOML feature)" : "");
@@ -236,11 +357,12 @@ policy_parse(const char *text, size_t len, const char *home,
 				if (safe[i] < 0x20 || safe[i] >= 0x7f)
 					safe[i] = '?';
 			str_msg(why, wl, "unknown policy key \"%s\"", safe);
+			at(&w, doc, k);
 			goto out;
 		}
 	}
 #define UINT(key, field, min, max, def) \
-	if (get_uint(doc, key, min, max, def, &x, why, wl) != 0) goto out; \
+	if (get_uint(doc, key, min, max, def, &x, why, wl, &w) != 0) goto out; \
 	p->field = (typeof(p->field))x;
 	UINT("security_level", security_level, 0, 1, 1);
 	UINT("answer_quantum_s", answer_quantum_s, 1, 3600, 5);
@@ -262,6 +384,7 @@ policy_parse(const char *text, size_t len, const char *home,
 	    (v != NULL && !json_is_string(v))) {
 		str_msg(why, wl, "work_dir must be an absolute path or start "
 		    "with ~/");
+		at(&w, doc, "work_dir");
 		goto out;
 	}
 	v = json_object_get(doc, "allowed_uids");
@@ -270,6 +393,7 @@ policy_parse(const char *text, size_t len, const char *home,
 		if (!json_is_array(v) || json_array_size(v) > POLICY_MAX_UIDS) {
 			str_msg(why, wl, "allowed_uids must be an array of at most "
 			    "%d uids", POLICY_MAX_UIDS);
+			at(&w, doc, "allowed_uids");
 			goto out;
 		}
 		json_array_foreach(v, i, u) {
@@ -277,6 +401,7 @@ policy_parse(const char *text, size_t len, const char *home,
 			    json_integer_value(u) >= 0x7fffffff) {
 				str_msg(why, wl, "allowed_uids: uids are integers "
 				    "above 0 (root is never allowed)");
+				at(&w, doc, "allowed_uids");
 				goto out;
 			}
 			p->allowed_uids[p->nallowed++] = (uid_t)json_integer_value(u);
@@ -289,22 +414,33 @@ policy_parse(const char *text, size_t len, const char *home,
 		    json_object_size(v) > POLICY_MAX_PROFILES) {
 			str_msg(why, wl, "profiles must be a table of at most %d "
 			    "profiles", POLICY_MAX_PROFILES);
+			at(&w, doc, "profiles");
 			goto out;
 		}
 		json_object_foreach(v, k, t) {
-			if (parse_profile(k, t, &p->profiles[p->nprofiles], why,
-			    wl) != 0) {
+			if (parse_profile(v, k, t, &p->profiles[p->nprofiles], why,
+			    wl, &w) != 0) {
 				p->nprofiles++;
 				goto out;
 			}
 			p->nprofiles++;
+			if (check_overlap(p, &p->profiles[p->nprofiles - 1], home,
+			    why, wl, t, &w) != 0)
+				goto out;
 		}
 	}
 	sha256_mem(text, len, p->fingerprint);
 	ret = 0;
 out:
+	if (ret != 0 && w.table != NULL &&
+	    (line = toml_key_line(lines, w.table, w.key)) > 0) {
+		char msg[512];
+		str_msg(msg, sizeof(msg), "%s", why);
+		str_msg(why, wl, "line %d: %s", line, msg);
+	}
 	if (ret != 0)
 		policy_free(p);
+	json_decref(lines);
 	json_decref(doc);
 	return ret;
 }

@@ -177,6 +177,27 @@ write_atomic(const char *path, const char *text, size_t len)
 	return 0;
 }
 
+/* What the console would refuse at start (a local directory another
+ * account may read, a path that does not exist), refused here first, with
+ * the path and the reason. 0, or -1 after saying why. */
+static int
+check_profiles(const struct policy *pol)
+{
+	char why[1200];
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < pol->nprofiles; i++) {
+		const struct profile *pr = &pol->profiles[i];
+		if (pr->kind->check == NULL ||
+		    pr->kind->check(pr->table, why, sizeof(why)) == 0)
+			continue;
+		logit("the policy is refused: profiles.%s: %s", pr->name, why);
+		bad = 1;
+	}
+	return bad ? -1 : 0;
+}
+
 int
 cmd_policy(int argc, char **argv)
 {
@@ -195,7 +216,9 @@ cmd_policy(int argc, char **argv)
 	int c, rc = 70;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	/* Options before or after the verb: `policy approve --home DIR`, as
+	 * docs/console.md writes it. */
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'H': homearg = optarg; break;
 		case 'h':
@@ -255,6 +278,11 @@ cmd_policy(int argc, char **argv)
 	}
 	if (policy_parse(text, len, home, &pol, why, sizeof(why)) != 0) {
 		logit("the policy is refused: %s", why);
+		rc = 65;
+		goto out;
+	}
+	if (check_profiles(&pol) != 0) {
+		policy_free(&pol);
 		rc = 65;
 		goto out;
 	}

@@ -1,6 +1,7 @@
 /* The system configuration directory (see sysconf.h). */
 #include "config.h"
 #include "lib/sysconf.h"
+#include "lib/escape.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
 #include "lib/str.h"
@@ -49,6 +50,40 @@ sysconf_root_owned_chain(const char *path)
 		else
 			*slash = '\0';
 	}
+}
+
+int
+sysconf_check_binary(char *why, size_t whylen)
+{
+	char path[PATH_MAX], e[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	struct stat st;
+
+	if (n <= 0) {
+		str_msg(why, whylen, "/proc/self/exe cannot be read");
+		return -1;
+	}
+	path[n] = '\0';
+	escape_text(path, (size_t)n, e, sizeof(e));
+	if (stat(path, &st) != 0 || st.st_uid != 0 ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		str_msg(why, whylen, "%s is not root's or is writable by others "
+		    "(install it root-owned: make install)", e);
+		return -1;
+	}
+	slash = strrchr(path, '/');
+	if (slash == path)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	if (sysconf_root_owned_chain(path) != 0) {
+		str_msg(why, whylen, "%s: a directory above it is not root's or "
+		    "is writable by others (install it root-owned: make install)",
+		    e);
+		return -1;
+	}
+	str_msg(why, whylen, "%s, root's, in root-owned directories", e);
+	return 0;
 }
 
 const char *

@@ -23,6 +23,14 @@ const char *sysconf_dir(const char **why);
  * for the binary's directory. */
 int sysconf_root_owned_chain(const char *path);
 
+/* The binary this process runs (/proc/self/exe): root's, not writable by
+ * group or others, in root-owned directories closed to writes all the way
+ * up. Boundary: "The agent cannot replace the binary the console runs";
+ * the console refuses to start, and doctor fails, on the same rule. 0
+ * with why describing it, or -1 with why saying what is wrong, escaped,
+ * for the human. */
+int sysconf_check_binary(char *why, size_t whylen);
+
 /* Open DIR/name for reading after the same checks on the file. Returns an
  * fd or -1 (errno ENOENT when the file or the directory is missing, EPERM
  * when either is unsafe; why says the rest). */

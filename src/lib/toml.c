@@ -635,7 +635,7 @@ toml_key_line(const json_t *lines, const json_t *table, const char *key)
 
 	if (lines == NULL || table == NULL)
 		return 0;
-	snprintf(name, sizeof(name), "%p", (const void *)table);
+	flag_name(table, name);
 	v = json_object_get(json_object_get(lines, name), key);
 	return json_is_integer(v) ? (int)json_integer_value(v) : 0;
 }

@@ -1,7 +1,10 @@
 /* The local-directory source. Boundary: a key never leaves the profile's
  * directory: it is opened with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS
  * | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV) from the directory opened at
- * start, on top of the key cleaning done before. */
+ * start, on top of the key cleaning done before. And no other account can
+ * read what it serves (local.h): the whole tree is checked when the
+ * profile is opened, and every step of a key again before its fetch. */
+#include "sources/local.h"
 #include "sources/source.h"
 #include "sources/sink.h"
 #include "lib/fdutil.h"
@@ -46,9 +49,20 @@ local_validate(const json_t *t, const char **why)
 }
 
 static int
+local_check(const json_t *t, char *why, size_t whylen)
+{
+	size_t checked;
+
+	return local_check_tree(json_string_value(json_object_get(t, "path")),
+	    getuid(), why, whylen, &checked);
+}
+
+static int
 local_open(const json_t *t, const char *home, struct source **out,
     const char **why)
 {
+	/* For the human: the path and the mode refused (start-up line). */
+	static char reason[1200];
 	struct source *s = calloc(1, sizeof(*s));
 	struct stat st;
 
@@ -59,6 +73,11 @@ local_open(const json_t *t, const char *home, struct source **out,
 	if (str_fmt(s->path, sizeof(s->path), "%s",
 	    json_string_value(json_object_get(t, "path"))) != STR_OK) {
 		*why = "local profile: path must be an absolute path";
+		free(s);
+		return -1;
+	}
+	if (local_check(t, reason, sizeof(reason)) != 0) {
+		*why = reason;
 		free(s);
 		return -1;
 	}
@@ -92,6 +111,80 @@ errno_cause(int e)
 	}
 }
 
+/* One step of a key's path, opened (fd) and checked: 0, or FC_EXPOSED
+ * with the audit detail naming which step and its mode. */
+static enum fetch_cause
+step_ok(int fd, const char *what, struct fetch_result *res)
+{
+	struct stat st;
+	char why[256];
+
+	if (fstat(fd, &st) != 0)
+		return FC_IO;
+	if (local_perm_fd(fd, &st, getuid(), why, sizeof(why)) == LOCAL_PERM_OK)
+		return FC_OK;
+	/* The audit detail is short: the step and its mode come first. */
+	str_msg(res->detail, sizeof(res->detail), "%s %s", what, why);
+	return FC_EXPOSED;
+}
+
+/* Walk the key's directories from the profile's, each opened beneath the
+ * last (no symlink, no mount crossed) and checked. Returns the fd of the
+ * key's parent directory (the caller closes it when it is not dirfd) and
+ * the last component in *leaf, or -1 with *cause set. */
+static int
+walk_parents(struct source *s, const char *key, const char **leaf,
+    enum fetch_cause *cause, struct fetch_result *res)
+{
+	/* RESOLVE_NO_SYMLINKS refuses a symlink step with ELOOP (not-regular,
+	 * as a whole-path lookup answers); O_NOFOLLOW would turn it into
+	 * ENOTDIR. */
+	struct open_how how = {
+		.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+		    RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+	};
+	const char *p = key, *slash;
+	char comp[256], what[64];
+	int cur = s->dirfd, depth = 0;
+
+	*cause = step_ok(s->dirfd, "the profile directory", res);
+	if (*cause != FC_OK)
+		return -1;
+	while ((slash = strchr(p, '/')) != NULL) {
+		size_t n = (size_t)(slash - p);
+		int fd;
+
+		if (n == 0 || n >= sizeof(comp)) {
+			*cause = FC_MISSING;
+			goto fail;
+		}
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		fd = (int)syscall(SYS_openat2, cur, comp, &how, sizeof(how));
+		if (fd < 0) {
+			*cause = errno_cause(errno);
+			str_msg(res->detail, sizeof(res->detail), "open: %s",
+			    strerror(errno));
+			goto fail;
+		}
+		if (cur != s->dirfd)
+			close(cur);
+		cur = fd;
+		str_msg(what, sizeof(what), "directory %d of the key", ++depth);
+		*cause = step_ok(cur, what, res);
+		if (*cause != FC_OK)
+			goto fail;
+		p = slash + 1;
+	}
+	*leaf = p;
+	return cur;
+fail:
+	if (cur != s->dirfd)
+		close(cur);
+	return -1;
+}
+
 static enum fetch_cause
 local_fetch(struct source *s, const char *key, int outfd,
     unsigned long long cap, struct fetch_result *res)
@@ -104,7 +197,8 @@ local_fetch(struct source *s, const char *key, int outfd,
 	struct sink sk;
 	enum fetch_cause c = FC_IO;
 	struct stat st, st2;
-	int fd, pfd;
+	const char *leaf = key;
+	int fd, pfd, parent;
 
 	memset(res, 0, sizeof(*res));
 	if (s == NULL) {
@@ -112,10 +206,15 @@ local_fetch(struct source *s, const char *key, int outfd,
 		    "be opened at console start (see its start-up warning)");
 		return FC_UNAVAILABLE;
 	}
+	parent = walk_parents(s, key, &leaf, &c, res);
+	if (parent < 0)
+		return c;
 	/* The lookup with O_PATH: nothing is opened yet, so a FIFO cannot
 	 * stall us and a device node's driver is never called; only a
 	 * regular file is then opened for reading, through the same inode. */
-	pfd = (int)syscall(SYS_openat2, s->dirfd, key, &how, sizeof(how));
+	pfd = (int)syscall(SYS_openat2, parent, leaf, &how, sizeof(how));
+	if (parent != s->dirfd)
+		close(parent);
 	if (pfd < 0) {
 		c = errno_cause(errno);
 		str_msg(res->detail, sizeof(res->detail), "open: %s",
@@ -142,6 +241,10 @@ local_fetch(struct source *s, const char *key, int outfd,
 	    st2.st_ino != st.st_ino || !S_ISREG(st2.st_mode)) {
 		close(fd);
 		return FC_IO;
+	}
+	if ((c = step_ok(fd, "the file", res)) != FC_OK) {
+		close(fd);
+		return c;
 	}
 	if ((unsigned long long)st.st_size > cap) {
 		close(fd);
@@ -207,6 +310,7 @@ local_close(struct source *s)
 const struct source_kind source_local = {
 	.name = "local",
 	.validate = local_validate,
+	.check = local_check,
 	.open = local_open,
 	.fetch = local_fetch,
 	.location_words = local_words,

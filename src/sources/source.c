@@ -43,7 +43,7 @@ fetch_cause_name(enum fetch_cause c)
 		[FC_NOT_REGULAR] = "not-regular", [FC_IO] = "io",
 		[FC_PROTOCOL] = "protocol",
 		[FC_CREDENTIAL_SOURCE] = "credential-source",
-		[FC_UNAVAILABLE] = "unavailable",
+		[FC_UNAVAILABLE] = "unavailable", [FC_EXPOSED] = "exposed",
 	};
 	return (unsigned)c < FC__COUNT ? names[c] : "unknown";
 }

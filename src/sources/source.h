@@ -27,6 +27,7 @@ enum fetch_cause {
 	FC_PROTOCOL,		/* the server answered something unexpected */
 	FC_CREDENTIAL_SOURCE,	/* credentials file or command refused */
 	FC_UNAVAILABLE,		/* the profile could not be opened at start */
+	FC_EXPOSED,		/* another account may read it (local.h) */
 	FC__COUNT
 };
 
@@ -47,6 +48,11 @@ struct source_kind {
 	/* Check a profile table (the policy's [profiles.X] minus the common
 	 * keys production/source/prefix). 0, or -1 with a static message. */
 	int (*validate)(const json_t *table, const char **why);
+	/* The checks a human can act on before the console runs (policy
+	 * approve refuses, doctor fails, open repeats them): who may read a
+	 * local directory (local.h). NULL for kinds with none. 0, or -1 with
+	 * why naming the path and the reason, escaped for a terminal. */
+	int (*check)(const json_t *table, char *why, size_t whylen);
 	/* Open for the console's session (home = console account's home):
 	 * everything a fetch needs that is not the network (credentials, CA
 	 * certificates) is read here, before the console confines itself. */

@@ -2,10 +2,25 @@
 
 The console runs as the `lockfile` account, in a real terminal (a tmux
 server of its own, also as `lockfile`, so the terminal belongs to the
-console account), inside a private mount namespace whose /proc is mounted
-hidepid=invisible (the host-mode isolation precondition). Agents talk to it
-as real accounts (`agent`, `lf-outsider`, ...) over the real socket. The
-tests run as root (CI does) and create everything under a fresh directory.
+console account). Agents talk to it as real accounts (`agent`,
+`lf-outsider`, ...) over the real socket. The tests run as root (CI does)
+and create everything under a fresh directory.
+
+Where it runs (start(proc=...)), since the machine's own /proc is not
+mounted hidepid=invisible and a test must not change it:
+- "host" (the default): a simulated host, a pid and mount namespace of its
+  own whose init (pid 1) has /proc mounted hidepid=invisible, declared by
+  the real `lockfile doctor --declare-host` run as root inside it (the
+  host-mode precondition, docs/host.md). The console and every agent
+  request of rpc() run inside it, so what the console checks is what the
+  agents see. What it does not protect: the machine's own accounts,
+  outside the namespace, still see the plugins' processes on the machine's
+  /proc (the residual of an ancestor pid namespace, docs/isolation.md).
+- "private": the console alone in a mount namespace with a hidepid /proc
+  of its own, the agents on the machine's: the illusion host mode refuses.
+- "none": the machine's own /proc, as it is.
+- "enter": the pid and mount namespaces of an existing process (ns=PID),
+  as a simulated host the test built itself (test_host_guide.py).
 
     env = ConsoleEnv()
     env.add_local_profile("invoices", files={"2024/a.pdf": b"%PDF-..."},
@@ -35,6 +50,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
 CONSOLE_USER = "lockfile"
 CLIENTS_GROUP = "lockfile-clients"
+
+
+# Inside a new mount namespace: unmount every procfs it copied from the
+# machine (/proc, and any a chroot or an image build mounted elsewhere),
+# deepest first, before mounting the host's own. The simulated host's
+# mounts are its own; the machine's are left as they are.
+UNMOUNT_PROCFS = ("for m in $(awk '{for (i = 7; i <= NF; i++) if ($i == \"-\")"
+                  " { if ($(i + 1) == \"proc\") print $5; break }}' "
+                  "/proc/self/mountinfo | sort -r); do umount -l \"$m\"; "
+                  "done")
 
 
 def lockfile_binary(build=None):
@@ -164,6 +189,15 @@ class ConsoleEnv:
         os.mkdir(self.rundir)
         os.chown(self.rundir, uid_of(CONSOLE_USER), gid_of(CLIENTS_GROUP))
         os.chmod(self.rundir, 0o2750)
+        # A root-owned system configuration directory of our own (the
+        # console reads it through LOCKFILE_SYSCONFDIR): host.toml lands
+        # here.
+        self.sysconf = os.path.join(self.base, "etc")
+        os.mkdir(self.sysconf)
+        os.chmod(self.sysconf, 0o755)
+        self.ns_init = None
+        self.unshare = None
+        self.agents_inside = False	# rpc() from inside the namespaces
         self.store = os.path.join(self.home, ".local/share/lockfile")
         os.makedirs(os.path.join(self.store, "plugins"))
         os.makedirs(os.path.join(self.home, ".config/lockfile"))
@@ -185,15 +219,31 @@ class ConsoleEnv:
         d = os.path.join(self.srcdir, name)
         os.makedirs(d, exist_ok=True)
         for rel, data in (files or {}).items():
-            p = os.path.join(d, rel)
-            os.makedirs(os.path.dirname(p), exist_ok=True)
-            with open(p, "wb") as f:
-                f.write(data)
+            self.write_source_file(d, rel, data)
         chown_tree(d, CONSOLE_USER)
         os.chmod(d, 0o700)
         self.profiles[name] = {"production": production, "source": "local",
                                "path": d, "prefix": prefix}
         return d
+
+    @staticmethod
+    def write_source_file(d, rel, data):
+        """A file of a local source as docs/host.md lays one out: the
+        console account's, 0600, in 0700 directories (the console refuses
+        anything another account could read)."""
+        p = os.path.join(d, rel)
+        parent = os.path.dirname(p)
+        os.makedirs(parent, mode=0o700, exist_ok=True)
+        with open(p, "wb") as f:
+            f.write(data)
+        os.chmod(p, 0o600)
+        uid, gid = uid_of(CONSOLE_USER), gid_of(CONSOLE_USER)
+        os.chown(p, uid, gid)
+        while os.path.normpath(parent) != os.path.normpath(d):
+            os.chmod(parent, 0o700)
+            os.chown(parent, uid, gid)
+            parent = os.path.dirname(parent)
+        return p
 
     def add_profile(self, name, table):
         """A profile of any source kind: table holds its keys."""
@@ -297,8 +347,28 @@ class ConsoleEnv:
 
     def _started(self):
         self.started = True
-        pids = self.tmux("list-panes", "-F", "#{pane_pid}").stdout.split()
-        self.console_pid = int(pids[0]) if pids else None
+        self.console_pid = self._find_console()
+
+    def _find_console(self, timeout=10):
+        """The console's pid as the machine sees it (tmux reports the pid
+        in its own pid namespace)."""
+        t0 = time.time()
+        while time.time() - t0 < timeout:
+            for d in os.listdir("/proc"):
+                if not d.isdigit():
+                    continue
+                try:
+                    with open("/proc/%s/cmdline" % d, "rb") as f:
+                        argv = f.read().split(b"\0")
+                except OSError:
+                    continue
+                if b"console" in argv and self.home.encode() in argv and \
+                        os.path.basename(argv[0]) == b"lockfile":
+                    return int(d)
+            if not self.console_alive():
+                return None
+            time.sleep(0.05)
+        return None
 
     def run_in_pane(self, args):
         """Run `lockfile ARGS` as the console account in this environment's
@@ -307,26 +377,92 @@ class ConsoleEnv:
         subprocess.run(["sh", "-c", self._pane_command([self.binary]
                                                        + list(args))],
                        check=True, timeout=30)
-        self._started()
+        self.started = True
 
-    def start(self, args=(), hidepid=True, wait=True, build=None, wrapper=()):
-        """wrapper: argv the console command is appended to (it must exec
-        it), e.g. a seccomp shim that takes Landlock away."""
+    def console_argv(self, args=(), build=None, wrapper=()):
         binary = lockfile_binary(build) if build else self.binary
-        cmd = list(wrapper) + [binary, "console", "--home", self.home,
-                               "--socket", self.socket]
-        cmd += list(args)
-        priv = self._pane_command(cmd)
-        if hidepid:
-            outer = ["unshare", "--mount", "--propagation", "private", "sh",
-                     "-c", "mount -t proc -o hidepid=invisible proc /proc && "
-                     + priv]
+        return (["env", "LOCKFILE_SYSCONFDIR=" + self.sysconf] + list(wrapper)
+                + [binary, "console", "--home", self.home, "--socket",
+                   self.socket] + list(args))
+
+    def start(self, args=(), hidepid=True, wait=True, build=None, wrapper=(),
+              proc=None, ns=None, argv=None):
+        """proc: "host", "private" or "none" (the module's docstring);
+        hidepid=False is "none". wrapper: argv the console command is
+        appended to (it must exec it), e.g. a seccomp shim that takes
+        Landlock away. argv: the pane's command instead of the console."""
+        proc = proc or ("host" if hidepid else "none")
+        priv = self._pane_command(argv or self.console_argv(args, build,
+                                                            wrapper))
+        if proc == "enter":
+            self.ns_init = ns
+            self.agents_inside = True
+            subprocess.run(self.in_host(["sh", "-c", priv]), check=True,
+                           timeout=30)
+        elif proc == "host":
+            # The namespace's own procfs replaces the machine's copy (a
+            # procfs left below it would be one that does not hide).
+            script = ("%s && mount -t proc -o hidepid=invisible "
+                      "proc /proc && env LOCKFILE_SYSCONFDIR=%s %s doctor "
+                      "--declare-host >%s 2>&1 && %s && exec sleep 1000000"
+                      % (UNMOUNT_PROCFS, shlex_quote(self.sysconf),
+                         shlex_quote(self.binary),
+                         shlex_quote(os.path.join(self.base, "declare.log")),
+                         priv))
+            self.unshare = subprocess.Popen(
+                ["unshare", "--pid", "--mount", "--fork", "--kill-child",
+                 "--propagation", "private", "sh", "-c", script],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL)
+            self.ns_init = self._child_of(self.unshare.pid)
+            self.agents_inside = True
+            self._wait_pane()
+        elif proc == "private":
+            subprocess.run(["unshare", "--mount", "--propagation", "private",
+                            "sh", "-c", UNMOUNT_PROCFS + " && mount -t proc "
+                            "-o hidepid=invisible proc /proc && " + priv],
+                           check=True, timeout=30)
         else:
-            outer = ["sh", "-c", priv]
-        subprocess.run(outer, check=True, timeout=30)
+            subprocess.run(["sh", "-c", priv], check=True, timeout=30)
+        if argv is not None:
+            self.started = True
+            return
         self._started()
         if wait:
             self.wait_for_socket()
+
+    def _child_of(self, pid, timeout=10):
+        t0 = time.time()
+        while time.time() - t0 < timeout:
+            try:
+                with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+                    kids = f.read().split()
+                if kids:
+                    return int(kids[0])
+            except OSError:
+                pass
+            time.sleep(0.02)
+        raise RuntimeError("unshare started no child")
+
+    def _wait_pane(self, timeout=20):
+        t0 = time.time()
+        while time.time() - t0 < timeout:
+            if self.tmux("list-panes", check=False).returncode == 0:
+                return
+            if self.unshare is not None and self.unshare.poll() is not None:
+                break
+            time.sleep(0.05)
+        log = os.path.join(self.base, "declare.log")
+        raise RuntimeError("the console's tmux did not start: %s" % (
+            open(log).read() if os.path.exists(log) else "(no log)"))
+
+    def in_host(self, argv):
+        """argv run from inside the simulated host (the console's pid and
+        mount namespaces), when there is one."""
+        if self.ns_init is None or not self.agents_inside:
+            return list(argv)
+        return ["nsenter", "-t", str(self.ns_init), "-p", "-m", "--"] + \
+            list(argv)
 
     def wait_for_socket(self, timeout=15):
         t0 = time.time()
@@ -394,15 +530,24 @@ class ConsoleEnv:
         raise AssertionError("console did not exit")
 
     def stop(self):
-        if self.started:
-            if self.console_alive():
-                try:
-                    self.signal(signal.SIGTERM)
-                    self.wait_exit()
-                except (ProcessLookupError, AssertionError):
-                    pass
-            self.tmux("kill-server", check=False)
-            self.started = False
+        try:
+            if self.started:
+                if self.console_alive():
+                    try:
+                        self.signal(signal.SIGTERM)
+                        self.wait_exit()
+                    except (ProcessLookupError, AssertionError, TypeError):
+                        pass
+                self.tmux("kill-server", check=False)
+                self.started = False
+        finally:
+            # the namespace goes whatever happened above (--kill-child)
+            if self.unshare is not None:
+                self.unshare.kill()
+                self.unshare.wait()
+                self.unshare = None
+                self.ns_init = None
+                self.agents_inside = False
 
     def cleanup(self):
         self.stop()
@@ -414,9 +559,16 @@ class ConsoleEnv:
         """Send raw bytes as user; returns (response bytes, seconds). Every
         response line is gated on the closed list (against the request when
         the bytes are one, else as an answer to an unreadable request)."""
-        r = as_user(user, ["/usr/bin/python3", "-c", RPC_CLIENT, self.socket,
-                           str(timeout), "1" if one_line else "0"],
-                    input=data, timeout=timeout + 10)
+        pw = pwd.getpwnam(user)
+        argv = self.in_host(["setpriv", "--reuid=%d" % pw.pw_uid,
+                             "--regid=%d" % pw.pw_gid, "--init-groups",
+                             "env", "-i", "PATH=/usr/bin:/bin",
+                             "HOME=" + pw.pw_dir, "/usr/bin/python3", "-c",
+                             RPC_CLIENT, self.socket, str(timeout),
+                             "1" if one_line else "0"])
+        r = subprocess.run(argv, input=data, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=timeout + 10,
+                           cwd="/")
         if r.returncode != 0:
             raise RuntimeError("rpc client failed: " + r.stderr.decode())
         secs = float(r.stderr.decode().strip().splitlines()[-1])
@@ -446,7 +598,7 @@ class ConsoleEnv:
                      "--ambient-caps=+dac_override"]
         argv += ["env", "-i", "PATH=/usr/bin:/bin", "/usr/bin/python3", "-c",
                  PEER_CLIENT, self.socket, str(timeout)]
-        r = subprocess.run(argv, input=data, stdout=subprocess.PIPE,
+        r = subprocess.run(self.in_host(argv), input=data, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, timeout=timeout + 10,
                            cwd="/")
         if r.returncode != 0:

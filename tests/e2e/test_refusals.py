@@ -554,7 +554,7 @@ def test_fetch_failed_causes(env):
         "fits.bin": b"\0" * (1024 * 1024),
         "secret/outside.txt": b"outside",
     }, prefix="")
-    os.mkdir(os.path.join(d, "dir"))
+    os.mkdir(os.path.join(d, "dir"), 0o700)	# closed, as a source must be
     os.symlink("a.pdf", os.path.join(d, "link.pdf"))
     os.symlink("/etc/passwd", os.path.join(d, "passwd"))
     os.symlink("secret", os.path.join(d, "linkdir"))

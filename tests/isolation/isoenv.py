@@ -25,14 +25,13 @@ import shlex
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "e2e"))
 
-from lfenv import (ConsoleEnv, CONSOLE_USER, as_user, uid_of,  # noqa: E402,F401
-                   gid_of, check_reply)
+from lfenv import (ConsoleEnv, CONSOLE_USER, UNMOUNT_PROCFS,  # noqa: E402,F401
+                   as_user, uid_of, gid_of, check_reply)
 
 PRIV_ENV = "PATH=/usr/bin:/bin TERM=xterm"
 
@@ -43,13 +42,9 @@ def helper(build, name):
 
 class IsoEnv(ConsoleEnv):
     def __init__(self, build=None, name=None):
+        # The root-owned system configuration directory is lfenv's own (the
+        # console reads it through LOCKFILE_SYSCONFDIR).
         super().__init__(build=build, name=name)
-        # A root-owned system configuration directory of our own; the
-        # console reads it through LOCKFILE_SYSCONFDIR.
-        self.sysconf = tempfile.mkdtemp(prefix="lfsys-", dir="/tmp")
-        os.chmod(self.sysconf, 0o755)
-        self.unshare = None
-        self.ns_init = None
         self.joined = []
         self.console_build = self.build
 
@@ -77,7 +72,7 @@ class IsoEnv(ConsoleEnv):
         cmd = ["env", "LOCKFILE_SYSCONFDIR=" + self.sysconf]
         for k, v in (env or {}).items():
             cmd.append("%s=%s" % (k, v))
-        if seccomp in ("docker", "allow-all"):
+        if seccomp in ("docker", "allow-all", "no-landlock", "no-seccomp"):
             cmd += [helper(self.build, "with-seccomp"), "--" + seccomp, "--"]
         cmd += [binary, "console", "--home", self.home, "--socket",
                 self.socket] + list(args)
@@ -99,11 +94,16 @@ class IsoEnv(ConsoleEnv):
 
     def start(self, args=(), pidns=True, procfs="fresh", procopts=None,
               seccomp="docker", nnp=True, caps=None, preexec="", wait=True,
-              build=None, env=None, inner=None):
-        """procfs: "fresh" (mount -t proc, with procopts), "host" (the host's
-        procfs bound over /proc), "keep" (whatever the new mount namespace
-        inherited). With pidns=False the console stays in the host's pid
-        namespace (in a private mount namespace, like lfenv)."""
+              build=None, env=None, inner=None, declare_host=False):
+        """procfs: "fresh" (mount -t proc, with procopts, in place of the
+        copy of the machine's), "host" (the host's procfs bound over
+        /proc), "keep" (whatever the new mount namespace inherited). With
+        pidns=False the console stays in the host's pid namespace (in a
+        private mount namespace). declare_host: root runs `lockfile doctor
+        --declare-host` in the new namespaces first (their pid 1 is the
+        simulated host's init), and the agents' requests come from inside
+        them (host mode); otherwise agents stay outside (a container's
+        agents are in other containers)."""
         build = build or self.build
         self.console_build = build
         wrap = seccomp
@@ -118,9 +118,17 @@ class IsoEnv(ConsoleEnv):
         mounts = []
         if procfs == "fresh":
             opts = "-o " + procopts if procopts else ""
-            mounts.append("mount -t proc %s proc /proc" % opts)
+            mounts.append("%s && mount -t proc %s proc /proc"
+                          % (UNMOUNT_PROCFS, opts))
         elif procfs == "host":
             mounts.append("mount --bind /proc /proc")
+        if declare_host:
+            mounts.append("env LOCKFILE_SYSCONFDIR=%s %s doctor "
+                          "--declare-host >%s 2>&1" % (
+                              shlex.quote(self.sysconf), shlex.quote(
+                                  os.path.join(build, "lockfile")),
+                              shlex.quote(os.path.join(self.base,
+                                                       "declare.log"))))
         script = " && ".join(mounts + ([preexec] if preexec else []) + [priv])
         if pidns:
             script += " && exec sleep 1000000"
@@ -130,6 +138,7 @@ class IsoEnv(ConsoleEnv):
                                             stdout=subprocess.DEVNULL,
                                             stderr=subprocess.DEVNULL)
             self.ns_init = self._child_of(self.unshare.pid)
+            self.agents_inside = declare_host
         else:
             outer = ["unshare", "--mount", "--propagation", "private", "sh",
                      "-c", script]
@@ -140,51 +149,9 @@ class IsoEnv(ConsoleEnv):
             self.wait_for_socket()
         self.console_pid = self._find_console()
 
-    def _wait_pane(self, timeout=15):
-        t0 = time.time()
-        while time.time() - t0 < timeout:
-            if self.tmux("list-panes", check=False).returncode == 0:
-                return
-            time.sleep(0.05)
-        raise RuntimeError("the console's tmux did not start")
-
     def signal(self, sig):
         if self.console_pid is not None:
             os.kill(self.console_pid, sig)
-
-    def _child_of(self, pid, timeout=10):
-        t0 = time.time()
-        while time.time() - t0 < timeout:
-            try:
-                with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
-                    kids = f.read().split()
-                if kids:
-                    return int(kids[0])
-            except OSError:
-                pass
-            time.sleep(0.02)
-        raise RuntimeError("unshare started no child")
-
-    def _find_console(self, timeout=10):
-        """The console's pid as the host sees it (tmux reports the pid in
-        its own namespace)."""
-        t0 = time.time()
-        while time.time() - t0 < timeout:
-            for d in os.listdir("/proc"):
-                if not d.isdigit():
-                    continue
-                try:
-                    with open("/proc/%s/cmdline" % d, "rb") as f:
-                        argv = f.read().split(b"\0")
-                except OSError:
-                    continue
-                if b"console" in argv and self.home.encode() in argv and \
-                        os.path.basename(argv[0]) == b"lockfile":
-                    return int(d)
-            if not self.console_alive():
-                return None
-            time.sleep(0.05)
-        return None
 
     # ---- other accounts in the namespace -----------------------------
     def spawn_in_ns(self, user, seconds=300):
@@ -239,7 +206,7 @@ class IsoEnv(ConsoleEnv):
         Returns (exit status, {name: (ok, detail)}, document)."""
         binary = os.path.join(build or self.build, "lockfile")
         cmd = []
-        if seccomp in ("docker", "allow-all"):
+        if seccomp in ("docker", "allow-all", "no-landlock", "no-seccomp"):
             cmd += [helper(self.build, "with-seccomp"), "--" + seccomp]
             if not nnp:
                 cmd.append("--no-nnp")
@@ -249,7 +216,8 @@ class IsoEnv(ConsoleEnv):
         priv = ["setpriv", "--reuid=" + CONSOLE_USER, "--regid=" + CONSOLE_USER,
                 "--init-groups", "env", "-i", "PATH=/usr/bin:/bin",
                 "LOCKFILE_SYSCONFDIR=" + self.sysconf, "HOME=" + self.home]
-        if seccomp in ("docker", "allow-all") and not nnp:
+        if seccomp in ("docker", "allow-all", "no-landlock", "no-seccomp") \
+                and not nnp:
             argv = cmd + priv + inner	# the filter first, as root
         else:
             argv = priv + cmd + inner
@@ -267,18 +235,8 @@ class IsoEnv(ConsoleEnv):
     def stop(self):
         try:
             self.kill_joined()
-            super().stop()
         finally:
-            # the namespace goes whatever happened above (--kill-child)
-            if self.unshare is not None:
-                self.unshare.kill()
-                self.unshare.wait()
-                self.unshare = None
-
-    def cleanup(self):
-        super().cleanup()
-        import shutil
-        shutil.rmtree(self.sysconf, ignore_errors=True)
+            super().stop()
 
     def audit_plans(self):
         return [r for r in self.audit() if r.get("method") == "file.plan"]

@@ -35,8 +35,8 @@ ERRNO = "*(int*)__errno_location()"
 
 
 def started(iso, build=None):
-    iso.start(pidns=False, procopts="hidepid=invisible", seccomp=None,
-              build=build)
+    iso.start(pidns=True, procopts="hidepid=invisible", seccomp=None,
+              build=build, declare_host=True)
     # the socket exists before the console confines itself; the banner
     # is printed after
     iso.wait_screen("lockfile console [0-9.]+: socket")

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from isoenv import CONSOLE_USER, uid_of
+from isoenv import CONSOLE_USER, uid_of, wait_for
 from test_terminal import doctor_checks, launch
 
 
@@ -130,3 +130,29 @@ def test_doctor_refuses_root_and_bad_options(iso):
     assert rc == 64
     rc, _, _ = doctor_text(iso, "--nonsense")
     assert rc == 64
+
+
+# ---- no Landlock, no seccomp: the kernel says so, doctor fails ------------
+
+@pytest.mark.parametrize("kernel,name,text", [
+    ("no-landlock", "landlock", "plugins cannot run"),
+    ("no-seccomp", "seccomp", "not supported by this kernel")])
+def test_doctor_fails_on_a_kernel_without(iso, kernel, name, text):
+    """with-seccomp answers the Landlock calls (or seccomp's) as a kernel
+    built without them; everything else is the real kernel's. The same
+    doctor passes both lines without it."""
+    rc, checks, _ = iso.doctor(seccomp=None, in_ns=False)
+    assert checks[name][0] is True, checks[name]
+    rc, checks, _ = iso.doctor(seccomp=kernel, in_ns=False)
+    assert rc == 1
+    assert checks[name][0] is False and text in checks[name][1], checks[name]
+    other = "seccomp" if name == "landlock" else "landlock"
+    assert checks[other][0] is True, checks[other]
+
+
+def test_console_without_seccomp_refuses_to_start(iso):
+    """Without seccomp the console cannot confine itself: no console."""
+    iso.start(pidns=True, procopts="hidepid=invisible", seccomp="no-seccomp",
+              declare_host=True, wait=False)
+    iso.wait_screen("self-confinement failed")
+    assert wait_for(lambda: not iso.console_alive(), 20)

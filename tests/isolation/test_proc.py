@@ -127,7 +127,8 @@ def test_fresh_procfs_without_hidepid_nor_declaration(iso):
 
 
 def test_fresh_procfs_with_hidepid_is_host_mode(iso):
-    iso.start(pidns=True, procopts="hidepid=invisible", seccomp=None)
+    iso.start(pidns=True, procopts="hidepid=invisible", seccomp=None,
+              declare_host=True)
     assert "WARNING" not in iso.screen()
     assert '"result":1' in approved_plan(iso)
     rc, checks, _ = iso.doctor(seccomp=None)

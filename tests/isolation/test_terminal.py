@@ -15,7 +15,7 @@ from isoenv import CONSOLE_USER, as_user, gid_of, uid_of, wait_for
 
 def launch(env, console_env=None, hold=False, wrapper=None):
     """Start doctor, then the console, in one pane of the console account's
-    tmux (host mode, hidepid). hold: the pane waits for Enter first, so the
+    tmux (host mode: a simulated host whose /proc hides, declared). hold: the pane waits for Enter first, so the
     test can change the terminal before anything runs."""
     sysenv = "LOCKFILE_SYSCONFDIR=" + env.sysconf
     extra = " ".join("%s=%s" % (k, shlex.quote(v))
@@ -35,8 +35,9 @@ def launch(env, console_env=None, hold=False, wrapper=None):
             doctor + "; " + console + "; exit $?"))
     else:
         script += doctor + "; exec " + console
-    env.start(pidns=False, procopts="hidepid=invisible", seccomp=None,
-              inner="sh -c " + shlex.quote(script), wait=False)
+    env.start(pidns=True, procopts="hidepid=invisible", seccomp=None,
+              inner="sh -c " + shlex.quote(script), wait=False,
+              declare_host=True)
 
 
 def pane(env, fmt):

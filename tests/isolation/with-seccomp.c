@@ -3,11 +3,18 @@
  *
  *   with-seccomp --docker    [--no-nnp] -- CMD [ARG...]
  *   with-seccomp --allow-all [--no-nnp] -- CMD [ARG...]
+ *   with-seccomp --no-landlock [--no-nnp] -- CMD [ARG...]
+ *   with-seccomp --no-seccomp  [--no-nnp] -- CMD [ARG...]
  *
  * --docker: allows everything but what Docker's default profile refuses
  * that matters here: clone3 answers ENOSYS, the key calls, kexec, bpf,
  * open_by_handle_at answer EPERM. --allow-all: a filter that refuses
- * nothing (Seccomp: 2, yet clone3 answers EINVAL). no_new_privs is set
+ * nothing (Seccomp: 2, yet clone3 answers EINVAL). --no-landlock: the
+ * kernel as one built without Landlock answers (the three landlock calls
+ * ENOSYS). --no-seccomp: as one built without seccomp (seccomp() ENOSYS,
+ * prctl PR_GET_SECCOMP and PR_SET_SECCOMP EINVAL): the real kernel answers
+ * for everything else, so doctor and the console meet the condition as on
+ * such a kernel. no_new_privs is set
  * unless --no-nnp (which needs CAP_SYS_ADMIN: run it as root, before the
  * uid change). Exit 127 when the filter or the exec fails. */
 #include <errno.h>
@@ -25,7 +32,11 @@ main(int argc, char **argv)
 		SCMP_SYS(add_key), SCMP_SYS(keyctl), SCMP_SYS(request_key),
 		SCMP_SYS(kexec_load), SCMP_SYS(bpf), SCMP_SYS(open_by_handle_at),
 	};
-	int docker = -1, nnp = 1, i;
+	static const int landlock[] = {
+		SCMP_SYS(landlock_create_ruleset), SCMP_SYS(landlock_add_rule),
+		SCMP_SYS(landlock_restrict_self),
+	};
+	int docker = -1, nnp = 1, i, noll = 0, nosc = 0;
 	scmp_filter_ctx ctx;
 	size_t k;
 
@@ -34,14 +45,18 @@ main(int argc, char **argv)
 			docker = 1;
 		else if (strcmp(argv[i], "--allow-all") == 0)
 			docker = 0;
+		else if (strcmp(argv[i], "--no-landlock") == 0)
+			docker = 0, noll = 1;
+		else if (strcmp(argv[i], "--no-seccomp") == 0)
+			docker = 0, nosc = 1;
 		else if (strcmp(argv[i], "--no-nnp") == 0)
 			nnp = 0;
 		else
 			docker = -2;
 	}
 	if (docker < 0 || i + 1 >= argc) {
-		fprintf(stderr, "usage: with-seccomp --docker|--allow-all "
-		    "[--no-nnp] -- CMD [ARG...]\n");
+		fprintf(stderr, "usage: with-seccomp --docker|--allow-all|"
+		    "--no-landlock|--no-seccomp [--no-nnp] -- CMD [ARG...]\n");
 		return 64;
 	}
 	if (nnp && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
@@ -60,6 +75,17 @@ main(int argc, char **argv)
 			    != 0)
 				return 127;
 	}
+	for (k = 0; noll && k < sizeof(landlock) / sizeof(landlock[0]); k++)
+		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), landlock[k], 0)
+		    != 0)
+			return 127;
+	if (nosc && (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
+	    SCMP_SYS(seccomp), 0) != 0 ||
+	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EINVAL), SCMP_SYS(prctl), 1,
+	    SCMP_A0(SCMP_CMP_EQ, PR_GET_SECCOMP)) != 0 ||
+	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EINVAL), SCMP_SYS(prctl), 1,
+	    SCMP_A0(SCMP_CMP_EQ, PR_SET_SECCOMP)) != 0))
+		return 127;
 	if (seccomp_load(ctx) != 0) {
 		fprintf(stderr, "with-seccomp: the filter cannot be loaded\n");
 		return 127;
