@@ -3,8 +3,9 @@
 BUILD ?= build
 BUILD_ASAN ?= build-asan
 BUILD_FUZZ ?= build-fuzz
+INSTALL_BUILD ?= build-install
 
-.PHONY: all deps build build-asan build-fuzz check demo docker bench clean lint
+.PHONY: all deps build build-asan build-fuzz check demo docker bench clean lint install
 
 all: build
 
@@ -35,6 +36,18 @@ check: deps build build-asan build-fuzz
 	BUILD=$(CURDIR)/$(BUILD) BUILD_ASAN=$(CURDIR)/$(BUILD_ASAN) \
 	    BUILD_FUZZ=$(CURDIR)/$(BUILD_FUZZ) tests/run-all
 
+# docs/host.md: PREFIX/bin/lockfile (root's), /etc/lockfile/{trusted_root.json,
+# trust.toml,system.toml}, PREFIX/lib/tmpfiles.d/lockfile.conf, from a tree
+# built without the tests (a host needs only the libraries). Run as root;
+# DESTDIR=DIR stages it under DIR; INSTALL_BUILD=DIR installs from another
+# configured tree (tests/e2e/test_host_guide.py uses the plain build's).
+$(INSTALL_BUILD)/build.ninja:
+	meson setup $(INSTALL_BUILD) -Dtests=false -Dbench=false -Dplugins=false
+
+install: $(INSTALL_BUILD)/build.ninja
+	ninja -C $(INSTALL_BUILD)
+	meson install -C $(INSTALL_BUILD) --no-rebuild
+
 demo: deps build
 	chmod -R a+rX . 2>/dev/null || true
 	scripts/demo.sh $(CURDIR)/$(BUILD)
@@ -56,4 +69,4 @@ lint: build
 	scripts/lint/banned
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ) $(INSTALL_BUILD) build-uids

@@ -6,9 +6,10 @@
 # terminal at security level 0 (clear results: a human alone at the screen),
 # and runs a scripted agent (account `agent`) whose questions you approve on
 # screen: type `y` (or `n <reason>`), and the value asked for ${email}.
-# Run as root (it creates the accounts, mounts a private /proc with
-# hidepid=invisible for the console, and hands this terminal to the console
-# account for the session).
+# Run as root (it creates the accounts, hands this terminal to the console
+# account for the session, and, unless this machine's /proc already hides
+# other accounts' processes, makes a host of its own for the console and the
+# agent: a pid and mount namespace whose /proc does; it says so on screen).
 set -eu
 BUILD=${1:-$(pwd)/build}
 LOCKFILE=$BUILD/lockfile
@@ -23,8 +24,11 @@ chmod 755 "$DEMO"
 HOME_L=$DEMO/home
 RUN=$DEMO/run
 SRC=$DEMO/files
+ETC=$DEMO/etc		# the root-owned system configuration (host.toml)
 mkdir -p "$HOME_L/.config/lockfile" "$HOME_L/.local/state/lockfile" \
-    "$HOME_L/.local/share/lockfile/plugins" "$RUN" "$SRC/2024" "$SRC/private"
+    "$HOME_L/.local/share/lockfile/plugins" "$RUN" "$SRC/2024" "$SRC/private" \
+    "$ETC"
+chmod 755 "$ETC"
 
 # --- sample files ---------------------------------------------------------
 /usr/bin/python3 - "$SRC" <<'EOF'
@@ -84,7 +88,10 @@ cp "$HOME_L/.config/lockfile/policy.toml" \
 chmod 600 "$HOME_L/.config/lockfile/policy.toml" \
     "$HOME_L/.local/state/lockfile/policy.approved.toml" "$LOCK"
 chown -R lockfile:lockfile "$HOME_L" "$SRC"
-chmod 700 "$HOME_L" "$SRC"
+# Only the console account may read a source (docs/sources.md): the
+# console refuses anything another account could read.
+chmod 700 "$HOME_L"
+chmod -R go= "$SRC"
 chown lockfile:lockfile-clients "$RUN"
 chmod 2750 "$RUN"
 
@@ -133,21 +140,43 @@ chown lockfile "$TTY"
 restore() { chown "$OWNER" "$TTY"; chmod "$MODE" "$TTY"; }
 trap restore EXIT INT TERM
 
-runuser -u agent -- "$DEMO/agent.sh" &
-AGENT=$!
+# The console and the agent run on a host whose /proc hides the plugins'
+# processes from other accounts, declared by root (docs/host.md): this
+# machine, if its /proc does; else a host of the demo's own.
+CONSOLE_CMD="setpriv --reuid=lockfile --regid=lockfile --init-groups \
+    env LOCKFILE_SYSCONFDIR=$ETC $LOCKFILE console --home $HOME_L \
+    --socket $RUN/lockfile.sock"
+DECLARE="env LOCKFILE_SYSCONFDIR=$ETC $LOCKFILE doctor --declare-host"
+RUN_BOTH="runuser -u agent -- $DEMO/agent.sh & AGENT=\$!
+    $CONSOLE_CMD & CONSOLE=\$!
+    wait \$AGENT || true; sleep 1
+    kill -TERM \$CONSOLE 2>/dev/null || true; wait \$CONSOLE || true"
+if $DECLARE >/dev/null 2>&1; then
+	echo "This machine's /proc hides other accounts' processes (declared in"
+	echo "$ETC/host.toml): the console and the agent run on it."
+	sh -c "$RUN_BOTH"
+else
+	cat <<EOF
+NOTE: this machine's /proc is not mounted hidepid=invisible, so the demo
+makes a host of its own: a pid and mount namespace whose /proc hides other
+accounts' processes, declared by 'lockfile doctor --declare-host'. The
+console and the scripted agent run inside it. What it does not protect:
+any account outside it, on this machine's /proc, can still read the
+plugins' processes (command lines, memory counters) while they run. Use no
+real confidential file here; docs/host.md sets up a real host.
 
-# The console: a private mount namespace whose /proc hides other accounts'
-# processes (host-mode isolation), then the console account.
-unshare --mount --propagation private sh -c "
-    mount -t proc -o hidepid=invisible proc /proc &&
-    exec setpriv --reuid=lockfile --regid=lockfile --init-groups \
-        $LOCKFILE console --home $HOME_L --socket $RUN/lockfile.sock" &
-CONSOLE=$!
-
-wait "$AGENT" || true
-sleep 1
-kill -TERM "$CONSOLE" 2>/dev/null || true
-wait "$CONSOLE" || true
+EOF
+	sleep 2
+	# In the new mount namespace: every procfs copied from this machine
+	# goes (deepest first), then the host's own, which hides.
+	unshare --pid --mount --fork --propagation private sh -c "set -e
+	    for m in \$(awk '{for (i = 7; i <= NF; i++) if (\$i == \"-\") {
+	        if (\$(i + 1) == \"proc\") print \$5; break }}' \
+	        /proc/self/mountinfo | sort -r); do umount -l \"\$m\"; done
+	    mount -t proc -o hidepid=invisible proc /proc
+	    $DECLARE >/dev/null
+	    $RUN_BOTH"
+fi
 echo
 echo "The audit (what only the console account can read):"
 runuser -u lockfile -- "$LOCKFILE" audit --home "$HOME_L" | tail -n 8
