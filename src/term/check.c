@@ -130,6 +130,9 @@ rules_load(struct term_rules *r, char *why, size_t whylen)
 	int bad = 0, b;
 
 	memset(r, 0, sizeof(*r));
+	/* X11 is refused unless system.toml allows it: other X clients of
+	 * the display can read an X terminal's window and send it keys. */
+	r->x11_refuse = 1;
 	r->own_multiplexer_ok = 1;
 	names_default(&r->relays, default_relays,
 	    sizeof(default_relays) / sizeof(default_relays[0]));
@@ -286,17 +289,18 @@ check_ancestry(const struct term_rules *tr, const struct iso_agents *a,
 		iso_escape(ps.name, name, sizeof(name));
 		if (relay[0] == '\0' && names_match(&tr->relays, ps.name, exe))
 			str_msg(relay, sizeof(relay), "pid %lld (%s) relays the "
-			    "terminal", pid, name);
+			    "terminal: start the console without it", pid, name);
 		if (relay[0] == '\0' &&
 		    names_match(&tr->multiplexers, ps.name, exe)) {
 			if (!all_uids(&ps, a->console_uid))
 				str_msg(relay, sizeof(relay), "multiplexer pid %lld "
-				    "(%s) runs as uid %llu, not the console account",
-				    pid, name, ps.uid[0]);
+				    "(%s) runs as uid %llu, not the console account: "
+				    "start it as the console account", pid, name,
+				    ps.uid[0]);
 			else if (!tr->own_multiplexer_ok)
 				str_msg(relay, sizeof(relay), "multiplexer pid %lld "
-				    "(%s): system.toml refuses multiplexers", pid,
-				    name);
+				    "(%s): system.toml refuses multiplexers: log in as "
+				    "the console account instead", pid, name);
 			else
 				own_mux = 1;
 		}
@@ -323,8 +327,9 @@ check_ancestry(const struct term_rules *tr, const struct iso_agents *a,
 	if (!tr->x11_refuse)
 		iso_add(r, "terminal.x11", 1, "system.toml allows X11");
 	else if (x11[0] != '\0')
-		iso_add(r, "terminal.x11", 0, "%s and system.toml says "
-		    "x11 = \"refuse\"", x11);
+		iso_add(r, "terminal.x11", 0, "%s, and X11 is refused (other X "
+		    "clients can read it): use a text console or tmux without "
+		    "DISPLAY", x11);
 	else
 		iso_add(r, "terminal.x11", 1, "no X11 display seen");
 }
@@ -369,30 +374,35 @@ check_device(int fd, const struct iso_agents *a, struct iso_report *r)
 
 	if (fd < 0 || !isatty(fd) || tcgetattr(fd, &tio) != 0) {
 		iso_add(r, "terminal.device", 0, "no controlling terminal whose "
-		    "echo can be switched off");
+		    "echo can be switched off: run it in a terminal of its own, "
+		    "e.g. tmux started as the console account (docs/host.md)");
 		return;
 	}
 	if (tty_node(fd, &st) != 0) {
 		iso_add(r, "terminal.device", 0, "the terminal's device node "
-		    "cannot be found (not a pseudo-terminal nor on stdin/out/err)");
+		    "cannot be found (not a pseudo-terminal nor on stdin/out/err): "
+		    "use tmux started as the console account");
 		return;
 	}
 	iso_add(r, "terminal.device", 1, "a terminal (echo can be switched off "
 	    "for typed values)");
 	if (st.st_uid != a->console_uid)
 		iso_add(r, "terminal.owner", 0, "the terminal belongs to uid %u, "
-		    "not the console account (%u)", (unsigned)st.st_uid,
-		    (unsigned)a->console_uid);
+		    "not the console account (%u): a login stays its account's "
+		    "through su; start tmux as the console account (docs/host.md)",
+		    (unsigned)st.st_uid, (unsigned)a->console_uid);
 	else
 		iso_add(r, "terminal.owner", 1, "the terminal belongs to the "
 		    "console account");
 	if (st.st_mode & (S_IROTH | S_IWOTH | S_IRGRP))
 		iso_add(r, "terminal.mode", 0, "the terminal is open to others "
-		    "(mode %04o)", (unsigned)(st.st_mode & 07777));
+		    "(mode %04o): chmod go-r,o-w it, or use tmux started as the "
+		    "console account", (unsigned)(st.st_mode & 07777));
 	else if ((st.st_mode & S_IWGRP) &&
 	    iso_agent_has_gid(a, st.st_gid, who, sizeof(who)))
 		iso_add(r, "terminal.mode", 0, "the terminal's group %u may write "
-		    "to it and %s", (unsigned)st.st_gid, who);
+		    "to it and %s: chmod g-w it (mesg n)", (unsigned)st.st_gid,
+		    who);
 	else
 		iso_add(r, "terminal.mode", 1, "mode %04o, no agent can write to "
 		    "it", (unsigned)(st.st_mode & 07777));
@@ -409,7 +419,8 @@ isolation_terminal_report(int ttyfd, const struct iso_agents *a,
 	memset(r, 0, sizeof(*r));
 	check_device(ttyfd, a, r);
 	if (rules_load(&tr, why, sizeof(why)) != 0) {
-		iso_add(r, "terminal.rules", 0, "%s", why);
+		iso_add(r, "terminal.rules", 0, "%s: fix it, or remove it for the "
+		    "defaults", why);
 	} else {
 		iso_add(r, "terminal.rules", 1, "relays and X11 rules from "
 		    "defaults and %s", SYSTEM_TOML);

@@ -257,7 +257,9 @@ def tiny_pdf():
 
 
 def make_source(base, files):
-    """A local source on the host: the console account's, 0700."""
+    """A local source on the host: the console account's, directories 0700,
+    files 0600 (the console refuses a source another account could read,
+    docs/sources.md)."""
     d = tempfile.mkdtemp(prefix="lfd-src-", dir=base)
     for rel, data in files.items():
         p = os.path.join(d, rel)
@@ -267,9 +269,10 @@ def make_source(base, files):
     uid, gid = uid_of("lockfile"), pwd.getpwnam("lockfile").pw_gid
     for dp, dns, fns in os.walk(d):
         os.chown(dp, uid, gid)
+        os.chmod(dp, 0o700)
         for n in fns:
             os.chown(os.path.join(dp, n), uid, gid)
-    os.chmod(d, 0o700)
+            os.chmod(os.path.join(dp, n), 0o600)
     return d
 
 

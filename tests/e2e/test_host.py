@@ -404,3 +404,24 @@ def test_workspace_and_audit_modes(env):
     for p in (audit, os.path.join(d, "data")):
         r = as_user("agent", ["cat", p])
         assert r.returncode != 0 and r.stdout == b"", p
+
+
+# ---- the policy's errors name their line -----------------------------------
+
+@pytest.mark.parametrize("text,line,what", [
+    ("security_level = 1\nbogus = 2\n", 2, 'unknown policy key "bogus"'),
+    ("security_level = 1\n\nallowed_uids = [0]\n", 3, "allowed_uids"),
+    ("answer_quantum_s = 0\n", 1, "answer_quantum_s must be"),
+    ("security_level = 1\n\n[profiles.bad]\nproduction = true\n"
+     "source = \"nfs\"\n", 5, "profiles.bad.source"),
+    ("[profiles.docs]\nsource = \"local\"\npath = \"relative\"\n", 1,
+     "profiles.docs: local profile: path must be an absolute path"),
+    ("work_dir = \"~/w\"\n\n[profiles.docs]\nsource = \"local\"\n"
+     "path = \"~/w/x\"\n", 5, "sits inside the console's work_dir"),
+])
+def test_policy_errors_name_their_line(env, text, line, what):
+    env.write_policy(approved=False, text=text.replace("~", env.home))
+    r = approve_cmd(env)
+    err = r.stderr.decode()
+    assert r.returncode == 65, err
+    assert ("line %d: " % line) in err and what in err, err

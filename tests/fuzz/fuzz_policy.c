@@ -5,8 +5,9 @@
  * overread": a refusal leaves one line of printable ASCII; an accepted
  * policy has every value in its documented range (docs/policy.md), a clean
  * absolute work_dir, no root among the allowed uids, every profile named
- * in its alphabet with a known kind and findable by name, and the
- * fingerprint of exactly the bytes given. */
+ * in its alphabet with a known kind and findable by name, no local
+ * profile whose path is, holds or sits inside the home or work_dir, and
+ * the fingerprint of exactly the bytes given. */
 #include "console/policy.h"
 #include "protocol/shape.h"
 #include "protocol/table.h"
@@ -23,6 +24,19 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define HOME "/home/lockfile"
+
+/* a and b the same directory, or one inside the other (lexically). */
+static int
+nested(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), n = la < lb ? la : lb;
+	const char *l = la < lb ? b : a;
+
+	while (n > 1 && (la < lb ? a : b)[n - 1] == '/')
+		n--;
+	return strncmp(a, b, n) == 0 && (l[n] == '\0' || l[n] == '/' ||
+	    n == 1);
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -75,6 +89,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(plen == 0 || (pr->prefix[plen - 1] == '/' &&
 		    pr->prefix[0] != '/' && strstr(pr->prefix, "//") == NULL &&
 		    strstr(pr->prefix, "./") == NULL));
+		if (strcmp(pr->kind->name, "local") == 0) {
+			const char *lp = json_string_value(json_object_get(
+			    pr->table, "path"));
+			CHECK(lp != NULL && !nested(lp, HOME) &&
+			    !nested(lp, p.work_dir));
+		}
 	}
 	sha256_mem(data, size, fp);
 	CHECK(memcmp(fp, p.fingerprint, sizeof(fp)) == 0);

@@ -7,8 +7,9 @@ groups. Doctor names those and reports debug.exception-trace and a
 core_pattern that hands crashes to a helper.
 
 The machine's own settings are not touched (other suites run beside):
-each situation is built in the console's private mount namespace, with
-files bound over /proc/sys/kernel/... and over /var/log."""
+each situation is built in the console's private mount namespace (a
+simulated host), with files bound over /proc/sys/kernel/... and over
+/var/log."""
 import grp
 import os
 import shlex
@@ -52,8 +53,10 @@ def log_dir(fake, files):
 
 
 def start(iso, *mounts):
-    iso.start(pidns=False, procopts="hidepid=invisible", seccomp=None,
-              preexec=" && ".join(mounts))
+    """Host mode on a simulated host (a declared one: isoenv), then the
+    situation bound into its mount namespace."""
+    iso.start(pidns=True, procopts="hidepid=invisible", seccomp=None,
+              preexec=" && ".join(mounts), declare_host=True)
 
 
 def test_dmesg_open_to_every_account_refuses_plans(iso, fake):

@@ -115,10 +115,21 @@ def test_x11_terminal_in_the_ancestry(iso):
     refused(iso, "terminal.x11", "pid [0-9]+ \\(xterm\\) is an X11 terminal")
 
 
-def test_x11_allowed_by_default(iso):
+def test_x11_refused_by_default(iso):
+    """No system.toml: X11 is refused all the same (it used to be allowed
+    unless system.toml said otherwise)."""
+    assert not os.path.exists(os.path.join(iso.sysconf, "system.toml"))
+    launch(iso, console_env={"DISPLAY": ":0"})
+    refused(iso, "terminal.x11", "the console's environment has DISPLAY, "
+            "and X11 is refused")
+
+
+def test_x11_allowed_only_by_system_toml(iso):
+    iso.write_system_toml('x11 = "allow"\n')
     launch(iso, console_env={"DISPLAY": ":0"})
     iso.wait_for_socket()
-    assert doctor_checks(iso)["terminal.x11"][0] is True
+    assert doctor_checks(iso)["terminal.x11"] == (True,
+                                                  "system.toml allows X11")
 
 
 def test_x11_refuse_without_display(iso):
@@ -165,6 +176,8 @@ def test_terminal_of_another_account(iso):
     hold_then(iso, lambda tty: os.chown(tty, uid_of("agent"), -1))
     refused(iso, "terminal.owner", "the terminal belongs to uid %d"
             % uid_of("agent"))
+    # and says what to do, not only what is wrong
+    iso.wait_screen("start tmux as the console account \\(docs/host.md\\)")
 
 
 def test_terminal_group_writable_for_no_agent_is_fine(iso):
