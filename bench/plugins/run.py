@@ -16,6 +16,9 @@ medians and ratios, not absolute times).
         jq empty with --jq) (target <= 5x wc -l), and is-json as it was
   pdf   256 MiB PDF shaped like a scan: is-pdf vs qpdf --check
 
+and, for where the time goes, the UTF-8 and JSON checks in process per
+instruction set (bench-plugin-kernels: no sandbox, no reads).
+
 Runs as the console account, which the sandbox requires (as root it
 re-executes itself through setpriv, as bench/run-all does). The inputs are
 generated into a temporary directory (or --data DIR, kept and reused) and
@@ -121,6 +124,16 @@ def verdicts(res):
     return out
 
 
+def kernels(build, what, path):
+    """The check alone, in process, per instruction set (no sandbox, no
+    reads: the file is mapped and faulted in first)."""
+    print("  in process, per kernel (best CPU time of 3):", flush=True)
+    r = subprocess.run([os.path.join(build, "bench", "bench-plugin-kernels"),
+                        what, path, "3"], stdout=subprocess.PIPE)
+    sys.stdout.write(r.stdout.decode())
+    sys.stdout.flush()
+
+
 def ensure(path, size, make):
     if not (os.path.exists(path) and os.path.getsize(path) >= size // 2):
         t0 = time.monotonic()
@@ -191,6 +204,7 @@ def main():
                                    NEEDLE, text], ok_codes=(1,), want=b"0"),
             ]
             allres.update(group("text, %d MiB" % a.text_mib, cmds, a.rounds))
+            kernels(build, "utf8", text)
         if "json" in only:
             js = os.path.join(data, "records.json")
             ensure(js, a.json_mib << 20, gendata.json_array)
@@ -206,6 +220,7 @@ def main():
             if a.jq:
                 cmds.append(Cmd("jq empty", ["jq", "empty", js], rounds=1))
             allres.update(group("json, %d MiB" % a.json_mib, cmds, a.rounds))
+            kernels(build, "json", js)
         if "pdf" in only:
             pdf = os.path.join(data, "scan.pdf")
             ensure(pdf, a.pdf_mib << 20, gendata.pdf)

@@ -3,9 +3,11 @@
 # with several independent writers: qpdf (xref tables, xref streams,
 # linearized, encrypted), ghostscript (pdfwrite), poppler-utils (pdfunite,
 # pdfseparate) and mupdf-tools (mutool); musl-tools for the documented musl
-# build of a plugin. Idempotent: installs only what is missing.
+# build of a plugin; jq for bench/plugins (jq empty beside is-json, with
+# --jq; qpdf --check is its baseline for is-pdf). Idempotent: installs only
+# what is missing.
 set -eu
-PKGS="qpdf ghostscript poppler-utils mupdf-tools musl-tools"
+PKGS="qpdf ghostscript poppler-utils mupdf-tools musl-tools jq"
 missing=$(for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
 [ -z "$missing" ] && exit 0
 export DEBIAN_FRONTEND=noninteractive
