@@ -31,6 +31,14 @@ struct card_plugin {
 	struct card_binding bind[8];
 };
 
+/* A count the console keeps per key and shows with the plan: the per-key
+ * answer ledger (docs/console.md) fills these. The card shows each line;
+ * in hub mode they go into the ticket's masked screen (docs/hub.md). */
+struct card_ledger {
+	const char *label;		/* our text, printable ASCII */
+	unsigned count;
+};
+
 struct card {
 	uid_t uid;
 	const char *profile;
@@ -43,6 +51,8 @@ struct card {
 	const struct card_plugin *plugins;
 	unsigned reveals;
 	unsigned left_before;
+	size_t nledger;
+	const struct card_ledger *ledger;
 };
 
 enum decision {

@@ -44,6 +44,9 @@ static const char usage_text[] =
 "Exit status: 0 session ended (idle, session timeout, or a signal),\n"
 "64 usage, 70 start-up refused (the reason is printed).\n";
 
+static void console_audit_failed(struct console *c)
+    __attribute__((noreturn));
+
 struct conn {
 	int fd;
 	struct peer peer;
@@ -165,7 +168,7 @@ dispatch(struct console *c, const struct request *req, const struct peer *p)
 	case M_FILE_PLUGINS:
 		return handle_plugins(c, req);
 	case M_FILE_PLAN:
-		return handle_plan(c, req, p);
+		return plan_handle(&c->env, req, p);
 	case M_FILE_RELEASE:
 		return handle_release(c, req, p);
 	case M_CHANGE_REQUEST:
@@ -215,9 +218,8 @@ serve(struct console *c, int fd)
 		json_object_set_new(rec, "method", json_null());
 		json_object_set_new(rec, "peer_uid", json_integer(cn->peer.uid));
 		json_object_set_new(rec, "outcome", json_string("E_PEER_REFUSED"));
-		if (audit_write(&c->audit, rec) != 0)
-			console_audit_failed(c);
-		console_window(c, "refused a connection from uid %u",
+		c->env.audit->write(c->env.audit_ctx, rec);
+		term_printf(&c->term, "refused a connection from uid %u\n",
 		    (unsigned)cn->peer.uid);
 		goto out;
 	}
@@ -372,6 +374,7 @@ start(struct console *c, const char *homearg, const char *sockpath,
 		}
 	}
 	collect_scrub_words(c);
+	console_env_init(c, console_audit_failed);
 	/* A terminal an agent could drive or read is refused outright. */
 	if (isolation_terminal_ok(c, &why) != 0) {
 		logit("refusing this terminal: %s", why);
@@ -448,7 +451,9 @@ emergency_cleanup(void)
 		    "and fetched files deleted\n");
 }
 
-void
+/* The audit cannot be written: stop as a shutdown does (fetched files
+ * deleted, values wiped), then exit 70. Never returns. */
+static void
 console_audit_failed(struct console *c)
 {
 	logit("audit write failed: stopping");

@@ -8,6 +8,7 @@
 #include "console/isolation.h"
 #include "console/listener.h"
 #include "console/parser_worker.h"
+#include "console/plan.h"
 #include "console/policy.h"
 #include "term/term.h"
 #include "console/values.h"
@@ -30,6 +31,7 @@ struct console {
 	struct isolation iso;		/* isolation.h: snapshot, last cause */
 	const char *scrub_words[POLICY_MAX_PROFILES * 8];
 	size_t nscrub;
+	struct plan_env env;		/* what plans borrow (plan.h) */
 	long long start_ms, last_request_ms, session_end_ms;
 	int sigfd;
 	int stopping;
@@ -40,8 +42,6 @@ struct console {
 char *handle_status(struct console *c, const struct request *req);
 char *handle_sources(struct console *c, const struct request *req);
 char *handle_plugins(struct console *c, const struct request *req);
-char *handle_plan(struct console *c, const struct request *req,
-    const struct peer *peer);
 char *handle_release(struct console *c, const struct request *req,
     const struct peer *peer);
 char *handle_change(struct console *c, const struct request *req,
@@ -54,17 +54,10 @@ char *handle_change(struct console *c, const struct request *req,
 const struct profile *console_profile(const struct console *c,
     const char *name);
 
-/* Sleep until the next multiple of the quantum after start_ms. */
-void console_hold_until_quantum(struct console *c, long long start_ms);
-/* The audit cannot be written: stop as a shutdown does (fetched files
- * deleted, values wiped), then exit 70. Never returns. */
-void console_audit_failed(struct console *c) __attribute__((noreturn));
-/* A line for the console window (our text; agent text through term). */
-void console_window(struct console *c, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-/* Scrub text for the window or the audit. */
-void console_scrub(const struct console *c, const char *in, char *out,
-    size_t outlen);
+/* console_env.c: fill c->env from the console's parts (after start-up
+ * has opened them). audit_failed stops the console when the audit cannot
+ * be written; it never returns. */
+void console_env_init(struct console *c, void (*audit_failed)(struct console *));
 
 /* `lockfile console` */
 int cmd_console(int argc, char **argv);

@@ -13,39 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-void
-console_window(struct console *c, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	str_vmsg(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	term_printf(&c->term, "%s\n", buf);
-}
-
-void
-console_scrub(const struct console *c, const char *in, char *out,
-    size_t outlen)
-{
-	scrub_text(in, c->scrub_words, c->nscrub, out, outlen);
-}
-
-void
-console_hold_until_quantum(struct console *c, long long start_ms)
-{
-	long long q = (long long)c->pol.answer_quantum_s * 1000;
-	long long elapsed = now_ms() - start_ms;
-	long long k = (elapsed + q - 1) / q;
-
-	/* The first multiple of the quantum at or after the end, and never
-	 * less than one: a run longer than k quanta shows only that. */
-	if (k < 1)
-		k = 1;
-	sleep_until_ms(start_ms + k * q);
-}
-
 const struct profile *
 console_profile(const struct console *c, const char *name)
 {
@@ -191,7 +158,7 @@ handle_release(struct console *c, const struct request *req,
     const struct peer *peer)
 {
 	json_t *id = request_id_json(req), *rec = json_object();
-	long long start = now_ms();
+	long long start = c->env.clock->now_ms(c->env.clock_ctx);
 	struct ws_handle *h;
 	char *line;
 
@@ -212,11 +179,10 @@ handle_release(struct console *c, const struct request *req,
 		json_object_set_new(r, "released", json_true());
 		line = proto_result_line(M_FILE_RELEASE, id, r);
 	}
-	if (audit_write(&c->audit, rec) != 0)
-		console_audit_failed(c);
+	c->env.audit->write(c->env.audit_ctx, rec);
 	/* Deleting a larger file takes longer: the answer, refusal included,
 	 * waits for the quantum. */
-	console_hold_until_quantum(c, start);
+	plan_hold_quantum(&c->env, start);
 	json_decref(id);
 	return line;
 }
@@ -237,8 +203,7 @@ handle_change(struct console *c, const struct request *req,
 	json_object_set_new(rec, "method", json_string("change.request"));
 	json_object_set_new(rec, "peer_uid", json_integer(peer->uid));
 	json_object_set_new(rec, "text", json_stringn(req->text, req->text_len));
-	if (audit_write(&c->audit, rec) != 0)
-		console_audit_failed(c);
+	c->env.audit->write(c->env.audit_ctx, rec);
 	r = json_object();
 	json_object_set_new(r, "queued", json_true());
 	line = proto_result_line(M_CHANGE_REQUEST, id, r);

@@ -1,4 +1,4 @@
-/* file.plan: the plan pipeline of SPEC section 6, in its order.
+/* file.plan: the plan pipeline (docs/console.md, "A plan"), in its order.
  *
  * 1. Checks before anything is read, each answered at once: a literal
  *    input, unknown profile, key outside the prefix (or an unknown handle),
@@ -8,10 +8,12 @@
  * 2. The approval card; the human's decision; typed values (no echo).
  * 3. Fetch into the workspace, run each plugin in the sandbox, answer at the
  *    next multiple of the quantum counted from the approval, audit.
- * The agent learns 1, 0 or plugin_error per plugin, or one E_* code. */
-#include "console/approval.h"
-#include "console/console.h"
-#include "console/isolation.h"
+ * The agent learns 1, 0 or plugin_error per plugin, or one E_* code.
+ *
+ * Everything outside the pipeline comes through its environment
+ * (plan.h): the human, the sandbox, the audit and the clock. */
+#include "console/plan.h"
+#include "console/scrub.h"
 #include "protocol/key.h"
 #include "protocol/response.h"
 #include "lib/fdutil.h"
@@ -19,6 +21,7 @@
 #include "lib/str.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +30,7 @@
 #include <sodium.h>
 
 struct plan {
-	struct console *c;
+	const struct plan_env *e;
 	const struct request *req;
 	const struct peer *peer;
 	json_t *id;
@@ -43,6 +46,42 @@ struct plan {
 	struct card_plugin cp[PROTO_MAX_PLUGINS];
 	unsigned left_before;
 };
+
+static long long
+now(const struct plan *pl)
+{
+	return pl->e->clock->now_ms(pl->e->clock_ctx);
+}
+
+static void
+window(const struct plan *pl, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+window(const struct plan *pl, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	str_vmsg(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	pl->e->human->window(pl->e->human_ctx, buf);
+}
+
+void
+plan_hold_quantum(const struct plan_env *e, long long start_ms)
+{
+	long long q = (long long)e->pol->answer_quantum_s * 1000;
+	long long elapsed = e->clock->now_ms(e->clock_ctx) - start_ms;
+	long long k = (elapsed + q - 1) / q;
+
+	/* The first multiple of the quantum at or after the end, and never
+	 * less than one: a run longer than k quanta shows only that. */
+	if (k < 1)
+		k = 1;
+	e->clock->sleep_until(e->clock_ctx, start_ms + k * q);
+}
 
 static json_t *
 hex_json(const uint8_t *h)
@@ -75,7 +114,7 @@ refuse(struct plan *pl, enum lf_err e, const char *cause)
 	    json_string(proto_error(e)->name));
 	if (cause != NULL)
 		json_object_set_new(pl->rec, "cause", json_string(cause));
-	console_window(pl->c, "  plan refused: %s", proto_error(e)->name);
+	window(pl, "  plan refused: %s", proto_error(e)->name);
 	return line;
 }
 
@@ -131,10 +170,10 @@ open_plugins(struct plan *pl, const char **why)
 	pl->nop = 0;
 	/* plugins.lock may have changed since the last plan: a `plugin verify`
 	 * that recorded a yank, an update. Read it again every time. */
-	if (store_reload(&pl->c->store, why) != 0)
+	if (store_reload(pl->e->store, why) != 0)
 		return E_PLUGIN_TAMPERED;
 	for (i = 0; i < req->nplugins; i++) {
-		enum store_status st = store_check_plugin(&pl->c->store,
+		enum store_status st = store_check_plugin(pl->e->store,
 		    req->plugins[i].name, req->plugins[i].version, &pl->op[i],
 		    why);
 		if (st != STORE_OK) {
@@ -158,10 +197,10 @@ open_pinned(struct plan *pl, const char **why)
 
 	close_plugins(pl);
 	pl->nop = 0;
-	if (store_reload(&pl->c->store, why) != 0)
+	if (store_reload(pl->e->store, why) != 0)
 		return E_PLUGIN_TAMPERED;
 	for (i = 0; i < n; i++) {
-		enum store_status st = store_open_pinned(&pl->c->store,
+		enum store_status st = store_open_pinned(pl->e->store,
 		    &pl->pin[i], &pl->op[i], why);
 		pl->nop = i + 1;
 		if (st == STORE_OK &&
@@ -201,17 +240,17 @@ record_request(struct plan *pl)
 static char *
 precheck(struct plan *pl)
 {
-	struct console *c = pl->c;
+	const struct plan_env *e = pl->e;
 	const struct request *req = pl->req;
 	const char *why = NULL;
-	enum lf_err e;
+	enum lf_err err;
 	size_t i;
 
 	if (req->error == E_LITERAL_INPUT)
 		return refuse(pl, E_LITERAL_INPUT, "literal input");
 	if (req->has_handle) {
-		ws_expire(&c->ws, now_ms());
-		pl->h = ws_find(&c->ws, req->handle, pl->peer->uid);
+		ws_expire(e->ws, now(pl));
+		pl->h = ws_find(e->ws, req->handle, pl->peer->uid);
 		if (pl->h == NULL)
 			return refuse(pl, E_HANDLE_EXPIRED, "unknown or expired");
 		pl->pr = pl->h->profile;
@@ -223,7 +262,12 @@ precheck(struct plan *pl)
 		json_object_set_new(pl->rec, "key", json_string(pl->key));
 	} else {
 		enum key_status ks;
-		pl->pr = console_profile(c, req->profile);
+		/* A profile that could not be opened at start (the start-up
+		 * line said why) is answered as unknown: no card for a plan
+		 * that cannot be fetched from. */
+		pl->pr = policy_profile(e->pol, req->profile);
+		if (pl->pr != NULL && pl->pr->src == NULL)
+			pl->pr = NULL;
 		if (pl->pr == NULL)
 			return refuse(pl, E_UNKNOWN_PROFILE, NULL);
 		json_object_set_new(pl->rec, "profile", json_string(pl->pr->name));
@@ -236,22 +280,22 @@ precheck(struct plan *pl)
 		}
 		json_object_set_new(pl->rec, "key", json_string(pl->key));
 	}
-	e = open_plugins(pl, &why);
-	if (e != E_NONE)
-		return refuse(pl, e, why);
+	err = open_plugins(pl, &why);
+	if (err != E_NONE)
+		return refuse(pl, err, why);
 	for (i = 0; i < pl->nop; i++)
 		if (!bindings_match(&req->plugins[i], &pl->op[i].m))
 			return refuse(pl, E_BAD_REQUEST,
 			    "inputs do not match the manifest");
-	pl->left_before = c->pol.max_plugins_per_handle -
+	pl->left_before = e->pol->max_plugins_per_handle -
 	    (pl->h ? pl->h->answers_used : 0);
 	if (pl->h != NULL && pl->left_before == 0)
 		return refuse(pl, E_HANDLE_EXPIRED, "answers used up");
 	if (req->too_many_plugins || req->nplugins > pl->left_before)
 		return refuse(pl, E_TOO_MANY_PLUGINS, NULL);
-	if (!c->sb.ready)
-		return refuse(pl, E_SANDBOX_UNAVAILABLE, c->sb.why);
-	if (isolation_proc_hidden(c, &why) != 0)
+	if (!e->sandbox->ready(e->sandbox_ctx, &why))
+		return refuse(pl, E_SANDBOX_UNAVAILABLE, why);
+	if (e->sandbox->proc_hidden(e->sandbox_ctx, &why) != 0)
 		return refuse(pl, E_PROC_NOT_HIDDEN, why);
 	return NULL;
 }
@@ -261,7 +305,7 @@ precheck(struct plan *pl)
 static char *
 collect_values(struct plan *pl)
 {
-	struct console *c = pl->c;
+	const struct plan_env *e = pl->e;
 	const struct request *req = pl->req;
 	size_t i, j;
 
@@ -271,47 +315,40 @@ collect_values(struct plan *pl)
 			const struct manifest_input *in = &m->inputs[j];
 			const struct req_input *b = binding(&req->plugins[i],
 			    in->name);
-			struct held_value *hv = values_find(&c->values,
+			struct held_value *hv = values_find(e->values,
 			    pl->peer->uid, b->placeholder);
 			long n;
 
 			if (hv == NULL) {
-				hv = values_new(&c->values, pl->peer->uid,
+				hv = values_new(e->values, pl->peer->uid,
 				    b->placeholder);
 				if (hv == NULL)
 					return refuse(pl, E_INPUT_INVALID,
 					    "too many held values");
-				term_printf(&c->term, "  value for ${%s} (%s, at most %u "
-				    "bytes; not shown): ", b->placeholder,
-				    input_kind_name(in->kind), in->max_bytes);
-				term_flush_input(&c->term);
-				n = term_read_line(&c->term, (char *)hv->bytes,
-				    VALUE_MAX_BYTES + 1, 0, now_ms() +
-				    (long long)c->pol.approval_timeout_s * 1000);
-				if (n == TERM_PEER_GONE) {
-					values_discard(&c->values, hv);
-					term_printf(&c->term, "\n  the agent went away: plan "
-					    "withdrawn\n");
+				n = e->human->read_value(e->human_ctx, b->placeholder,
+				    in, hv->bytes, VALUE_MAX_BYTES + 1, now(pl) +
+				    (long long)e->pol->approval_timeout_s * 1000,
+				    pl->peer->fd);
+				if (n == PLAN_VALUE_PEER_GONE) {
+					values_discard(e->values, hv);
 					return refuse(pl, E_APPROVAL_TIMEOUT,
 					    "the agent hung up");
 				}
 				if (n < 0) {
-					values_discard(&c->values, hv);
-					term_printf(&c->term, "  no value for ${%s}\n",
-					    b->placeholder);
-					return refuse(pl, n == -1 ? E_APPROVAL_TIMEOUT
-					    : E_INPUT_INVALID, "value not typed");
+					values_discard(e->values, hv);
+					return refuse(pl, n == PLAN_VALUE_TIMEOUT ?
+					    E_APPROVAL_TIMEOUT : E_INPUT_INVALID,
+					    "value not typed");
 				}
 				hv->len = (size_t)n;
 			}
 			if (!input_value_fits(in, hv->bytes, hv->len)) {
 				/* The human is told which placeholder; the value is
 				 * never echoed. A fresh value is forgotten. */
-				term_printf(&c->term, "  the value for ${%s} does not fit "
-				    "input %s (%s, at most %u bytes)\n", b->placeholder,
-				    in->name, input_kind_name(in->kind), in->max_bytes);
+				e->human->value_refused(e->human_ctx, b->placeholder,
+				    in);
 				if (hv->nfiles == 0)
-					values_discard(&c->values, hv);
+					values_discard(e->values, hv);
 				return refuse(pl, E_INPUT_INVALID, "value does not fit");
 			}
 		}
@@ -322,7 +359,7 @@ collect_values(struct plan *pl)
 static char *
 approve(struct plan *pl)
 {
-	struct console *c = pl->c;
+	const struct plan_env *e = pl->e;
 	const struct request *req = pl->req;
 	struct card card;
 	enum decision d;
@@ -338,7 +375,7 @@ approve(struct plan *pl)
 		for (j = 0; j < m->ninputs; j++) {
 			const struct req_input *b = binding(&req->plugins[i],
 			    m->inputs[j].name);
-			struct held_value *hv = values_find(&c->values,
+			struct held_value *hv = values_find(e->values,
 			    pl->peer->uid, b->placeholder);
 			cp->bind[j].input = m->inputs[j].name;
 			cp->bind[j].placeholder = b->placeholder;
@@ -357,8 +394,13 @@ approve(struct plan *pl)
 	card.plugins = pl->cp;
 	card.reveals = (unsigned)req->nplugins;
 	card.left_before = pl->left_before;
-	d = approval_ask(&c->term, &card, now_ms() +
-	    (long long)c->pol.approval_timeout_s * 1000);
+	/* The per-key answer ledger's lines go here (card.ledger,
+	 * card.nledger): the card shows them, and a hub ticket's masked
+	 * screen carries them (docs/hub.md, "TICKET"). None yet. */
+	card.nledger = 0;
+	card.ledger = NULL;
+	d = e->human->decide(e->human_ctx, &card, now(pl) +
+	    (long long)e->pol->approval_timeout_s * 1000, pl->peer->fd);
 	json_object_set_new(pl->rec, "decision", json_string(
 	    d == DECISION_APPROVED ? "approved" :
 	    d == DECISION_DENIED ? "denied" :
@@ -375,14 +417,14 @@ approve(struct plan *pl)
 static char *
 fetch(struct plan *pl)
 {
-	struct console *c = pl->c;
+	const struct plan_env *e = pl->e;
 	struct fetch_result fr;
 	enum fetch_cause fc;
 	const char *why = NULL;
 	char scrubbed[256];
 	int fd = -1;
 
-	pl->h = ws_begin_fetch(&c->ws, &fd, &why);
+	pl->h = ws_begin_fetch(e->ws, &fd, &why);
 	if (pl->h == NULL) {
 		json_object_set_new(pl->rec, "fetch_cause",
 		    json_string("workspace-full"));
@@ -404,16 +446,17 @@ fetch(struct plan *pl)
 	json_object_set_new(pl->rec, "fetch_cause",
 	    json_string(fetch_cause_name(fc)));
 	if (fr.detail[0] != '\0') {
-		console_scrub(c, fr.detail, scrubbed, sizeof(scrubbed));
+		scrub_text(fr.detail, e->scrub_words, e->nscrub, scrubbed,
+		    sizeof(scrubbed));
 		json_object_set_new(pl->rec, "fetch_detail", json_string(scrubbed));
 	}
 	if (fc != FC_OK) {
-		ws_drop(&c->ws, pl->h);
+		ws_drop(e->ws, pl->h);
 		pl->h = NULL;
 		return refuse(pl, E_FETCH_FAILED, NULL);
 	}
-	ws_commit(&c->ws, pl->h, fr.size, fr.sha256,
-	    (long long)c->pol.handle_ttl_s * 1000, pl->peer->uid);
+	ws_commit(e->ws, pl->h, fr.size, fr.sha256,
+	    (long long)e->pol->handle_ttl_s * 1000, pl->peer->uid);
 	pl->h->profile = pl->pr;
 	ASSERT(str_fmt(pl->h->key, sizeof(pl->h->key), "%s", pl->key) ==
 	    STR_OK);
@@ -432,7 +475,7 @@ values_blob(struct plan *pl, size_t i, uint8_t *out, size_t cap)
 	for (j = 0; j < m->ninputs; j++) {
 		const struct req_input *b = binding(&pl->req->plugins[i],
 		    m->inputs[j].name);
-		struct held_value *hv = values_find(&pl->c->values,
+		struct held_value *hv = values_find(pl->e->values,
 		    pl->peer->uid, b->placeholder);
 		ASSERT(hv != NULL && hv->len + 4 <= cap - n);
 		out[n] = (uint8_t)(hv->len >> 24);
@@ -449,23 +492,23 @@ values_blob(struct plan *pl, size_t i, uint8_t *out, size_t cap)
 static char *
 run(struct plan *pl, json_t **answers_out)
 {
-	struct console *c = pl->c;
+	const struct plan_env *e = pl->e;
 	json_t *answers = NULL, *outcomes = NULL;
 	const char *why = NULL;
 	uint8_t *blob = NULL;
 	char *line = NULL;
-	enum lf_err e;
+	enum lf_err err;
 	int input = -1;
 	size_t i;
 
 	/* Again just before the run: the bytes checked are the bytes run, and
 	 * they are the ones the human approved. */
-	e = open_pinned(pl, &why);
-	if (e != E_NONE)
-		return refuse(pl, e, why);
+	err = open_pinned(pl, &why);
+	if (err != E_NONE)
+		return refuse(pl, err, why);
 	/* One reference to the file for all the plan's plugins: a TTL that
 	 * ends while they run does not take it from the later ones. */
-	input = ws_open_input(&c->ws, pl->h);
+	input = ws_open_input(e->ws, pl->h);
 	if (input < 0) {
 		line = errno == ENOENT ?
 		    refuse(pl, E_HANDLE_EXPIRED, "expired before the run") :
@@ -479,14 +522,14 @@ run(struct plan *pl, json_t **answers_out)
 	}
 	answers = json_array();
 	outcomes = json_array();
-	(void)sandbox_refresh_nproc(&c->sb);
+	e->sandbox->refresh(e->sandbox_ctx);
 	for (i = 0; i < pl->nop; i++) {
 		struct plugin_run r;
 		struct plugin_result res;
 		json_t *a, *o;
 		int bit;
 
-		if (isolation_proc_hidden(c, &why) != 0) {
+		if (e->sandbox->proc_hidden(e->sandbox_ctx, &why) != 0) {
 			line = refuse(pl, E_PROC_NOT_HIDDEN, why);
 			goto out;
 		}
@@ -501,7 +544,7 @@ run(struct plan *pl, json_t **answers_out)
 		r.limits.memory_bytes = pl->op[i].m.memory_bytes;
 		r.limits.wall_ms = pl->op[i].m.wall_s * 1000;
 		r.argv0 = pl->op[i].m.name;
-		sandbox_run(&c->sb, &r, &res);
+		e->sandbox->run(e->sandbox_ctx, &r, &res);
 		sodium_memzero(blob, SANDBOX_VALUES_MAX);
 		o = json_object();
 		json_object_set_new(o, "plugin", json_string(pl->op[i].m.name));
@@ -532,16 +575,9 @@ run(struct plan *pl, json_t **answers_out)
 		json_array_append_new(answers, a);
 		/* Level 0 ("clear results") only: answers and the plugin's
 		 * detail on the console, for a human alone at the screen. */
-		if (c->pol.security_level == 0) {
-			term_printf(&c->term, "  [%zu] %s: %s", i + 1,
-			    pl->op[i].m.name, outcome_name(res.outcome));
-			if (res.detail_len > 0) {
-				term_printf(&c->term, "  detail: ");
-				term_untrusted(&c->term, res.detail, res.detail_len,
-				    SANDBOX_DETAIL_MAX);
-			}
-			term_printf(&c->term, "\n");
-		}
+		if (e->pol->security_level == 0)
+			e->human->result(e->human_ctx, i, pl->op[i].m.name,
+			    outcome_name(res.outcome), res.detail, res.detail_len);
 	}
 	pl->h->answers_used += (unsigned)pl->nop;
 	json_object_set_new(pl->rec, "plugins", outcomes);
@@ -560,7 +596,7 @@ out:
 }
 
 char *
-handle_plan(struct console *c, const struct request *req,
+plan_handle(const struct plan_env *e, const struct request *req,
     const struct peer *peer)
 {
 	struct plan *pl = calloc(1, sizeof(*pl));
@@ -574,7 +610,7 @@ handle_plan(struct console *c, const struct request *req,
 		fatal("out of memory");
 	for (i = 0; i < PROTO_MAX_PLUGINS; i++)
 		pl->op[i].binfd = -1;
-	pl->c = c;
+	pl->e = e;
 	pl->req = req;
 	pl->peer = peer;
 	pl->id = request_id_json(req);
@@ -586,22 +622,20 @@ handle_plan(struct console *c, const struct request *req,
 	if ((line = precheck(pl)) != NULL)
 		goto out;
 	close_plugins(pl);	/* held open again just before the run */
-	c->term.peer_fd = peer->fd;	/* a hang-up withdraws the card */
-	line = approve(pl);
-	c->term.peer_fd = -1;
+	line = approve(pl);	/* the agent's hang-up withdraws the card */
 	if (line != NULL)
 		goto out;
 	/* From the approval on, the answer (or a fetch failure) leaves only at
 	 * the next multiple of the quantum: neither the fetch nor the runs show
 	 * in the timing. */
-	t0 = now_ms();
+	t0 = now(pl);
 	fetched = pl->h == NULL;
 	if (fetched && (line = fetch(pl)) != NULL)
 		goto hold;
 	/* The TTL ran out while the human read the card: the file's time is
 	 * over, whatever the human decided. */
-	if (!fetched && !ws_alive(&c->ws, pl->h, t0)) {
-		ws_drop(&c->ws, pl->h);
+	if (!fetched && !ws_alive(e->ws, pl->h, t0)) {
+		ws_drop(e->ws, pl->h);
 		pl->h = NULL;
 		line = refuse(pl, E_HANDLE_EXPIRED, "expired during the approval");
 		goto hold;
@@ -613,7 +647,7 @@ handle_plan(struct console *c, const struct request *req,
 		 * approval, /proc exposed): the agent never learns this handle,
 		 * so the file this plan fetched must not wait for its TTL. */
 		if (fetched)
-			ws_drop(&c->ws, pl->h);
+			ws_drop(e->ws, pl->h);
 		pl->h = NULL;
 		goto hold;
 	}
@@ -628,7 +662,7 @@ handle_plan(struct console *c, const struct request *req,
 			json_array_foreach(held, k, v)
 				if (strcmp(json_string_value(v), ph) == 0)
 					dup = 1;
-			if (!dup && values_find(&c->values, peer->uid, ph) != NULL)
+			if (!dup && values_find(e->values, peer->uid, ph) != NULL)
 				json_array_append_new(held, json_string(ph));
 		}
 	r = json_object();
@@ -639,16 +673,15 @@ handle_plan(struct console *c, const struct request *req,
 	line = proto_result_line(M_FILE_PLAN, pl->id, r);
 	json_object_set_new(pl->rec, "outcome", json_string("answered"));
 	/* A handle whose answers are used up is of no further use. */
-	if (pl->h->answers_used >= c->pol.max_plugins_per_handle)
-		ws_drop(&c->ws, pl->h);
+	if (pl->h->answers_used >= e->pol->max_plugins_per_handle)
+		ws_drop(e->ws, pl->h);
 hold:
-	console_hold_until_quantum(c, t0);
-	console_window(c, "  plan %s: %s", planid, json_string_value(
+	plan_hold_quantum(e, t0);
+	window(pl, "  plan %s: %s", planid, json_string_value(
 	    json_object_get(pl->rec, "outcome")));
 out:
 	close_plugins(pl);
-	if (audit_write(&c->audit, pl->rec) != 0)
-		console_audit_failed(c);
+	e->audit->write(e->audit_ctx, pl->rec);
 	json_decref(pl->id);
 	explicit_bzero(pl, sizeof(*pl));
 	free(pl);

@@ -1,0 +1,110 @@
+/* The plan pipeline (plan.c, docs/console.md "A plan") and the environment
+ * it runs in. console.c builds one struct plan_env at start-up and hands
+ * it to every plan: the policy, store, workspace and held values the plan
+ * borrows, and the interfaces it calls instead of the console: a human
+ * (the card and its decision, typed values, window lines), the sandbox, an
+ * audit sink and a clock. plan.c never sees struct console, so the call
+ * direction is console.c -> plan.c only, and the pipeline runs under unit
+ * tests with a fake human, sandbox and clock (tests/unit/test_plan.c).
+ * Hub mode is a second human, not a second pipeline. */
+#ifndef LOCKFILE_CONSOLE_PLAN_H
+#define LOCKFILE_CONSOLE_PLAN_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "console/approval.h"
+#include "console/listener.h"
+#include "console/policy.h"
+#include "console/values.h"
+#include "console/workspace.h"
+#include "protocol/request.h"
+#include "sandbox/sandbox.h"
+#include "store/manifest.h"
+#include "store/store.h"
+
+/* What read_value() returns besides a length. */
+#define PLAN_VALUE_TIMEOUT	(-1)	/* no value before the deadline */
+#define PLAN_VALUE_NONE		(-2)	/* the terminal is gone, or too long */
+#define PLAN_VALUE_PEER_GONE	(-4)	/* the agent hung up */
+
+/* The human. Every text the implementation shows of the plan comes from
+ * the card (rendered: lib/render.h) or from plan.c's own words. */
+struct plan_human_ops {
+	/* Show the card and read the decision before deadline_ms (the
+	 * monotonic clock); peer_fd is the requesting agent's connection,
+	 * whose hang-up withdraws the card. */
+	enum decision (*decide)(void *ctx, const struct card *card,
+	    long long deadline_ms, int peer_fd);
+	/* The value of placeholder for input in, which the console does not
+	 * hold, into buf (locked memory of cap bytes): its length, or a
+	 * PLAN_VALUE_* code. */
+	long (*read_value)(void *ctx, const char *placeholder,
+	    const struct manifest_input *in, uint8_t *buf, size_t cap,
+	    long long deadline_ms, int peer_fd);
+	/* The value for placeholder does not fit in: the human is told the
+	 * placeholder and the input, never the value. */
+	void (*value_refused)(void *ctx, const char *placeholder,
+	    const struct manifest_input *in);
+	/* A line for the console window (plan.c's words, never agent text). */
+	void (*window)(void *ctx, const char *line);
+	/* Level 0 ("clear results") only: plugin i's outcome and its detail
+	 * (outside bytes, for the implementation to render). */
+	void (*result)(void *ctx, size_t i, const char *plugin,
+	    const char *outcome, const char *detail, size_t detail_len);
+};
+
+struct plan_sandbox_ops {
+	/* 1 when plugins may run, else 0 with a static reason. */
+	int (*ready)(void *ctx, const char **why);
+	/* 0 when the plugins' processes would be hidden from other accounts
+	 * (docs/isolation.md), else -1 with a static reason. */
+	int (*proc_hidden)(void *ctx, const char **why);
+	/* Before a plan's runs: the task count the limits are made from. */
+	void (*refresh)(void *ctx);
+	void (*run)(void *ctx, const struct plugin_run *r,
+	    struct plugin_result *res);
+};
+
+struct plan_clock_ops {
+	long long (*now_ms)(void *ctx);			/* monotonic */
+	void (*sleep_until)(void *ctx, long long deadline_ms);
+};
+
+/* The audit: takes the record; when it cannot be written the console
+ * stops (wiping values, deleting files) and this never returns. */
+struct plan_audit_ops {
+	void (*write)(void *ctx, json_t *rec);
+};
+
+struct plan_env {
+	const struct policy *pol;
+	struct store *store;
+	struct workspace *ws;
+	struct values *values;
+	/* extra words scrubbed from text bound for the window or the audit
+	 * (the profiles' locations: scrub.h) */
+	const char *const *scrub_words;
+	size_t nscrub;
+	const struct plan_human_ops *human;
+	void *human_ctx;
+	const struct plan_sandbox_ops *sandbox;
+	void *sandbox_ctx;
+	const struct plan_clock_ops *clock;
+	void *clock_ctx;
+	const struct plan_audit_ops *audit;
+	void *audit_ctx;
+};
+
+/* file.plan: one response line (malloc'ed, with its newline) from the
+ * closed table. */
+char *plan_handle(const struct plan_env *e, const struct request *req,
+    const struct peer *peer);
+
+/* Sleep until the first multiple of the policy's quantum after start_ms
+ * (at least one): every answer that follows an approval, a fetch or a
+ * deletion leaves then (docs/security.md, "Side channels"). */
+void plan_hold_quantum(const struct plan_env *e, long long start_ms);
+
+#endif

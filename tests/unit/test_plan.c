@@ -1,0 +1,1041 @@
+/* Unit tests of the plan pipeline (src/console/plan.c) through its
+ * environment (plan.h): a fake human (scripted decisions and values, the
+ * cards it was shown recorded), a fake sandbox (scripted outcomes, what
+ * each plugin was given recorded), a fake clock (the quantum holds are
+ * recorded, never slept) and an audit sink that keeps the records. The
+ * store, workspace, values, policy and a local source are the real ones,
+ * in a temporary home: no root, no terminal, milliseconds.
+ *
+ * Covered: every check before the card and their order; the decision
+ * paths (approved, denied, timeout, withdrawn); typed values (read once,
+ * held, replayed, refused, timed out, the agent gone) and where they go
+ * (fd 6 only); a fetch failure after the approval; plans by handle and
+ * handles used up, expired during the approval or another uid's; plugin
+ * errors; the sandbox or /proc failing after the approval; a plugin
+ * replaced after the card; every quantum hold (refusals before the card
+ * are not held, everything after the approval is, at the first multiple
+ * past the run); level 0's results. */
+#include "console/plan.h"
+#include "console/policy.h"
+#include "lib/crypto.h"
+#include "lib/fdutil.h"
+#include "lib/str.h"
+#include "protocol/table.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+#include <sodium.h>
+
+#define QUANTUM_MS	5000
+#define UID_A		1000
+#define UID_B		1001
+
+/* ---- fakes ---- */
+
+struct fake {
+	/* human */
+	enum decision decision;
+	int ndecide;
+	struct card card;		/* the last card shown (shallow) */
+	unsigned card_left, card_reveals;
+	int card_held[8], card_replayed[8];
+	char card_key[PROTO_MAX_KEY + 1];
+	const char *value;		/* typed for any placeholder */
+	long value_code;		/* or a PLAN_VALUE_* code when value NULL */
+	int nread, nrefused;
+	char windows[4096];
+	int nresult;
+	long long decide_advance_ms;	/* the human takes this long */
+	void (*during_decide)(void);
+	/* sandbox */
+	int ready, proc_calls, proc_fail_at;	/* fail at that call (1-based) */
+	enum outcome outcome[8];
+	int nrun;
+	long long run_advance_ms;
+	char input_seen[64];
+	uint8_t values_seen[256];
+	size_t values_seen_len;
+	/* clock */
+	long long offset;
+	long long slept_until;		/* the last hold's deadline, or 0 */
+	int nsleep;
+	/* audit */
+	json_t *audit;
+};
+
+static struct fake F;
+static struct plan_env E;
+static struct policy pol;
+static struct store store;
+static struct workspace ws;
+static struct values vals;
+static char home[] = "/tmp/test-plan.XXXXXX";
+static char srcdir[PATH_MAX], workdir[PATH_MAX];
+
+static long long
+fake_now(void *ctx)
+{
+	return now_ms() + F.offset;
+}
+
+static void
+fake_sleep(void *ctx, long long deadline)
+{
+	F.nsleep++;
+	F.slept_until = deadline;
+	if (deadline > fake_now(NULL))
+		F.offset += deadline - fake_now(NULL);
+}
+
+static const struct plan_clock_ops fake_clock = { fake_now, fake_sleep };
+
+static enum decision
+fake_decide(void *ctx, const struct card *c, long long deadline, int peer_fd)
+{
+	size_t i;
+
+	F.ndecide++;
+	F.card = *c;
+	F.card_left = c->left_before;
+	F.card_reveals = c->reveals;
+	(void)!str_fmt(F.card_key, sizeof(F.card_key), "%s", c->key);
+	for (i = 0; i < c->nplugins && i < 8; i++) {
+		F.card_held[i] = c->plugins[i].nbind ? c->plugins[i].bind[0].held
+		    : -1;
+		F.card_replayed[i] = c->plugins[i].nbind ?
+		    (int)c->plugins[i].bind[0].replayed : -1;
+	}
+	F.offset += F.decide_advance_ms;
+	if (F.during_decide != NULL)
+		F.during_decide();
+	return F.decision;
+}
+
+static long
+fake_read_value(void *ctx, const char *ph, const struct manifest_input *in,
+    uint8_t *buf, size_t cap, long long deadline, int peer_fd)
+{
+	size_t n;
+
+	F.nread++;
+	if (F.value == NULL)
+		return F.value_code;
+	n = strlen(F.value);
+	assert_true(n <= cap);
+	memcpy(buf, F.value, n);
+	return (long)n;
+}
+
+static void
+fake_value_refused(void *ctx, const char *ph, const struct manifest_input *in)
+{
+	F.nrefused++;
+}
+
+static void
+fake_window(void *ctx, const char *line)
+{
+	size_t n = strlen(F.windows);
+
+	(void)!str_fmt(F.windows + n, sizeof(F.windows) - n, "%s\n", line);
+}
+
+static void
+fake_result(void *ctx, size_t i, const char *plugin, const char *outcome,
+    const char *detail, size_t detail_len)
+{
+	F.nresult++;
+}
+
+static const struct plan_human_ops fake_human = {
+	fake_decide, fake_read_value, fake_value_refused, fake_window,
+	fake_result,
+};
+
+static int
+fake_ready(void *ctx, const char **why)
+{
+	*why = "no sandbox in this test";
+	return F.ready;
+}
+
+static int
+fake_proc_hidden(void *ctx, const char **why)
+{
+	F.proc_calls++;
+	*why = "proc exposed";
+	return F.proc_fail_at != 0 && F.proc_calls >= F.proc_fail_at ? -1 : 0;
+}
+
+static void
+fake_refresh(void *ctx)
+{
+}
+
+static void
+fake_run(void *ctx, const struct plugin_run *r, struct plugin_result *res)
+{
+	ssize_t n;
+
+	memset(res, 0, sizeof(*res));
+	n = pread(r->inputfd, F.input_seen, sizeof(F.input_seen) - 1, 0);
+	F.input_seen[n > 0 ? n : 0] = '\0';
+	if (r->values_len > 0) {
+		assert_true(r->values_len <= sizeof(F.values_seen));
+		memcpy(F.values_seen, r->values, r->values_len);
+		F.values_seen_len = r->values_len;
+	}
+	res->outcome = F.outcome[F.nrun < 8 ? F.nrun : 7];
+	F.nrun++;
+	F.offset += F.run_advance_ms;
+}
+
+static const struct plan_sandbox_ops fake_sandbox = {
+	fake_ready, fake_proc_hidden, fake_refresh, fake_run,
+};
+
+static void
+fake_audit(void *ctx, json_t *rec)
+{
+	json_array_append_new(F.audit, rec);
+}
+
+static const struct plan_audit_ops fake_audit_ops = { fake_audit };
+
+/* ---- the temporary home: store, source, policy ---- */
+
+static void
+write_file(const char *path, const void *d, size_t n, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write_full(fd, d, n), 0);
+	assert_int_equal(close(fd), 0);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+static void
+mkdirs(const char *sub)
+{
+	char p[PATH_MAX];
+
+	assert_int_equal(str_fmt(p, sizeof(p), "%s/%s", home, sub), STR_OK);
+	assert_int_equal(mkdir_p(p, 0700), 0);
+}
+
+struct fake_plugin {
+	const char *name;
+	int protocol;
+	const char *input;	/* protocol 2: its one input */
+};
+
+static const struct fake_plugin plugins[] = {
+	{ "p-one", 1, NULL },
+	{ "p-two", 1, NULL },
+	{ "p-in", 2, "needle" },
+};
+
+static void
+install(const struct fake_plugin *p, json_t *lock, const char *bin)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 32], hex[65], mhex[65];
+	uint8_t h[32];
+	json_t *m = json_object(), *lim = json_object(), *ins = json_array(), *e;
+	char *text;
+
+	assert_int_equal(str_fmt(dir, sizeof(dir), "%s/.local/share/lockfile/"
+	    "plugins/%s/1.0.0", home, p->name), STR_OK);
+	assert_int_equal(mkdir_p(dir, 0755), 0);
+	assert_int_equal(str_fmt(path, sizeof(path), "%s/plugin", dir), STR_OK);
+	write_file(path, bin, strlen(bin), 0755);
+	sha256_mem(bin, strlen(bin), h);
+	hex_encode(h, 32, hex);
+	json_object_set_new(m, "schema", json_integer(1));
+	json_object_set_new(m, "name", json_string(p->name));
+	json_object_set_new(m, "version", json_string("1.0.0"));
+	json_object_set_new(m, "protocol", json_integer(p->protocol));
+	json_object_set_new(m, "question", json_string("Is it so?"));
+	json_object_set_new(m, "one", json_string("it is"));
+	json_object_set_new(m, "zero", json_string("it is not"));
+	if (p->input != NULL) {
+		json_t *in = json_object();
+		json_object_set_new(in, "name", json_string(p->input));
+		json_object_set_new(in, "kind", json_string("text"));
+		json_object_set_new(in, "max_bytes", json_integer(64));
+		json_array_append_new(ins, in);
+	}
+	json_object_set_new(m, "inputs", ins);
+	json_object_set_new(lim, "cpu_s", json_integer(10));
+	json_object_set_new(lim, "memory_bytes", json_integer(67108864));
+	json_object_set_new(lim, "wall_s", json_integer(30));
+	json_object_set_new(m, "limits", lim);
+	json_object_set_new(m, "binary_sha256", json_string(hex));
+	text = json_dumps(m, JSON_SORT_KEYS | JSON_COMPACT);
+	assert_int_equal(str_fmt(path, sizeof(path), "%s/manifest.json", dir),
+	    STR_OK);
+	write_file(path, text, strlen(text), 0644);
+	sha256_mem(text, strlen(text), h);
+	hex_encode(h, 32, mhex);
+	free(text);
+	json_decref(m);
+	e = json_object();
+	json_object_set_new(e, "name", json_string(p->name));
+	json_object_set_new(e, "version", json_string("1.0.0"));
+	json_object_set_new(e, "manifest_sha256", json_string(mhex));
+	json_object_set_new(e, "binary_sha256", json_string(hex));
+	json_object_set_new(e, "marketplace", json_string("official"));
+	json_object_set_new(e, "official", json_true());
+	json_object_set_new(e, "yanked", json_boolean(strcmp(p->name, "p-two")
+	    == 0 && 0));
+	json_array_append_new(json_object_get(lock, "plugins"), e);
+}
+
+static void
+write_lock(json_t *lock)
+{
+	char path[PATH_MAX + 64], *text = json_dumps(lock, JSON_INDENT(1));
+
+	assert_int_equal(str_fmt(path, sizeof(path),
+	    "%s/.local/share/lockfile/plugins.lock", home), STR_OK);
+	write_file(path, text, strlen(text), 0600);
+	free(text);
+}
+
+static int
+setup(void **state)
+{
+	char text[4096], why[256], path[PATH_MAX + 32];
+	const char *w = NULL;
+	json_t *lock;
+	size_t i;
+
+	if (sodium_init() < 0)
+		return -1;
+	memcpy(home, "/tmp/test-plan.XXXXXX", sizeof(home));
+	assert_non_null(mkdtemp(home));
+	assert_int_equal(chmod(home, 0700), 0);
+	mkdirs(".local/share/lockfile/plugins");
+	mkdirs("src/2024");
+	assert_int_equal(str_fmt(srcdir, sizeof(srcdir), "%s/src", home), STR_OK);
+	assert_int_equal(str_fmt(workdir, sizeof(workdir), "%s/work", home),
+	    STR_OK);
+	assert_int_equal(str_fmt(path, sizeof(path), "%s/2024/a.txt", srcdir),
+	    STR_OK);
+	write_file(path, "file A bytes\n", 13, 0600);
+	lock = json_pack("{s:i, s:[], s:[]}", "schema", 1, "plugins", "indexes");
+	for (i = 0; i < sizeof(plugins) / sizeof(plugins[0]); i++)
+		install(&plugins[i], lock, plugins[i].name);
+	write_lock(lock);
+	json_decref(lock);
+	assert_int_equal(str_fmt(text, sizeof(text),
+	    "security_level = 1\nanswer_quantum_s = 5\napproval_timeout_s = 60\n"
+	    "max_plugins_per_handle = 4\nhandle_ttl_s = 600\n"
+	    "work_dir = \"%s\"\n\n[profiles.docs]\nsource = \"local\"\n"
+	    "path = \"%s\"\nprefix = \"2024/\"\n", workdir, srcdir), STR_OK);
+	memset(&pol, 0, sizeof(pol));
+	if (policy_parse(text, strlen(text), home, &pol, why, sizeof(why)) != 0)
+		fail_msg("policy: %s", why);
+	for (i = 0; i < pol.nprofiles; i++)
+		if (pol.profiles[i].kind->open(pol.profiles[i].table, home,
+		    &pol.profiles[i].src, &w) != 0)
+			fail_msg("profile: %s", w);
+	assert_int_equal(store_open(&store, home, &w), 0);
+	assert_int_equal(ws_open(&ws, pol.work_dir, pol.max_workspace_bytes, &w),
+	    0);
+	assert_int_equal(ws_start_deleter(&ws, &w), 0);
+	values_init(&vals);
+	memset(&E, 0, sizeof(E));
+	E.pol = &pol;
+	E.store = &store;
+	E.ws = &ws;
+	E.values = &vals;
+	E.human = &fake_human;
+	E.sandbox = &fake_sandbox;
+	E.clock = &fake_clock;
+	E.audit = &fake_audit_ops;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[PATH_MAX + 16];
+
+	ws_close(&ws);
+	values_wipe(&vals);
+	policy_free(&pol);	/* closes the opened sources too */
+	json_decref(F.audit);
+	F.audit = NULL;
+	if (str_fmt(cmd, sizeof(cmd), "rm -rf %s", home) == STR_OK)
+		(void)!system(cmd);
+	return 0;
+}
+
+/* Fresh fakes before each test; held values and handles are kept only
+ * within a test (each test starts from none). */
+static int
+fresh(void **state)
+{
+	size_t i;
+
+	json_decref(F.audit);
+	memset(&F, 0, sizeof(F));
+	F.decision = DECISION_APPROVED;
+	F.ready = 1;
+	F.audit = json_array();
+	for (i = 0; i < 8; i++)
+		F.outcome[i] = OUT_ANSWER_1;
+	values_wipe(&vals);
+	values_init(&vals);
+	for (i = 0; i < WS_MAX_FILES; i++)
+		if (ws.h[i].state == WS_HELD)
+			ws_drop(&ws, &ws.h[i]);
+	return 0;
+}
+
+/* ---- requests and answers ---- */
+
+static void
+req_init(struct request *r, const char *key)
+{
+	memset(r, 0, sizeof(*r));
+	r->magic = REQUEST_MAGIC;
+	r->method = M_FILE_PLAN;
+	r->id_kind = RID_INT;
+	r->id_int = 7;
+	if (key != NULL) {
+		r->has_profile = r->has_key = 1;
+		(void)!str_fmt(r->profile, sizeof(r->profile), "docs");
+		(void)!str_fmt(r->key, sizeof(r->key), "%s", key);
+		r->key_len = (uint32_t)strlen(key);
+	}
+}
+
+static void
+req_plugin(struct request *r, const char *name, const char *input,
+    const char *ph)
+{
+	struct req_plugin *p = &r->plugins[r->nplugins++];
+
+	(void)!str_fmt(p->name, sizeof(p->name), "%s", name);
+	if (input != NULL) {
+		p->ninputs = 1;
+		(void)!str_fmt(p->inputs[0].name, sizeof(p->inputs[0].name), "%s",
+		    input);
+		(void)!str_fmt(p->inputs[0].placeholder,
+		    sizeof(p->inputs[0].placeholder), "%s", ph);
+	}
+}
+
+static json_t *
+plan(const struct request *r, uid_t uid)
+{
+	struct peer peer;
+	json_t *j;
+	char *line;
+
+	memset(&peer, 0, sizeof(peer));
+	peer.uid = uid;
+	peer.fd = -1;
+	line = plan_handle(&E, r, &peer);
+	assert_non_null(line);
+	assert_non_null(strchr(line, '\n'));
+	j = json_loads(line, 0, NULL);
+	assert_non_null(j);
+	free(line);
+	return j;
+}
+
+/* The error code of a response, or NULL when it is a result. */
+static const char *
+err_of(const json_t *j)
+{
+	return json_string_value(json_object_get(json_object_get(j, "error"),
+	    "message"));
+}
+
+static const json_t *
+last_audit(void)
+{
+	return json_array_get(F.audit, json_array_size(F.audit) - 1);
+}
+
+static const char *
+audit_str(const char *k)
+{
+	return json_string_value(json_object_get(last_audit(), k));
+}
+
+static size_t
+work_files(void)
+{
+	DIR *d = opendir(workdir);
+	struct dirent *de;
+	size_t n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* ---- tests ---- */
+
+static void
+test_answered(void **state)
+{
+	struct request r;
+	json_t *j, *a;
+	long long before = fake_now(NULL);
+
+	req_init(&r, "2024/./a.txt");
+	req_plugin(&r, "p-one", NULL, NULL);
+	req_plugin(&r, "p-two", NULL, NULL);
+	F.outcome[1] = OUT_ANSWER_0;
+	j = plan(&r, UID_A);
+	assert_null(err_of(j));
+	a = json_object_get(json_object_get(j, "result"), "answers");
+	assert_int_equal(json_array_size(a), 2);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(a, 0),
+	    "result")), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(a, 1),
+	    "result")), 0);
+	assert_true(id_is_valid(json_string_value(json_object_get(
+	    json_object_get(j, "result"), "handle")), "f_"));
+	/* the card: the cleaned key, the typed one, the count */
+	assert_int_equal(F.ndecide, 1);
+	assert_string_equal(F.card_key, "2024/a.txt");
+	assert_int_equal(F.card_reveals, 2);
+	assert_int_equal(F.card_left, 4);
+	/* each plugin ran on the fetched file */
+	assert_int_equal(F.nrun, 2);
+	assert_string_equal(F.input_seen, "file A bytes\n");
+	/* the audit has what the agent never sees */
+	assert_string_equal(audit_str("outcome"), "answered");
+	assert_string_equal(audit_str("decision"), "approved");
+	assert_int_equal(json_integer_value(json_object_get(last_audit(), "size")),
+	    13);
+	assert_int_equal(strlen(audit_str("sha256")), 64);
+	/* held to the first multiple of the quantum after the approval */
+	assert_int_equal(F.nsleep, 1);
+	assert_true(F.slept_until >= before + QUANTUM_MS &&
+	    F.slept_until <= before + QUANTUM_MS + 1000);
+	assert_non_null(strstr(F.windows, ": answered"));
+	assert_int_equal(F.nresult, 0);	/* level 1: no results shown */
+	json_decref(j);
+}
+
+struct refusal {
+	const char *why;
+	void (*make)(struct request *);
+	const char *code;
+};
+
+static void mk_literal(struct request *r) {
+	req_init(r, "2024/a.txt");
+	(void)!str_fmt(r->profile, sizeof(r->profile), "nope");
+	req_plugin(r, "missing", NULL, NULL);
+	r->error = E_LITERAL_INPUT;
+}
+static void mk_profile(struct request *r) {
+	req_init(r, "2024/a.txt");
+	(void)!str_fmt(r->profile, sizeof(r->profile), "nope");
+	req_plugin(r, "missing", NULL, NULL);
+}
+static void mk_prefix(struct request *r) {
+	req_init(r, "2023/../../x.txt");
+	req_plugin(r, "missing", NULL, NULL);
+}
+static void mk_outside(struct request *r) {
+	req_init(r, "secret/x.txt");
+	req_plugin(r, "p-one", NULL, NULL);
+}
+static void mk_missing(struct request *r) {
+	req_init(r, "2024/a.txt");
+	req_plugin(r, "p-one", NULL, NULL);
+	req_plugin(r, "missing", NULL, NULL);
+	F.ready = 0;
+}
+static void mk_bindings(struct request *r) {
+	req_init(r, "2024/a.txt");
+	req_plugin(r, "p-in", "other", "email");
+	F.ready = 0;
+}
+static void mk_unbound(struct request *r) {
+	req_init(r, "2024/a.txt");
+	req_plugin(r, "p-one", "needle", "x");
+}
+static void mk_too_many(struct request *r) {
+	int i;
+	req_init(r, "2024/a.txt");
+	for (i = 0; i < 5; i++)
+		req_plugin(r, "p-one", NULL, NULL);
+	F.ready = 0;
+}
+static void mk_flag_too_many(struct request *r) {
+	req_init(r, "2024/a.txt");
+	req_plugin(r, "p-one", NULL, NULL);
+	r->too_many_plugins = 1;
+}
+static void mk_sandbox(struct request *r) {
+	req_init(r, "2024/a.txt");
+	req_plugin(r, "p-one", NULL, NULL);
+	F.ready = 0;
+	F.proc_fail_at = 1;
+}
+static void mk_proc(struct request *r) {
+	req_init(r, "2024/a.txt");
+	req_plugin(r, "p-one", NULL, NULL);
+	F.proc_fail_at = 1;
+}
+static void mk_handle(struct request *r) {
+	req_init(r, NULL);
+	r->has_handle = 1;
+	(void)!str_fmt(r->handle, sizeof(r->handle),
+	    "f_00112233445566778899aabbccddeeff");
+	req_plugin(r, "missing", NULL, NULL);
+}
+
+/* Each check, and the order between neighbours: a request failing two
+ * checks gets the earlier one. None reaches the card, the file or the
+ * quantum. */
+static const struct refusal refusals[] = {
+	{ "literal input before everything", mk_literal, "E_LITERAL_INPUT" },
+	{ "unknown profile before plugins", mk_profile, "E_UNKNOWN_PROFILE" },
+	{ "a key escaping the root", mk_prefix, "E_KEY_OUTSIDE_PREFIX" },
+	{ "a key outside the prefix", mk_outside, "E_KEY_OUTSIDE_PREFIX" },
+	{ "plugins before the sandbox", mk_missing, "E_PLUGIN_NOT_INSTALLED" },
+	{ "bindings before the sandbox", mk_bindings, "E_BAD_REQUEST" },
+	{ "an input a protocol-1 plugin lacks", mk_unbound, "E_BAD_REQUEST" },
+	{ "answers before the sandbox", mk_too_many, "E_TOO_MANY_PLUGINS" },
+	{ "more plugins than a request holds", mk_flag_too_many,
+	    "E_TOO_MANY_PLUGINS" },
+	{ "the sandbox before /proc", mk_sandbox, "E_SANDBOX_UNAVAILABLE" },
+	{ "/proc", mk_proc, "E_PROC_NOT_HIDDEN" },
+	{ "an unknown handle", mk_handle, "E_HANDLE_EXPIRED" },
+};
+
+static void
+test_refusals_before_the_card(void **state)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++) {
+		struct request r;
+		json_t *j;
+
+		fresh(NULL);
+		refusals[i].make(&r);
+		j = plan(&r, UID_A);
+		if (err_of(j) == NULL || strcmp(err_of(j), refusals[i].code) != 0)
+			fail_msg("%s: got %s, want %s", refusals[i].why,
+			    err_of(j) ? err_of(j) : "a result", refusals[i].code);
+		assert_int_equal(F.ndecide, 0);
+		assert_int_equal(F.nrun, 0);
+		assert_int_equal(F.nsleep, 0);	/* answered at once */
+		assert_int_equal(work_files(), 0);
+		assert_string_equal(audit_str("outcome"), refusals[i].code);
+		assert_non_null(strstr(F.windows, refusals[i].code));
+		json_decref(j);
+	}
+}
+
+static void
+test_yanked_and_tampered(void **state)
+{
+	char path[PATH_MAX + 64];
+	struct request r;
+	json_t *j, *lock;
+	const char *w;
+	size_t i;
+
+	/* a changed binary: tampered, before the card */
+	assert_int_equal(str_fmt(path, sizeof(path), "%s/.local/share/lockfile/"
+	    "plugins/p-two/1.0.0/plugin", home), STR_OK);
+	write_file(path, "another binary", 14, 0755);
+	req_init(&r, "2024/a.txt");
+	req_plugin(&r, "p-two", NULL, NULL);
+	j = plan(&r, UID_A);
+	assert_string_equal(err_of(j), "E_PLUGIN_TAMPERED");
+	assert_int_equal(F.ndecide, 0);
+	json_decref(j);
+	/* recorded as yanked: refused as such */
+	fresh(NULL);
+	lock = json_pack("{s:i, s:[], s:[]}", "schema", 1, "plugins", "indexes");
+	for (i = 0; i < 3; i++)
+		install(&plugins[i], lock, plugins[i].name);
+	json_object_set_new(json_array_get(json_object_get(lock, "plugins"), 1),
+	    "yanked", json_true());
+	write_lock(lock);
+	j = plan(&r, UID_A);
+	assert_string_equal(err_of(j), "E_PLUGIN_YANKED");
+	json_decref(j);
+	/* put the store back */
+	json_object_set_new(json_array_get(json_object_get(lock, "plugins"), 1),
+	    "yanked", json_false());
+	write_lock(lock);
+	json_decref(lock);
+	assert_int_equal(store_reload(&store, &w), 0);
+}
+
+static void
+test_decisions(void **state)
+{
+	static const struct { enum decision d; const char *code, *rec; } c[] = {
+		{ DECISION_DENIED, "E_APPROVAL_DENIED", "denied" },
+		{ DECISION_TIMEOUT, "E_APPROVAL_TIMEOUT", "timeout" },
+		{ DECISION_WITHDRAWN, "E_APPROVAL_TIMEOUT", "withdrawn" },
+	};
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		struct request r;
+		json_t *j;
+
+		fresh(NULL);
+		F.decision = c[i].d;
+		req_init(&r, "2024/a.txt");
+		req_plugin(&r, "p-in", "needle", "email");
+		j = plan(&r, UID_A);
+		assert_string_equal(err_of(j), c[i].code);
+		assert_string_equal(audit_str("decision"), c[i].rec);
+		/* nothing fetched, no value asked, no hold */
+		assert_int_equal(F.nread, 0);
+		assert_int_equal(F.nrun, 0);
+		assert_int_equal(work_files(), 0);
+		assert_int_equal(F.nsleep, 0);
+		json_decref(j);
+	}
+}
+
+static void
+test_values(void **state)
+{
+	struct request r;
+	json_t *j, *held;
+	char *dump;
+
+	F.value = "a-secret-needle";
+	req_init(&r, "2024/a.txt");
+	req_plugin(&r, "p-in", "needle", "email");
+	j = plan(&r, UID_A);
+	assert_null(err_of(j));
+	assert_int_equal(F.nread, 1);
+	assert_int_equal(F.card_held[0], 0);
+	/* fd 6: a 4-byte length and the value */
+	assert_int_equal(F.values_seen_len, 4 + 15);
+	assert_memory_equal(F.values_seen, "\0\0\0\x0f" "a-secret-needle", 19);
+	held = json_object_get(json_object_get(j, "result"), "held_inputs");
+	assert_string_equal(json_string_value(json_array_get(held, 0)), "email");
+	/* never in the response, the audit or the window */
+	dump = json_dumps(j, 0);
+	assert_null(strstr(dump, "a-secret"));
+	free(dump);
+	dump = json_dumps(F.audit, 0);
+	assert_null(strstr(dump, "a-secret"));
+	free(dump);
+	assert_null(strstr(F.windows, "a-secret"));
+	json_decref(j);
+	/* held: the next plan reuses it without asking, and says so */
+	F.value = NULL;
+	F.value_code = PLAN_VALUE_TIMEOUT;
+	j = plan(&r, UID_A);
+	assert_null(err_of(j));
+	assert_int_equal(F.nread, 1);
+	assert_int_equal(F.card_held[0], 1);
+	assert_int_equal(F.card_replayed[0], 1);
+	json_decref(j);
+	/* another uid holds none of it */
+	j = plan(&r, UID_B);
+	assert_string_equal(err_of(j), "E_APPROVAL_TIMEOUT");
+	assert_int_equal(F.nread, 2);
+	json_decref(j);
+}
+
+static void
+test_value_refusals(void **state)
+{
+	static const struct { const char *v; long code; const char *err; } c[] = {
+		{ "0123456789012345678901234567890123456789012345678901234567"
+		  "8901234", 0, "E_INPUT_INVALID" },	/* 65 bytes: over max_bytes */
+		{ "bell\a", 0, "E_INPUT_INVALID" },
+		{ NULL, PLAN_VALUE_TIMEOUT, "E_APPROVAL_TIMEOUT" },
+		{ NULL, PLAN_VALUE_NONE, "E_INPUT_INVALID" },
+		{ NULL, PLAN_VALUE_PEER_GONE, "E_APPROVAL_TIMEOUT" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct request r;
+		json_t *j;
+
+		fresh(NULL);
+		F.value = c[i].v;
+		F.value_code = c[i].code;
+		req_init(&r, "2024/a.txt");
+		req_plugin(&r, "p-in", "needle", "email");
+		j = plan(&r, UID_A);
+		if (err_of(j) == NULL || strcmp(err_of(j), c[i].err) != 0)
+			fail_msg("case %zu: got %s, want %s", i, err_of(j) ?
+			    err_of(j) : "a result", c[i].err);
+		assert_int_equal(F.nrefused, c[i].v != NULL);
+		assert_int_equal(F.nrun, 0);
+		assert_int_equal(work_files(), 0);
+		/* a refused value is forgotten: the next plan asks again */
+		assert_null(values_find(&vals, UID_A, "email"));
+		json_decref(j);
+	}
+}
+
+static void
+test_fetch_failure_after_approval(void **state)
+{
+	struct request r;
+	json_t *j;
+
+	req_init(&r, "2024/missing.txt");
+	req_plugin(&r, "p-one", NULL, NULL);
+	j = plan(&r, UID_A);
+	assert_string_equal(err_of(j), "E_FETCH_FAILED");
+	assert_int_equal(F.ndecide, 1);	/* told only after the approval */
+	assert_int_equal(F.nsleep, 1);	/* on the quantum */
+	assert_int_equal(F.nrun, 0);
+	assert_non_null(audit_str("fetch_cause"));
+	assert_int_equal(work_files(), 0);
+	json_decref(j);
+}
+
+static const char *
+handle_of(const json_t *j)
+{
+	return json_string_value(json_object_get(json_object_get(j, "result"),
+	    "handle"));
+}
+
+static void
+test_by_handle(void **state)
+{
+	struct request r, rh;
+	json_t *j, *k;
+	char id[40];
+
+	req_init(&r, "2024/a.txt");
+	req_plugin(&r, "p-one", NULL, NULL);
+	req_plugin(&r, "p-two", NULL, NULL);
+	j = plan(&r, UID_A);
+	assert_null(err_of(j));
+	(void)!str_fmt(id, sizeof(id), "%s", handle_of(j));
+	json_decref(j);
+	req_init(&rh, NULL);
+	rh.has_handle = 1;
+	(void)!str_fmt(rh.handle, sizeof(rh.handle), "%s", id);
+	req_plugin(&rh, "p-one", NULL, NULL);
+	/* another uid's handle is an unknown one */
+	k = plan(&rh, UID_B);
+	assert_string_equal(err_of(k), "E_HANDLE_EXPIRED");
+	json_decref(k);
+	/* by handle: the same file, no second fetch, fewer answers left */
+	F.nrun = 0;
+	k = plan(&rh, UID_A);
+	assert_null(err_of(k));
+	assert_string_equal(handle_of(k), id);
+	assert_int_equal(F.card_left, 2);
+	assert_int_equal(work_files(), 1);
+	json_decref(k);
+	/* the last answer uses it up: then the handle is gone */
+	k = plan(&rh, UID_A);
+	assert_null(err_of(k));
+	json_decref(k);
+	k = plan(&rh, UID_A);
+	assert_string_equal(err_of(k), "E_HANDLE_EXPIRED");
+	json_decref(k);
+	/* more than it has left */
+	j = plan(&r, UID_A);
+	(void)!str_fmt(id, sizeof(id), "%s", handle_of(j));
+	json_decref(j);
+	(void)!str_fmt(rh.handle, sizeof(rh.handle), "%s", id);
+	rh.nplugins = 0;
+	req_plugin(&rh, "p-one", NULL, NULL);
+	req_plugin(&rh, "p-one", NULL, NULL);
+	req_plugin(&rh, "p-one", NULL, NULL);
+	k = plan(&rh, UID_A);
+	assert_string_equal(err_of(k), "E_TOO_MANY_PLUGINS");
+	json_decref(k);
+}
+
+static void
+test_handle_expires_during_approval(void **state)
+{
+	struct request r, rh;
+	json_t *j;
+
+	req_init(&r, "2024/a.txt");
+	req_plugin(&r, "p-one", NULL, NULL);
+	j = plan(&r, UID_A);
+	req_init(&rh, NULL);
+	rh.has_handle = 1;
+	(void)!str_fmt(rh.handle, sizeof(rh.handle), "%s", handle_of(j));
+	json_decref(j);
+	req_plugin(&rh, "p-two", NULL, NULL);
+	F.decide_advance_ms = 601 * 1000LL;	/* past the handle's TTL */
+	F.nsleep = 0;
+	j = plan(&rh, UID_A);
+	assert_string_equal(err_of(j), "E_HANDLE_EXPIRED");
+	assert_string_equal(audit_str("cause"), "expired during the approval");
+	assert_int_equal(F.nsleep, 1);	/* after the approval: held */
+	json_decref(j);
+}
+
+static void
+test_plugin_error(void **state)
+{
+	struct request r;
+	json_t *j, *a;
+
+	req_init(&r, "2024/a.txt");
+	req_plugin(&r, "p-one", NULL, NULL);
+	F.outcome[0] = OUT_SIGNALED;
+	j = plan(&r, UID_A);
+	a = json_array_get(json_object_get(json_object_get(j, "result"),
+	    "answers"), 0);
+	assert_true(json_is_null(json_object_get(a, "result")));
+	assert_string_equal(json_string_value(json_object_get(a, "error")),
+	    "plugin_error");
+	json_decref(j);
+}
+
+static void
+test_failures_after_approval(void **state)
+{
+	struct request r;
+	json_t *j;
+
+	/* the sandbox cannot be set up for a run */
+	req_init(&r, "2024/a.txt");
+	req_plugin(&r, "p-one", NULL, NULL);
+	F.outcome[0] = OUT_SANDBOX_UNAVAILABLE;
+	j = plan(&r, UID_A);
+	assert_string_equal(err_of(j), "E_SANDBOX_UNAVAILABLE");
+	assert_int_equal(F.nsleep, 1);
+	assert_int_equal(work_files(), 0);	/* the file is not kept */
+	json_decref(j);
+	/* /proc exposed between the card and the run */
+	fresh(NULL);
+	F.proc_fail_at = 2;
+	j = plan(&r, UID_A);
+	assert_string_equal(err_of(j), "E_PROC_NOT_HIDDEN");
+	assert_int_equal(F.ndecide, 1);
+	assert_int_equal(F.nrun, 0);
+	assert_int_equal(F.nsleep, 1);
+	assert_int_equal(work_files(), 0);
+	json_decref(j);
+}
+
+static void
+replace_p_one(void)
+{
+	char path[PATH_MAX + 64];
+
+	(void)!str_fmt(path, sizeof(path), "%s/.local/share/lockfile/plugins/"
+	    "p-one/1.0.0/plugin", home);
+	write_file(path, "replaced after the card", 23, 0755);
+}
+
+static void
+test_tampered_after_the_card(void **state)
+{
+	struct request r;
+	json_t *j, *lock;
+	const char *w;
+	size_t i;
+
+	req_init(&r, "2024/a.txt");
+	req_plugin(&r, "p-one", NULL, NULL);
+	F.during_decide = replace_p_one;
+	j = plan(&r, UID_A);
+	assert_string_equal(err_of(j), "E_PLUGIN_TAMPERED");
+	assert_int_equal(F.nrun, 0);
+	assert_int_equal(F.nsleep, 1);
+	assert_int_equal(work_files(), 0);
+	json_decref(j);
+	lock = json_pack("{s:i, s:[], s:[]}", "schema", 1, "plugins", "indexes");
+	for (i = 0; i < 3; i++)
+		install(&plugins[i], lock, plugins[i].name);
+	write_lock(lock);
+	json_decref(lock);
+	assert_int_equal(store_reload(&store, &w), 0);
+}
+
+static void
+test_quantum_multiples(void **state)
+{
+	struct request r;
+	json_t *j;
+	long long before = fake_now(NULL);
+
+	req_init(&r, "2024/a.txt");
+	req_plugin(&r, "p-one", NULL, NULL);
+	F.run_advance_ms = 2 * QUANTUM_MS + QUANTUM_MS / 2;	/* 2.5 quanta */
+	j = plan(&r, UID_A);
+	assert_null(err_of(j));
+	/* the first multiple past the run: 3 quanta after the approval */
+	assert_true(F.slept_until >= before + 3 * QUANTUM_MS &&
+	    F.slept_until < before + 3 * QUANTUM_MS + 1000);
+	json_decref(j);
+}
+
+static void
+test_level0_results(void **state)
+{
+	struct request r;
+	json_t *j;
+
+	pol.security_level = 0;
+	req_init(&r, "2024/a.txt");
+	req_plugin(&r, "p-one", NULL, NULL);
+	req_plugin(&r, "p-two", NULL, NULL);
+	j = plan(&r, UID_A);
+	assert_int_equal(F.nresult, 2);
+	json_decref(j);
+	pol.security_level = 1;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_answered, fresh),
+		cmocka_unit_test_setup(test_refusals_before_the_card, fresh),
+		cmocka_unit_test_setup(test_yanked_and_tampered, fresh),
+		cmocka_unit_test_setup(test_decisions, fresh),
+		cmocka_unit_test_setup(test_values, fresh),
+		cmocka_unit_test_setup(test_value_refusals, fresh),
+		cmocka_unit_test_setup(test_fetch_failure_after_approval, fresh),
+		cmocka_unit_test_setup(test_by_handle, fresh),
+		cmocka_unit_test_setup(test_handle_expires_during_approval, fresh),
+		cmocka_unit_test_setup(test_plugin_error, fresh),
+		cmocka_unit_test_setup(test_failures_after_approval, fresh),
+		cmocka_unit_test_setup(test_tampered_after_the_card, fresh),
+		cmocka_unit_test_setup(test_quantum_multiples, fresh),
+		cmocka_unit_test_setup(test_level0_results, fresh),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests_name("plan", tests, setup, teardown);
+}
