@@ -82,8 +82,8 @@ static struct policy pol;
 static struct store store;
 static struct workspace ws;
 static struct values vals;
-static char home[] = "/tmp/test-plan.XXXXXX";
-static char srcdir[PATH_MAX], workdir[PATH_MAX];
+static char base[] = "/tmp/test-plan.XXXXXX";
+static char home[PATH_MAX], srcdir[PATH_MAX], workdir[PATH_MAX];
 
 static long long
 fake_now(void *ctx)
@@ -325,12 +325,17 @@ setup(void **state)
 
 	if (sodium_init() < 0)
 		return -1;
-	memcpy(home, "/tmp/test-plan.XXXXXX", sizeof(home));
-	assert_non_null(mkdtemp(home));
-	assert_int_equal(chmod(home, 0700), 0);
+	/* The source beside the home, never inside it (policy.c refuses
+	 * that: a key could reach the console's own files). */
+	assert_non_null(mkdtemp(base));
+	assert_int_equal(str_fmt(home, sizeof(home), "%s/home", base), STR_OK);
+	assert_int_equal(mkdir(home, 0700), 0);
 	mkdirs(".local/share/lockfile/plugins");
-	mkdirs("src/2024");
-	assert_int_equal(str_fmt(srcdir, sizeof(srcdir), "%s/src", home), STR_OK);
+	assert_int_equal(str_fmt(srcdir, sizeof(srcdir), "%s/src", base), STR_OK);
+	assert_int_equal(mkdir(srcdir, 0700), 0);
+	assert_int_equal(str_fmt(workdir, sizeof(workdir), "%s/2024", srcdir),
+	    STR_OK);
+	assert_int_equal(mkdir(workdir, 0700), 0);
 	assert_int_equal(str_fmt(workdir, sizeof(workdir), "%s/work", home),
 	    STR_OK);
 	assert_int_equal(str_fmt(path, sizeof(path), "%s/2024/a.txt", srcdir),
@@ -380,7 +385,7 @@ teardown(void **state)
 	policy_free(&pol);	/* closes the opened sources too */
 	json_decref(F.audit);
 	F.audit = NULL;
-	if (str_fmt(cmd, sizeof(cmd), "rm -rf %s", home) == STR_OK)
+	if (str_fmt(cmd, sizeof(cmd), "rm -rf %s", base) == STR_OK)
 		(void)!system(cmd);
 	return 0;
 }
