@@ -263,6 +263,11 @@ confine_console(struct console *c, const char **why)
 	}
 	r |= confine_add(s, c->store.root, CONFINE_EXEC, 0);
 	r |= confine_add(s, c->ws.root, CONFINE_WRITE, 0);
+	/* the ledger's own directory: its appends, and a compaction's new
+	 * file renamed over the old (never the state directory beside it,
+	 * which holds the approved policy) */
+	if (c->ledger_dir[0] != '\0')
+		r |= confine_add(s, c->ledger_dir, CONFINE_WRITE, 0);
 	if (parent_dir(c->lis.path, dir, sizeof(dir)) == 0)
 		r |= confine_add(s, dir, CONFINE_UNLINK, 0);
 	sc = sysconf_dir(&swhy);

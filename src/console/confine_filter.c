@@ -50,6 +50,9 @@ static const int allow_plain[] = {
 	SCMP_SYS(chdir),
 	SCMP_SYS(fchdir), SCMP_SYS(mkdir), SCMP_SYS(mkdirat),
 	SCMP_SYS(unlink), SCMP_SYS(unlinkat), SCMP_SYS(rmdir),
+	/* the ledger's compaction, in its own directory (Landlock); glibc
+	 * makes renameat2 without flags a renameat */
+	SCMP_SYS(renameat), SCMP_SYS(renameat2),
 	SCMP_SYS(ftruncate), SCMP_SYS(fallocate), SCMP_SYS(fsync),
 	SCMP_SYS(fdatasync), SCMP_SYS(fadvise64), SCMP_SYS(flock),
 	SCMP_SYS(sendfile), SCMP_SYS(copy_file_range), SCMP_SYS(splice),

@@ -14,6 +14,7 @@
 #include "lib/fdutil.h"
 #include "lib/log.h"
 #include "lib/sysconf.h"
+#include "lib/str.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +27,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define REQUEST_READ_MS 5000	/* a whole line within this, or refused */
@@ -311,6 +313,72 @@ load_policy(struct console *c)
 	return 0;
 }
 
+/* The answer ledger, in a 0700 directory of its own (docs/ledger.md). A
+ * torn or damaged one stops the start: the human is told where and why,
+ * and nothing is reset behind their back. */
+static int
+open_ledger(struct console *c)
+{
+	struct ledger_clock clk = { ledger_clock_real, NULL };
+	struct ledger_problem p;
+	struct ledger_stats ls;
+	struct stat st;
+	enum ledger_err e;
+	int dirfd, created = 0;
+
+	if (str_fmt(c->ledger_dir, sizeof(c->ledger_dir), "%s/%s", c->home,
+	    LEDGER_DIR) != STR_OK) {
+		logit("ledger: the home path is too long");
+		return -1;
+	}
+	if (mkdir_p(c->ledger_dir, 0700) != 0) {
+		logit_errno("ledger: %s", c->ledger_dir);
+		return -1;
+	}
+	dirfd = open(c->ledger_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (dirfd < 0 || fstat(dirfd, &st) != 0 || st.st_uid != getuid() ||
+	    (st.st_mode & 0077) != 0) {
+		logit("ledger: %s must be a directory of the console account, "
+		    "0700", c->ledger_dir);
+		if (dirfd >= 0)
+			close(dirfd);
+		return -1;
+	}
+	e = ledger_open(&c->ledger, dirfd, &clk, c->pol.ledger_window_s,
+	    &created, &p);
+	close(dirfd);
+	if (e == LEDGER_E_TORN || e == LEDGER_E_DAMAGED) {
+		logit("the answer ledger %s/%s is %s: %s", c->ledger_dir,
+		    LEDGER_FILE, e == LEDGER_E_TORN ? "torn" : "damaged", p.msg);
+		logit("refusing to start: the ledger is never reset behind your "
+		    "back. `lockfile audit --ledger` shows it; `lockfile audit "
+		    "--ledger --repair` keeps the %llu whole records before the "
+		    "problem (docs/ledger.md)", p.good_records);
+		return -1;
+	}
+	if (e != LEDGER_OK) {
+		logit("the answer ledger %s/%s: %s", c->ledger_dir, LEDGER_FILE,
+		    p.msg);
+		return -1;
+	}
+	ledger_get_stats(c->ledger, &ls);
+	if (created) {
+		json_t *rec = json_object();
+		term_printf(&c->term, "ledger: new (no earlier ledger in %s)\n",
+		    c->ledger_dir);
+		json_object_set_new(rec, "event", json_string("ledger_created"));
+		if (audit_write(&c->audit, rec) != 0)
+			return -1;
+	} else {
+		term_printf(&c->term, "ledger: %zu key%s, %zu content%s, window "
+		    "%us, cap %u\n", ls.keys, ls.keys == 1 ? "" : "s", ls.contents,
+		    ls.contents == 1 ? "" : "s", c->pol.ledger_window_s,
+		    c->pol.max_answers_per_key);
+	}
+	return 0;
+}
+
 static int
 start(struct console *c, const char *homearg, const char *sockpath,
     const char *group, const char *uids)
@@ -363,6 +431,8 @@ start(struct console *c, const char *homearg, const char *sockpath,
 		logit("audit: %s", why);
 		return -1;
 	}
+	if (open_ledger(c) != 0)
+		return -1;
 	values_init(&c->values);
 	for (i = 0; i < c->pol.nprofiles; i++) {
 		struct profile *pr = &c->pol.profiles[i];
@@ -428,6 +498,8 @@ shutdown_console(struct console *c, const char *why)
 	parser_stop(&c->parser);
 	sandbox_close(&c->sb);
 	policy_free(&c->pol);
+	ledger_close(c->ledger);
+	c->ledger = NULL;
 	audit_close(&c->audit);
 	term_close(&c->term);
 }

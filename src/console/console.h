@@ -6,6 +6,7 @@
 
 #include "console/audit.h"
 #include "console/isolation.h"
+#include "console/ledger.h"
 #include "console/listener.h"
 #include "console/parser_worker.h"
 #include "console/plan.h"
@@ -27,6 +28,8 @@ struct console {
 	struct store store;
 	struct workspace ws;
 	struct audit audit;
+	struct ledger *ledger;		/* ledger.h: answers per agent and key */
+	char ledger_dir[PATH_MAX];
 	struct values values;
 	struct isolation iso;		/* isolation.h: snapshot, last cause */
 	const char *scrub_words[POLICY_MAX_PROFILES * 8];

@@ -209,3 +209,58 @@ def test_other_accounts_and_no_ledger(home):
     assert agent.pw_uid != pwd.getpwnam(CONSOLE_USER).pw_uid
     p = audit(home, user="agent")
     assert p.returncode != 0 and p.stdout == b""
+
+
+# ---- the console's start (a real console, tests/e2e/lfenv.py) ----------
+
+def ledger_path(env):
+    return os.path.join(env.home, ".local/state/lockfile/ledger/ledger")
+
+
+def started_env(env):
+    env.add_local_profile("invoices", prefix="2024/", files={
+        "2024/a.pdf": b"%PDF-1.4 not quite\n"})
+    env.install_plugin("is-pdf")
+    env.write_policy(answer_quantum_s=1)
+    return env
+
+
+def test_console_creates_and_says_so(env):
+    started_env(env)
+    env.start()
+    env.wait_screen(r"ledger: new")
+    st = os.stat(ledger_path(env))
+    assert st.st_mode & 0o777 == 0o600
+    assert st.st_uid == pwd.getpwnam(CONSOLE_USER).pw_uid
+    d = os.stat(os.path.dirname(ledger_path(env)))
+    assert d.st_mode & 0o777 == 0o700
+    assert [r for r in env.audit() if r.get("event") == "ledger_created"]
+    env.stop()
+    # the next start reads it
+    env.start()
+    env.wait_screen(r"ledger: 0 keys, 0 contents, window 86400s, cap 64")
+
+
+def test_console_refuses_a_torn_or_damaged_ledger(env):
+    started_env(env)
+    whole = chained(sample(now()))
+    for data, words in ((whole[:200] + bytes([whole[200] ^ 4]) + whole[201:],
+                         ("damaged", "checksum")),
+                        (whole[:-9], ("torn", "record 11", "incomplete"))):
+        os.makedirs(os.path.dirname(ledger_path(env)), mode=0o700,
+                    exist_ok=True)
+        put(env.home, data)
+        env.start(wait=False)
+        env.wait_exit()
+        s = env.screen()
+        for w in words + ("refusing to start", "--repair"):
+            assert w in s, (w, s)
+        assert not os.path.exists(env.socket)
+        with open(ledger_path(env), "rb") as f:
+            assert f.read() == data               # left as it was
+        env.stop()
+    # the human's repair, then the console starts on the 10 records kept
+    p = audit(env.home, "--repair")
+    assert p.returncode == 0, p.stderr
+    env.start()
+    env.wait_screen(r"ledger: 4 keys, 3 contents")

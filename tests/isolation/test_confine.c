@@ -59,7 +59,7 @@ check(int cond, const char *fmt, ...)
 }
 
 static char base[128], home[192], store[256], work[256], src[192];
-static char outside[192], sockdir[192];
+static char outside[192], sockdir[192], state[256], ledger[300];
 
 static void
 must(int ok, const char *what)
@@ -93,6 +93,40 @@ copy_file(const char *from, const char *to)
 		must(write_full(out, buf, (size_t)n) == 0, to);
 	must(n == 0 && close(out) == 0, to);
 	close(in);
+}
+
+/* A compaction's move, as src/console/ledger.c makes it: a new file
+ * beside old, renamed over it. errno of the first step that fails. */
+static int
+replace_errno(const char *dir, const char *name)
+{
+	char tmp[400], to[400];
+	int fd;
+
+	snprintf(tmp, sizeof(tmp), "%s/%s.new", dir, name);
+	snprintf(to, sizeof(to), "%s/%s", dir, name);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, to, 0) != 0) {
+		int e = errno;
+		unlink(tmp);
+		return e;
+	}
+	return 0;
+}
+
+/* errno of renaming path to path.x and back, 0 when both worked. */
+static int
+rename_errno(const char *path)
+{
+	char to[400];
+
+	snprintf(to, sizeof(to), "%s.x", path);
+	if (renameat2(AT_FDCWD, path, AT_FDCWD, to, 0) != 0)
+		return errno;
+	return renameat2(AT_FDCWD, to, AT_FDCWD, path, 0) != 0 ? errno : 0;
 }
 
 /* errno of open(path, flags), 0 when it opened. */
@@ -234,6 +268,13 @@ setup(int argc, char **argv)
 	snprintf(src, sizeof(src), "%s/src", base);
 	snprintf(outside, sizeof(outside), "%s/outside", base);
 	snprintf(sockdir, sizeof(sockdir), "%s/run", base);
+	snprintf(state, sizeof(state), "%s/.local/state/lockfile", home);
+	snprintf(ledger, sizeof(ledger), "%s/ledger", state);
+	must(mkdir_p(ledger, 0700) == 0, "the ledger's directory");
+	snprintf(p, sizeof(p), "%s/policy.approved.toml", state);
+	write_file(p, "approved\n", 0600);
+	snprintf(p, sizeof(p), "%s/ledger", ledger);
+	write_file(p, "L 1\n", 0600);
 	must(mkdir_p(store, 0700) == 0 && mkdir_p(work, 0700) == 0 &&
 	    mkdir(src, 0700) == 0 && mkdir(outside, 0700) == 0 &&
 	    mkdir(sockdir, 0700) == 0, "directories");
@@ -343,6 +384,13 @@ main(int argc, char **argv)
 	    "file can be opened to others (chmod 0644)");
 	check(kill(other, 0) == 0, "before: another process of ours can be "
 	    "signalled");
+	snprintf(wfile, sizeof(wfile), "%s/policy.approved.toml", state);
+	check(rename_errno(wfile) == 0 && replace_errno(state,
+	    "policy.approved.toml") == 0, "before: the approved policy can be "
+	    "renamed and replaced");
+	check(replace_errno(ledger, "ledger") == 0, "before: the ledger can be "
+	    "replaced (a compaction)");
+	snprintf(wfile, sizeof(wfile), "%s/spool", work);
 	e = ptrace(PTRACE_ATTACH, other, NULL, NULL) == 0 &&
 	    waitpid(other, &st, 0) == other &&
 	    ptrace(PTRACE_DETACH, other, NULL, NULL) == 0;
@@ -356,6 +404,7 @@ main(int argc, char **argv)
 	must(confine_add(spec, home, CONFINE_READ, 0) == 0 &&
 	    confine_add(spec, store, CONFINE_EXEC, 0) == 0 &&
 	    confine_add(spec, work, CONFINE_WRITE, 0) == 0 &&
+	    confine_add(spec, ledger, CONFINE_WRITE, 0) == 0 &&
 	    confine_add(spec, sockdir, CONFINE_UNLINK, 0) == 0 &&
 	    confine_add(spec, src, CONFINE_READ, 0) == 0 &&
 	    confine_add(spec, "/proc", CONFINE_READ, 0) == 0 &&
@@ -390,6 +439,15 @@ main(int argc, char **argv)
 	    "directory takes a spool file (create, chmod 0400, unlink)");
 	check(mkdir(wdir, 0700) == 0 && rmdir(wdir) == 0, "after: the work "
 	    "directory takes a subdirectory");
+	check(replace_errno(ledger, "ledger") == 0, "after: the ledger's own "
+	    "directory takes a compaction (a new file renamed over the ledger)");
+	snprintf(wdir, sizeof(wdir), "%s/policy.approved.toml", state);
+	e = rename_errno(wdir);
+	check(e == EACCES, "after: the approved policy beside the ledger "
+	    "cannot be renamed (errno %d)", e);
+	e = replace_errno(state, "policy.approved.toml");
+	check(e == EACCES, "after: nor replaced (errno %d)", e);
+	snprintf(wdir, sizeof(wdir), "%s/d", work);
 	check(open_errno(wfile, O_WRONLY | O_CREAT) == 0 &&
 	    chmod(wfile, 0644) < 0 && errno == EPERM && unlink(wfile) == 0,
 	    "after: chmod that opens a file to others is refused (EPERM)");
