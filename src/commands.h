@@ -9,6 +9,7 @@
 #include "sandbox/cmd.h"
 #include "sigstore/cmd.h"
 #include "store/cmd.h"
+#include "update/cmd.h"
 
 #define COMMAND_TABLE \
 	{ "console", cmd_console, "console", \
@@ -18,6 +19,8 @@
 	{ "audit", cmd_audit, "console", "print the audit log" }, \
 	{ "plugin", cmd_plugin, "console", \
 	    "install, update, verify, list or remove signed plugins" }, \
+	{ "update", cmd_update, "root", \
+	    "install a newer signed lockfile release (--check, --rollback)" }, \
 	{ "doctor", cmd_doctor, "console", \
 	    "check every precondition, one line per condition" }, \
 	{ "sandbox-run", cmd_sandbox_run, "console", \

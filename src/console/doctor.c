@@ -10,6 +10,7 @@
 #include "console/policy.h"
 #include "sandbox/sandbox.h"
 #include "store/store.h"
+#include "update/update.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
 #include "lib/render.h"
@@ -232,6 +233,17 @@ check_binary(struct doctor *d)
 	int ok = sysconf_check_binary(why, sizeof(why)) == 0;
 
 	add(d, "binary", ok, "%s", why);
+}
+
+/* Which signed release this binary is, checked now (src/update/,
+ * docs/releases.md): a build says so and passes. */
+static void
+check_launcher(struct doctor *d)
+{
+	char detail[sizeof(d->line[0].detail)];
+	int ok = update_report(detail, sizeof(detail));
+
+	add(d, "launcher", ok, "%s", detail);
 }
 
 /* /etc/lockfile: the trusted root, marketplaces, system.toml and the
@@ -664,6 +676,7 @@ cmd_doctor(int argc, char **argv)
 	check_home(d);
 	check_socket(d);
 	check_binary(d);
+	check_launcher(d);
 	check_trust(d);
 	check_sources(d);
 	check_plugins(d);

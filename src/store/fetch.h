@@ -33,4 +33,17 @@ int fetch_to_fd(const char *base, const char *rel, size_t max, int fd,
 int fetch_to_buf(const char *base, const char *rel, struct buf *b,
     char *why, size_t whylen);
 
+/* The same with options (NULL: the defaults above). Releases use them
+ * (src/update/): a release host may redirect to its download host (GitHub
+ * sends release assets to another origin), and a stalled download must
+ * give up sooner than a marketplace's. */
+struct fetch_opts {
+	int any_https_redirect;	/* follow a redirect to any https:// origin */
+	long low_speed_time_s;	/* under FETCH_LOW_SPEED_BYTES/s this long */
+};
+int fetch_to_fd_opts(const char *base, const char *rel, size_t max, int fd,
+    const struct fetch_opts *o, char *why, size_t whylen);
+int fetch_to_buf_opts(const char *base, const char *rel, struct buf *b,
+    const struct fetch_opts *o, char *why, size_t whylen);
+
 #endif

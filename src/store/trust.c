@@ -127,6 +127,7 @@ trust_parse(const char *text, size_t len, struct trust *t, char *why,
 
 	t->release_repo[0] = '\0';
 	t->release_repo_id[0] = t->release_owner_id[0] = '\0';
+	t->release_url[0] = '\0';
 	t->nmarkets = 0;
 	doc = toml_parse(text, len, &terr);
 	if (doc == NULL) {
@@ -140,6 +141,11 @@ trust_parse(const char *text, size_t len, struct trust *t, char *why,
 		    str_fmt(t->release_repo, sizeof(t->release_repo), "%s", s) ==
 		    STR_OK) {
 			continue;
+		} else if (strcmp(k, "release_url") == 0 &&
+		    (s = str_of(v, TRUST_URL_MAX - 1)) && trust_url_ok(s) &&
+		    str_fmt(t->release_url, sizeof(t->release_url), "%s", s) ==
+		    STR_OK) {
+			continue;
 		} else if (strcmp(k, "marketplaces") == 0 && json_is_object(v)) {
 			continue;
 		} else if (strcmp(k, "release_repository_id") == 0 &&
@@ -151,7 +157,7 @@ trust_parse(const char *text, size_t len, struct trust *t, char *why,
 		} else {
 			str_msg(why, whylen, "trust.toml: an unknown key, or an "
 			    "invalid release_repository, release_repository_id, "
-			    "release_owner_id or marketplaces");
+			    "release_owner_id, release_url or marketplaces");
 			goto out;
 		}
 	}

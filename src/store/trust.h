@@ -44,6 +44,10 @@ struct trust {
 	char release_repo[REPO_MAX + 1];
 	char release_repo_id[TRUST_ID_MAX];	/* "" when not pinned */
 	char release_owner_id[TRUST_ID_MAX];
+	/* Where lockfile update fetches releases (docs/releases.md): empty
+	 * when trust.toml names none (then GitHub's releases of
+	 * release_repo). */
+	char release_url[TRUST_URL_MAX];
 	size_t nmarkets;
 	struct market_conf m[LOCKDB_MAX_MARKETS];
 };
