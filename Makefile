@@ -5,7 +5,8 @@ BUILD_ASAN ?= build-asan
 BUILD_FUZZ ?= build-fuzz
 INSTALL_BUILD ?= build-install
 
-.PHONY: all deps build build-asan build-fuzz check demo docker bench clean lint install
+.PHONY: all deps build build-asan build-fuzz check demo docker bench clean lint install \
+	reproduce
 
 all: build
 
@@ -62,6 +63,11 @@ docker: deps build
 
 bench: deps build
 	bench/run-all $(CURDIR)/$(BUILD)
+
+# Build this tree twice (another directory, user, umask, time zone, clock)
+# and compare every shipped file byte for byte (docs/releases.md).
+reproduce:
+	scripts/reproduce.sh
 
 # The same checks as the lint-* suites of `make check`.
 lint: build
