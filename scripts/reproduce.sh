@@ -9,8 +9,10 @@
 # tree are copied (git ls-files); ccache is off; tests and benchmarks are
 # not built.
 #
-#   scripts/reproduce.sh [--tap] [--keep]
+#   scripts/reproduce.sh [--tap] [--keep] [--build DIR]
 #
+# --build DIR: the first build is this tree itself, in build directory DIR,
+# kept (release.yml ships what it built there); otherwise both are copies.
 # Prints "sha256  path" of each compared file and "reproduce: N files
 # identical" (or the differing ones, exit 1). --tap prints TAP instead (the
 # release-reproduce suite). Run as root (the second build runs as another
@@ -19,13 +21,17 @@ set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 tap=0
 keep=0
-for a in "$@"; do
-	case $a in
-	--tap) tap=1 ;;
-	--keep) keep=1 ;;
-	*) echo "usage: scripts/reproduce.sh [--tap] [--keep]" >&2; exit 64 ;;
+build1=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--tap) tap=1; shift ;;
+	--keep) keep=1; shift ;;
+	--build) [ $# -ge 2 ] || set -- --usage; build1=$2; shift 2 ;;
+	*) echo "usage: scripts/reproduce.sh [--tap] [--keep] [--build DIR]" >&2
+	   exit 64 ;;
 	esac
 done
+case $build1 in ""|/*) ;; *) build1=$(pwd)/$build1 ;; esac
 user=${REPRODUCE_USER:-nobody}
 work=$(mktemp -d "${TMPDIR:-/tmp}/lockfile-reproduce.XXXXXX")
 [ "$keep" = 1 ] || trap 'rm -rf "$work"' EXIT INT TERM
@@ -55,8 +61,14 @@ build() {	# build SRC BUILDDIR (in the current user, umask, clock)
 	    CCACHE_DISABLE=1 ninja -C "$2" >/dev/null &&
 	    meson install -C "$2" --destdir "$2/stage" --no-rebuild --quiet >/dev/null)
 }
-say "build 1: $a/build as $(id -un)"
-( umask 022; TZ=UTC LC_ALL=C.UTF-8 build "$a" "$a/build" ) || fail "build 1 failed"
+if [ -n "$build1" ]; then
+	a=$here
+	[ ! -e "$build1" ] || fail "$build1 exists"
+else
+	build1=$a/build
+fi
+say "build 1: $build1 as $(id -un)"
+( umask 022; TZ=UTC LC_ALL=C.UTF-8 build "$a" "$build1" ) || fail "build 1 failed"
 
 when=
 if command -v faketime >/dev/null 2>&1; then
@@ -89,7 +101,7 @@ list() {	# list BUILDDIR: "sha256  path" of each shipped file
 		sha256sum "$d/${d#plugins/}" "$m"
 	done)
 }
-list "$a/build" > "$work/a.sums"
+list "$build1" > "$work/a.sums"
 list "$work/b/out/deeper/build" > "$work/b.sums"
 n=$(grep -c . "$work/a.sums")
 [ "$n" -ge 6 ] || fail "only $n files to compare"
