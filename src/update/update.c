@@ -92,10 +92,13 @@ files_why(enum upd_files_status st)
 	}
 }
 
+enum layout { LAYOUT_MAKE, LAYOUT_MAY_BE_MISSING, LAYOUT_MUST_EXIST };
+
 /* Root only, the layout opened (and made) safely, one update at a time,
- * leftovers of an interrupted run removed, the installed record read. */
+ * leftovers of an interrupted run removed, the installed record read. A
+ * missing layout is "nothing installed" for --check. */
 static enum upd_status
-run_begin(struct run *r, const char *prefix, int create)
+run_begin(struct run *r, const char *prefix, enum layout lay)
 {
 	enum upd_files_status st;
 	const char *why;
@@ -104,7 +107,9 @@ run_begin(struct run *r, const char *prefix, int create)
 		logit("run lockfile update as root (it replaces root's files)");
 		return UPD_CANNOT;
 	}
-	st = upd_dirs_open(prefix, create, &r->d);
+	st = upd_dirs_open(prefix, lay == LAYOUT_MAKE, &r->d);
+	if (st == UPD_FILES_MISSING && lay == LAYOUT_MAY_BE_MISSING)
+		return UPD_OK;
 	if (st != UPD_FILES_OK) {
 		logit("%s (or its bin, share/lockfile, lib/lockfile): %s",
 		    prefix, files_why(st));
@@ -471,7 +476,8 @@ update_install(const struct upd_opts *o)
 	run_init(r);
 	if (mb == NULL || mbb == NULL || abb == NULL)
 		fatal("out of memory");
-	ret = run_begin(r, o->prefix, !o->check);
+	ret = run_begin(r, o->prefix, o->check ? LAYOUT_MAY_BE_MISSING :
+	    LAYOUT_MAKE);
 	if (ret != UPD_OK)
 		goto out;
 	if (trust_load(&r->t, why, sizeof(why)) != 0) {
@@ -603,7 +609,7 @@ update_rollback(const struct upd_opts *o)
 
 	run_init(r);
 	memset(&rb, 0, sizeof(rb));
-	ret = run_begin(r, o->prefix, 0);
+	ret = run_begin(r, o->prefix, LAYOUT_MUST_EXIST);
 	if (ret != UPD_OK)
 		goto out;
 	ret = UPD_REFUSED;

@@ -99,6 +99,13 @@ def test_rollback_refuses_a_changed_copy(at_v2):
     assert installed(w, V2)
 
 
+def test_check_on_an_empty_prefix(w):
+    before = w.pfx.snapshot()
+    update(w, "--check", want="update available: v0.2.0 (installed: no "
+           "signed release)")
+    assert w.pfx.snapshot() == before
+
+
 def test_rollback_without_a_kept_install(w):
     update(w, "--version", V1)
     refused(w, "nothing to roll back to", "--rollback")
