@@ -17,6 +17,7 @@ static const char usage_text[] =
 "usage: lockfile update [--check] [--version vX.Y.Z] [--prefix DIR]\n"
 "                       [--stall-timeout SECONDS]\n"
 "       lockfile update --rollback [--prefix DIR]\n"
+"       lockfile update --identity [--version vX.Y.Z]\n"
 "\n"
 "As root: fetch the latest signed lockfile release (or vX.Y.Z) from the\n"
 "release URL of /etc/lockfile/trust.toml, verify its manifest and every\n"
@@ -28,6 +29,8 @@ static const char usage_text[] =
 "  --check          only say whether a newer signed release exists\n"
 "  --version vX.Y.Z that release (a downgrade is refused: use --rollback)\n"
 "  --rollback       restore the previous install (and keep this one)\n"
+"  --identity       print the repository and owner ids the release's\n"
+"                   signature carries, to pin in trust.toml\n"
 "  --prefix DIR     the installation (default " LOCKFILE_PREFIX ")\n"
 "  --stall-timeout  give up a download slower than 512 B/s for this long\n"
 "                   (default 30 s)\n"
@@ -40,6 +43,7 @@ cmd_update(int argc, char **argv)
 		{ "check", no_argument, NULL, 'c' },
 		{ "version", required_argument, NULL, 'v' },
 		{ "rollback", no_argument, NULL, 'r' },
+		{ "identity", no_argument, NULL, 'i' },
 		{ "prefix", required_argument, NULL, 'p' },
 		{ "stall-timeout", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
@@ -49,7 +53,7 @@ cmd_update(int argc, char **argv)
 	    .stall_s = UPD_STALL_DEFAULT_S };
 	unsigned long long v;
 	char version[32];
-	int ch, rollback = 0, ret;
+	int ch, rollback = 0, identity = 0, ret;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -57,6 +61,7 @@ cmd_update(int argc, char **argv)
 		case 'c': o.check = 1; break;
 		case 'v': o.tag = optarg; break;
 		case 'r': rollback = 1; break;
+		case 'i': identity = 1; break;
 		case 'p': o.prefix = optarg; break;
 		case 's':
 			if (parse_u64(optarg, 1, UPD_STALL_MAX_S, &v) != 0) {
@@ -70,7 +75,8 @@ cmd_update(int argc, char **argv)
 		default: fputs(usage_text, stderr); return UPD_USAGE;
 		}
 	}
-	if (optind != argc || (rollback && (o.check || o.tag != NULL))) {
+	if (optind != argc || (rollback && (o.check || o.tag != NULL)) ||
+	    (identity && (o.check || rollback))) {
 		fputs(usage_text, stderr);
 		return UPD_USAGE;
 	}
@@ -90,7 +96,7 @@ cmd_update(int argc, char **argv)
 		logit("libcurl cannot start");
 		return UPD_CANNOT;
 	}
-	ret = update_install(&o);
+	ret = identity ? update_identity(&o) : update_install(&o);
 	fetch_global_cleanup();
 	return ret;
 }

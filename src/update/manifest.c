@@ -2,6 +2,7 @@
 #include "update/manifest.h"
 #include "protocol/shape.h"
 #include "lib/jsonx.h"
+#include "lib/str.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -121,7 +122,8 @@ parse_artifact(const char *name, const json_t *v, struct relart *a)
 	if (s == NULL || parse_kind(s, &a->kind) != 0 ||
 	    !relart_name_valid(name, a->kind))
 		return -1;
-	snprintf(a->name, sizeof(a->name), "%s", name);
+	if (str_fmt(a->name, sizeof(a->name), "%s", name) != STR_OK)
+		return -1;
 	x = json_object_get(v, "size");
 	if (!json_is_integer(x) || json_integer_value(x) < 0 ||
 	    (unsigned long long)json_integer_value(x) > RELMAN_MAX_SIZE)
@@ -162,17 +164,20 @@ relman_parse(const char *data, size_t len, struct relman *m, const char **why)
 	s = cstr(json_object_get(doc, "repository"), REPO_MAX);
 	if (s == NULL || !repo_is_valid(s))
 		goto out;
-	snprintf(m->repo, sizeof(m->repo), "%s", s);
+	if (str_fmt(m->repo, sizeof(m->repo), "%s", s) != STR_OK)
+		goto out;
 	*why = "release manifest tag is not vX.Y.Z";
 	s = cstr(json_object_get(doc, "tag"), TAG_MAX - 1);
 	if (s == NULL || !release_tag_valid(s, m->version, sizeof(m->version)))
 		goto out;
-	snprintf(m->tag, sizeof(m->tag), "%s", s);
+	if (str_fmt(m->tag, sizeof(m->tag), "%s", s) != STR_OK)
+		goto out;
 	*why = "release manifest commit is not 40 lowercase hex digits";
 	s = cstr(json_object_get(doc, "commit"), 40);
 	if (s == NULL || strlen(s) != 40 || !is_lower_hex(s, 40))
 		goto out;
-	snprintf(m->commit, sizeof(m->commit), "%s", s);
+	if (str_fmt(m->commit, sizeof(m->commit), "%s", s) != STR_OK)
+		goto out;
 	*why = "release manifest source_date_epoch is not Unix seconds";
 	v = json_object_get(doc, "source_date_epoch");
 	if (!json_is_integer(v) || json_integer_value(v) < 0 ||

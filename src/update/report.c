@@ -8,6 +8,7 @@
 #include "store/trust.h"
 #include "lib/crypto.h"
 #include "lib/fdutil.h"
+#include "lib/str.h"
 #include "lib/sysconf.h"
 
 #include <errno.h>
@@ -46,7 +47,7 @@ check_files(const struct upd_dirs *d, const struct relman *m, int selffd,
 	if (me == NULL || me->kind != RELART_BIN ||
 	    sha256_fd_pread(selffd, sha) != 0 ||
 	    !ct_equal(sha, me->sha256, SHA256_LEN)) {
-		snprintf(bad, badlen, "this binary is not the lockfile the "
+		str_msg(bad, badlen, "this binary is not the lockfile the "
 		    "signed manifest names");
 		return -1;
 	}
@@ -57,12 +58,12 @@ check_files(const struct upd_dirs *d, const struct relman *m, int selffd,
 		if (hash_at(upd_dir_for(d, a), a->name, sha) != 0) {
 			if (errno == ENOENT)
 				continue;	/* not installed here */
-			snprintf(bad, badlen, "%s cannot be read safely",
+			str_msg(bad, badlen, "%s cannot be read safely",
 			    a->name);
 			return -1;
 		}
 		if (!ct_equal(sha, a->sha256, SHA256_LEN)) {
-			snprintf(bad, badlen, "%s is not the file the signed "
+			str_msg(bad, badlen, "%s is not the file the signed "
 			    "manifest names", a->name);
 			return -1;
 		}
@@ -84,11 +85,12 @@ update_report(char *detail, size_t len)
 	memset(&rec, 0, sizeof(rec));
 	memset(&t, 0, sizeof(t));
 	if (n <= 0) {
-		snprintf(detail, len, "/proc/self/exe cannot be read");
+		str_msg(detail, len, "/proc/self/exe cannot be read");
 		return 0;
 	}
 	exe[n] = '\0';
-	snprintf(prefix, sizeof(prefix), "%s", exe);
+	if (str_fmt(prefix, sizeof(prefix), "%s", exe) != STR_OK)
+		prefix[0] = '\0';
 	slash = strrchr(prefix, '/');
 	if (slash != NULL && slash - prefix >= 4 &&
 	    strncmp(slash - 4, "/bin", 4) == 0)
@@ -96,7 +98,7 @@ update_report(char *detail, size_t len)
 	else
 		prefix[0] = '\0';
 	if (prefix[0] == '\0') {
-		snprintf(detail, len, "lockfile %s, a build: not installed "
+		str_msg(detail, len, "lockfile %s, a build: not installed "
 		    "from a signed release (not in a bin/ directory)",
 		    LOCKFILE_VERSION);
 		ok = 1;
@@ -108,10 +110,10 @@ update_report(char *detail, size_t len)
 		 * trusted. */
 		struct stat st;
 		char p[PATH_MAX + 64];
-		snprintf(p, sizeof(p), "%s/lib/lockfile/%s/%s", prefix,
-		    UPD_RELEASE_DIR, RELMAN_FILE);
-		ok = lstat(p, &st) != 0 && errno == ENOENT;
-		snprintf(detail, len, ok ? "lockfile %s, a build: not installed "
+		ok = str_fmt(p, sizeof(p), "%s/lib/lockfile/%s/%s", prefix,
+		    UPD_RELEASE_DIR, RELMAN_FILE) == STR_OK &&
+		    lstat(p, &st) != 0 && errno == ENOENT;
+		str_msg(detail, len, ok ? "lockfile %s, a build: not installed "
 		    "from a signed release (no lib/lockfile/release/release.json "
 		    "beside its bin/)" : "lockfile %s: a release record exists, "
 		    "but bin/, share/lockfile/ and lib/lockfile/ are not all "
@@ -120,42 +122,42 @@ update_report(char *detail, size_t len)
 	}
 	if (upd_record_load(d.lib, UPD_RELEASE_DIR, &rec, &rwhy) !=
 	    UPD_FILES_OK) {
-		snprintf(detail, len, "lockfile %s: the release record under "
+		str_msg(detail, len, "lockfile %s: the release record under "
 		    "lib/lockfile/%s is unusable: %s", LOCKFILE_VERSION,
 		    UPD_RELEASE_DIR, rwhy ? rwhy : "unreadable");
 		goto out;
 	}
 	if (!rec.present) {
-		snprintf(detail, len, "lockfile %s, a build: not installed "
+		str_msg(detail, len, "lockfile %s, a build: not installed "
 		    "from a signed release (no lib/lockfile/release/release.json "
 		    "beside its bin/)", LOCKFILE_VERSION);
 		ok = 1;
 		goto out;
 	}
 	if (trust_load(&t, why, sizeof(why)) != 0) {
-		snprintf(detail, len, "%s recorded, but the trust configuration "
+		str_msg(detail, len, "%s recorded, but the trust configuration "
 		    "cannot check it: %s", rec.m.tag, why);
 		goto out;
 	}
 	if (strcmp(t.release_repo, rec.m.repo) != 0) {
-		snprintf(detail, len, "%s recorded for repository %s, not the "
+		str_msg(detail, len, "%s recorded for repository %s, not the "
 		    "release_repository of trust.toml", rec.m.tag, rec.m.repo);
 		goto out;
 	}
-	if (trust_verify(&t, t.release_repo, rec.m.tag, rec.m.sha256,
-	    (const uint8_t *)rec.bundle, rec.blen, why, sizeof(why)) != 0) {
-		snprintf(detail, len, "%s recorded, but its manifest does not "
+	if (upd_verify(&t, rec.m.tag, rec.m.sha256, (const uint8_t *)rec.bundle,
+	    rec.blen, why, sizeof(why)) != UPD_VERIFIED) {
+		str_msg(detail, len, "%s recorded, but its manifest does not "
 		    "verify: %s", rec.m.tag, why);
 		goto out;
 	}
 	selffd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	if (selffd < 0 || check_files(&d, &rec.m, selffd, bad, sizeof(bad)) !=
 	    0) {
-		snprintf(detail, len, "%s recorded, but %s", rec.m.tag,
+		str_msg(detail, len, "%s recorded, but %s", rec.m.tag,
 		    selffd < 0 ? "this binary cannot be read" : bad);
 		goto out;
 	}
-	snprintf(detail, len, "%s (commit %.12s, %s), installed by %s; its "
+	str_msg(detail, len, "%s (commit %.12s, %s), installed by %s; its "
 	    "signed manifest verifies now and names this binary and the "
 	    "files beside it", rec.m.tag, rec.m.commit, rec.m.repo,
 	    rec.by == UPD_BY_UPDATE ? "lockfile update (every bundle "

@@ -2,7 +2,9 @@
 #include "update/state.h"
 #include "lib/crypto.h"
 #include "lib/fdutil.h"
+#include "lib/str.h"
 #include "lib/sysconf.h"
+#include "store/trust.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -164,12 +166,11 @@ upd_tmp_open(int dirfd, const char *name, char *tmp, size_t tmplen)
 {
 	uint8_t r[8];
 	char hex[17];
-	int n;
 
 	random_bytes(r, sizeof(r));
 	hex_encode(r, sizeof(r), hex);
-	n = snprintf(tmp, tmplen, "%s%s.%s", UPD_TMP_PREFIX, name, hex);
-	if (n < 0 || (size_t)n >= tmplen) {
+	if (str_fmt(tmp, tmplen, "%s%s.%s", UPD_TMP_PREFIX, name, hex) !=
+	    STR_OK) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
@@ -366,11 +367,37 @@ upd_record_write(int dirfd, const struct upd_record *r)
 	char by[32];
 	enum upd_files_status st;
 
-	snprintf(by, sizeof(by), "%s\n", upd_by_name(r->by));
+	if (str_fmt(by, sizeof(by), "%s\n", upd_by_name(r->by)) != STR_OK)
+		return UPD_FILES_INVALID;
 	if ((st = upd_write_at(dirfd, UPD_BY_FILE, by, strlen(by), 0644)) !=
 	    UPD_FILES_OK ||
 	    (st = upd_write_at(dirfd, UPD_BUNDLE_FILE, r->bundle, r->blen,
 	    0644)) != UPD_FILES_OK)
 		return st;
 	return upd_write_at(dirfd, RELMAN_FILE, r->manifest, r->mlen, 0644);
+}
+
+/* Boundary: "Plugins and releases are what their publisher built". A
+ * repository name can change hands; the numeric ids (Fulcio .1.15, .1.17)
+ * cannot, so without them nothing verifies (docs/releases.md). */
+enum upd_verify_status
+upd_verify(const struct trust *t, const char *tag,
+    const uint8_t sha[SHA256_LEN], const uint8_t *bundle, size_t len,
+    char *why, size_t whylen)
+{
+	struct market_conf m;
+
+	if (t->release_repo_id[0] == '\0' || t->release_owner_id[0] == '\0') {
+		str_msg(why, whylen, "trust.toml pins no release_repository_id "
+		    "and release_owner_id (lockfile update --identity shows the "
+		    "ones the release's signature carries)");
+		return UPD_E_UNPINNED;
+	}
+	memset(&m, 0, sizeof(m));
+	memcpy(m.name, "release", sizeof("release"));
+	memcpy(m.repo, t->release_repo, sizeof(m.repo));
+	memcpy(m.repo_id, t->release_repo_id, sizeof(m.repo_id));
+	memcpy(m.owner_id, t->release_owner_id, sizeof(m.owner_id));
+	return trust_verify(t, &m, tag, sha, bundle, len, why, whylen) == 0 ?
+	    UPD_VERIFIED : UPD_E_SIGNATURE;
 }

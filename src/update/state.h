@@ -100,4 +100,19 @@ enum upd_files_status upd_record_write(int dirfd, const struct upd_record *r);
 void upd_record_free(struct upd_record *r);
 const char *upd_by_name(enum upd_by by);
 
+enum upd_verify_status {
+	UPD_VERIFIED = 0,
+	UPD_E_UNPINNED,		/* trust.toml pins no release repository ids */
+	UPD_E_SIGNATURE,	/* the bundle does not verify (why says how) */
+};
+
+struct trust;
+
+/* A bundle over an artifact whose SHA-256 is sha, signed by "the
+ * release.yml workflow of trust.toml's release_repository, run on tag",
+ * the repository's and owner's numeric ids the ones trust.toml pins. */
+enum upd_verify_status upd_verify(const struct trust *t, const char *tag,
+    const uint8_t sha[SHA256_LEN], const uint8_t *bundle, size_t len,
+    char *why, size_t whylen);
+
 #endif

@@ -7,6 +7,7 @@
 #include "lib/buf.h"
 #include "lib/crypto.h"
 #include "lib/fdutil.h"
+#include "lib/str.h"
 #include "lib/log.h"
 
 #include <dirent.h>
@@ -147,8 +148,8 @@ verify(struct run *r, const struct relman *m, const char *what,
 {
 	char why[256];
 
-	if (trust_verify(&r->t, r->t.release_repo, m->tag, sha,
-	    buf_data(bundle), buf_len(bundle), why, sizeof(why)) != 0) {
+	if (upd_verify(&r->t, m->tag, sha, buf_data(bundle), buf_len(bundle),
+	    why, sizeof(why)) != UPD_VERIFIED) {
 		logit("refused: %s: %s", what, why);
 		return -1;
 	}
@@ -161,7 +162,11 @@ fetch_bundle(struct run *r, const char *dir, const char *name,
 {
 	char rel[TAG_MAX + RELMAN_NAME_MAX + 64], why[512];
 
-	snprintf(rel, sizeof(rel), "%s%s.sigstore.json", dir, name);
+	if (str_fmt(rel, sizeof(rel), "%s%s.sigstore.json", dir, name) !=
+	    STR_OK) {
+		logit("refused: %s: the name is too long", name);
+		return -1;
+	}
 	if (fetch_to_buf_opts(r->base, rel, b, &r->fo, why, sizeof(why)) != 0) {
 		logit("refused: %s.sigstore.json (the signature of %s): %s",
 		    name, name, why);
@@ -174,16 +179,17 @@ fetch_bundle(struct run *r, const char *dir, const char *name,
  * the tag it names, which must be the one asked for. */
 static enum upd_status
 fetch_manifest(struct run *r, const char *tag, struct relman *m,
-    struct buf *mb, struct buf *bb)
+    struct buf *mb, struct buf *bb, int check_sig)
 {
 	char dir[TAG_MAX + 32], rel[TAG_MAX + 64], why[512];
 	const char *pwhy;
 
-	if (tag != NULL)
-		snprintf(dir, sizeof(dir), "download/%s/", tag);
-	else
-		snprintf(dir, sizeof(dir), "latest/download/");
-	snprintf(rel, sizeof(rel), "%s%s", dir, RELMAN_FILE);
+	/* tag is a checked vX.Y.Z: these fit. */
+	if (str_fmt(dir, sizeof(dir), "%s%s%s", tag != NULL ? "download/" :
+	    "latest/download/", tag != NULL ? tag : "", tag != NULL ? "/" :
+	    "") != STR_OK ||
+	    str_fmt(rel, sizeof(rel), "%s%s", dir, RELMAN_FILE) != STR_OK)
+		fatal("release path too long");
 	if (fetch_to_buf_opts(r->base, rel, mb, &r->fo, why, sizeof(why)) != 0) {
 		logit("refused: %s (the release manifest): %s", RELMAN_FILE,
 		    why);
@@ -206,7 +212,7 @@ fetch_manifest(struct run *r, const char *tag, struct relman *m,
 		    tag, m->tag);
 		return UPD_REFUSED;
 	}
-	if (verify(r, m, RELMAN_FILE, m->sha256, bb) != 0)
+	if (check_sig && verify(r, m, RELMAN_FILE, m->sha256, bb) != 0)
 		return UPD_REFUSED;
 	if (relman_find(m, "lockfile") == NULL ||
 	    relman_find(m, "lockfile")->kind != RELART_BIN) {
@@ -229,7 +235,7 @@ stage_artifact(struct run *r, const struct relman *m, const struct relart *a,
 	struct stat st;
 
 	memset(s, 0, sizeof(*s));
-	snprintf(s->name, sizeof(s->name), "%s", a->name);
+	memcpy(s->name, a->name, sizeof(s->name));
 	s->kind = a->kind;
 	s->dirfd = upd_dir_for(&r->d, a);
 	s->fd = upd_tmp_open(s->dirfd, a->name, s->tmp, sizeof(s->tmp));
@@ -245,8 +251,9 @@ stage_artifact(struct run *r, const struct relman *m, const struct relart *a,
 		    "installed file", a->name, a->size);
 		return -1;
 	}
-	snprintf(dir, sizeof(dir), "download/%s/", m->tag);
-	snprintf(rel, sizeof(rel), "%s%s", dir, a->name);
+	if (str_fmt(dir, sizeof(dir), "download/%s/", m->tag) != STR_OK ||
+	    str_fmt(rel, sizeof(rel), "%s%s", dir, a->name) != STR_OK)
+		fatal("release path too long");
 	if (fetch_to_fd_opts(r->base, rel, (size_t)a->size, s->fd, &r->fo,
 	    why, sizeof(why)) != 0) {
 		logit("refused: %s: %s", a->name, why);
@@ -393,18 +400,16 @@ swap_rollback(struct run *r)
 static void
 names_of(const struct relman *m, char *out, size_t outlen)
 {
-	size_t i, used = 0;
+	char tmp[1024];
+	size_t i;
 
 	out[0] = '\0';
 	for (i = 0; i < m->n; i++) {
-		int w;
 		if (!relart_installed(&m->a[i]))
 			continue;
-		w = snprintf(out + used, outlen - used, "%s%s",
-		    used ? ", " : "", m->a[i].name);
-		if (w < 0 || (size_t)w >= outlen - used)
-			break;
-		used += (size_t)w;
+		str_msg(tmp, sizeof(tmp), "%s%s%s", out, out[0] ? ", " : "",
+		    m->a[i].name);
+		str_msg(out, outlen, "%s", tmp);
 	}
 }
 
@@ -450,11 +455,12 @@ compare(const struct run *r, const struct relman *m, const struct buf *mb,
 static void
 set_base(struct run *r, long stall_s)
 {
-	if (r->t.release_url[0] != '\0')
-		snprintf(r->base, sizeof(r->base), "%s", r->t.release_url);
-	else
-		snprintf(r->base, sizeof(r->base),
-		    "https://github.com/%s/releases", r->t.release_repo);
+	/* Both fit: the URL and the repository are capped by trust.toml. */
+	if ((r->t.release_url[0] != '\0' ?
+	    str_fmt(r->base, sizeof(r->base), "%s", r->t.release_url) :
+	    str_fmt(r->base, sizeof(r->base), "https://github.com/%s/releases",
+	    r->t.release_repo)) != STR_OK)
+		fatal("release URL too long");
 	r->fo.any_https_redirect = 1;
 	r->fo.low_speed_time_s = stall_s;
 }
@@ -486,9 +492,17 @@ update_install(const struct upd_opts *o)
 		goto out;
 	}
 	r->have_trust = 1;
+	if (r->t.release_repo_id[0] == '\0' || r->t.release_owner_id[0] == '\0') {
+		logit("trust.toml pins no release_repository_id and "
+		    "release_owner_id: nothing verifies without them (lockfile "
+		    "update --identity shows the ones the release's signature "
+		    "carries)");
+		ret = UPD_CANNOT;
+		goto out;
+	}
 	set_base(r, o->stall_s);
 
-	if ((ret = fetch_manifest(r, o->tag, &m, mb, mbb)) != UPD_OK ||
+	if ((ret = fetch_manifest(r, o->tag, &m, mb, mbb, 1)) != UPD_OK ||
 	    (ret = compare(r, &m, mb, o->tag, &current)) != UPD_OK)
 		goto out;
 	if (current) {
@@ -532,6 +546,70 @@ out:
 	buf_free(mb);
 	buf_free(mbb);
 	buf_free(abb);
+	run_end(r);
+	return ret;
+}
+
+/* ---- lockfile update --identity ---- */
+
+/* The ids a release's certificate carries, for root to confirm and pin
+ * (docs/releases.md): the manifest's bundle verified by the repository's
+ * name only. Nothing is installed or recorded. */
+enum upd_status
+update_identity(const struct upd_opts *o)
+{
+	static struct run run;
+	static struct relman m;
+	struct run *r = &run;
+	struct buf *mb = buf_new(RELMAN_MAX_BYTES), *bb = buf_new(UPD_BUNDLE_MAX);
+	struct market_conf mc;
+	char why[512], rid[TRUST_ID_MAX], oid[TRUST_ID_MAX];
+	enum upd_status ret = UPD_CANNOT;
+
+	run_init(r);
+	if (mb == NULL || bb == NULL)
+		fatal("out of memory");
+	if (trust_load(&r->t, why, sizeof(why)) != 0) {
+		logit("trust configuration: %s", why);
+		goto out;
+	}
+	r->have_trust = 1;
+	set_base(r, o->stall_s);
+	if ((ret = fetch_manifest(r, o->tag, &m, mb, bb, 0)) != UPD_OK)
+		goto out;
+	memset(&mc, 0, sizeof(mc));
+	memcpy(mc.name, "release", sizeof("release"));
+	memcpy(mc.repo, r->t.release_repo, sizeof(mc.repo));
+	ret = UPD_REFUSED;
+	if (trust_verify_names(&r->t, &mc, m.tag, m.sha256, buf_data(bb),
+	    buf_len(bb), rid, oid, why, sizeof(why)) != 0) {
+		logit("refused: %s: %s", RELMAN_FILE, why);
+		goto out;
+	}
+	if (rid[0] == '\0' || oid[0] == '\0') {
+		logit("refused: the release's certificate carries no repository "
+		    "or owner id");
+		goto out;
+	}
+	printf("%s of %s is signed by release.yml of that name, with\n"
+	    "release_repository_id = %s\nrelease_owner_id = %s\n", m.tag,
+	    r->t.release_repo, rid, oid);
+	if (r->t.release_repo_id[0] == '\0' || r->t.release_owner_id[0] == '\0')
+		printf("trust.toml pins no ids: confirm these with the "
+		    "repository's owner (gh api repos/%s --jq '.id, .owner.id') "
+		    "before root writes them there\n", r->t.release_repo);
+	else if (strcmp(rid, r->t.release_repo_id) == 0 &&
+	    strcmp(oid, r->t.release_owner_id) == 0)
+		printf("trust.toml pins the same ids\n");
+	else {
+		printf("trust.toml pins OTHER ids: %s, %s\n",
+		    r->t.release_repo_id, r->t.release_owner_id);
+		goto out;
+	}
+	ret = UPD_OK;
+out:
+	buf_free(mb);
+	buf_free(bb);
 	run_end(r);
 	return ret;
 }

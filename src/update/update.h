@@ -35,6 +35,9 @@ struct upd_opts {
 
 enum upd_status update_install(const struct upd_opts *o);
 enum upd_status update_rollback(const struct upd_opts *o);
+/* --identity: the repository and owner ids the release's signature
+ * carries, beside what trust.toml pins (any account; changes nothing). */
+enum upd_status update_identity(const struct upd_opts *o);
 
 /* For doctor: the release this binary was installed from, checked now
  * (the recorded manifest's bundle under the trust configuration, this

@@ -33,7 +33,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "store"))
 
 from storeenv import (BUILD, GH, PLUGIN_BUILD, ROOT, Signer,  # noqa: E402,F401
-                      assert_clean_exit, make_base, out_text, sanitizer_env)
+                      assert_clean_exit, make_base, out_text, repo_ids,
+                      sanitizer_env)
 from test_store_https import CA_BUNDLE, make_pki  # noqa: E402
 
 LOCKFILE = os.path.join(BUILD, "lockfile")
@@ -201,6 +202,7 @@ class Trust:
 
     def __init__(self, base, signer, url, repo=REPO):
         self.dir = os.path.join(base, "etc-lockfile")
+        self.url = url
         os.makedirs(self.dir, exist_ok=True)
         os.chmod(self.dir, 0o755)
         shutil.copyfile(signer.root, os.path.join(self.dir,
@@ -208,12 +210,22 @@ class Trust:
         os.chmod(os.path.join(self.dir, "trusted_root.json"), 0o644)
         self.write(repo, url)
 
-    def write(self, repo, url):
+    def write(self, repo, url, ids=None):
+        """ids: (repository id, owner id) to pin, by default the ones the
+        test Sigstore gives repo (repo_ids); False: none."""
         p = os.path.join(self.dir, "trust.toml")
         with open(p, "w") as f:
-            f.write('release_repository = "%s"\nrelease_url = "%s"\n'
-                    % (repo, url))
+            f.write(trust_toml(repo, url, ids))
         os.chmod(p, 0o644)
+
+
+def trust_toml(repo, url, ids=None):
+    text = 'release_repository = "%s"\nrelease_url = "%s"\n' % (repo, url)
+    if ids is not False:
+        rid, oid = ids or repo_ids(repo)
+        text += "release_repository_id = %s\nrelease_owner_id = %s\n" % (
+            rid, oid)
+    return text
 
 
 class Prefix:

@@ -14,7 +14,7 @@ import subprocess
 import pytest
 
 from relenv import (INSTALL_SH, PLUGIN_BUILD, REPO, Release, Server, Signer,
-                    make_base, make_pki, out_text)
+                    make_base, make_pki, out_text, trust_toml)
 
 MKCHROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mkchroot")
 
@@ -49,8 +49,7 @@ def env(tarball):
 def release(base, signer, srv, tag):
     with open(signer.root, "rb") as f:
         troot = f.read()
-    trust = ('release_repository = "%s"\nrelease_url = "%s"\n'
-             % (REPO, srv.url)).encode()
+    trust = trust_toml(REPO, srv.url).encode()
     rel = Release(base, signer, tag, extra=[
         ("trust", "trusted_root.json", troot), ("trust", "trust.toml", trust)])
     rel.publish()

@@ -9,7 +9,8 @@ import threading
 
 import pytest
 
-from relenv import Release, assert_clean_exit, out_text, sha256_file
+from relenv import (REPO, Release, assert_clean_exit, out_text, repo_ids,
+                    sha256_file)
 
 V1, V2, V3 = "v0.1.0", "v0.2.0", "v0.3.0"
 
@@ -141,6 +142,36 @@ def test_wrong_repository(at_v2):
 def test_wrong_source_repository(at_v2):
     v3(at_v2, sign={"*": {"source_repo": "lockfile-test/other"}})
     refused(at_v2, "E_IDENTITY_REPO")
+
+
+def test_same_name_other_repository_ids(at_v2):
+    """The name re-registered by someone else: the same SAN and source
+    repository, other numeric ids."""
+    v3(at_v2, sign={"*": {"repo_id": "999999"}})
+    refused(at_v2, "E_IDENTITY_REPO_ID")
+    v3(at_v2, sign={"*": {"owner_id": "999999"}})
+    refused(at_v2, "E_IDENTITY_OWNER_ID")
+
+
+def test_ids_not_pinned(at_v2):
+    at_v2.trust.write("lockfile-test/lockfile", at_v2.trust.url, ids=False)
+    refused(at_v2, "trust.toml pins no release_repository_id", code=70)
+
+
+def test_identity(w):
+    """--identity: the ids the release's signature carries, beside the
+    pins; it changes nothing."""
+    before = w.pfx.snapshot()
+    rid, oid = repo_ids(REPO)
+    r = update(w, "--identity", want="release_repository_id = %s\n"
+               "release_owner_id = %s" % (rid, oid))
+    assert "trust.toml pins the same ids" in out_text(r)
+    w.trust.write(REPO, w.trust.url, ids=False)
+    update(w, "--identity", "--version", V1, want="v0.1.0 of "
+           "lockfile-test/lockfile is signed by release.yml of that name")
+    w.trust.write(REPO, w.trust.url, ids=("1", "2"))
+    update(w, "--identity", code=1, want="trust.toml pins OTHER ids: 1, 2")
+    assert w.pfx.snapshot() == before
 
 
 def test_wrong_workflow(at_v2):

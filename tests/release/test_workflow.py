@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from relenv import (COMMIT, LOCKFILE, REPO, ROOT, Prefix, Release,
-                    make_base, out_text, sanitizer_env)
+                    make_base, out_text, repo_ids, sanitizer_env)
 from storeenv import TESTSIGN
 
 WORKFLOW = os.path.join(ROOT, ".github", "workflows", "release.yml")
@@ -90,6 +90,8 @@ def run_step(script, cwd, bindir, extra_env=None):
     env = {"PATH": bindir + ":/usr/bin:/bin", "HOME": os.path.dirname(cwd),
            "GITHUB_REPOSITORY": REPO, "GITHUB_REF": "refs/tags/" + TAG,
            "GITHUB_REF_NAME": TAG, "GITHUB_SHA": COMMIT,
+           "GITHUB_REPOSITORY_ID": repo_ids(REPO)[0],
+           "GITHUB_REPOSITORY_OWNER_ID": repo_ids(REPO)[1],
            "GH_ISSUER": "https://token.actions.githubusercontent.com"}
     env.update(sanitizer_env())
     env.update(extra_env or {})
@@ -106,12 +108,17 @@ def test_trust_step(ws, signer):
          "d=$HOME/.sigstore/root/tuf-repo/targets\nmkdir -p \"$d\"\n"
          "cp %s \"$d/trusted_root.json\"\n" % signer.root)
     r = run_step(step("release-build", "trust configuration"), w, bindir,
-                 {"GITHUB_REPOSITORY": "Lockfile-Test/lockfile"})
+                 {"GITHUB_REPOSITORY": "Lockfile-Test/lockfile",
+                  "GITHUB_REPOSITORY_ID": "123456",
+                  "GITHUB_REPOSITORY_OWNER_ID": "654321"})
     assert r.returncode == 0, out_text(r)
     with open(os.path.join(w, "release-trust", "trust.toml")) as f:
         text = f.read()
     assert 'release_repository = "Lockfile-Test/lockfile"' in text
     assert 'url = "https://lockfile-test.github.io/lockfile/"' in text
+    assert "release_repository_id = 123456\nrelease_owner_id = 654321\n" \
+        in text
+    assert "repository_id = 123456\nowner_id = 654321\n" in text
     # The file is one lockfile accepts: lockfile update reads it and goes
     # on to fetch (through a proxy that refuses at once).
     etc = os.path.join(base, "etc")
@@ -156,7 +163,8 @@ while [ $# -gt 1 ]; do
 done
 case $cmd in
 sign-blob)
-	%s sign %s \
+	%s sign %s --repo-id "$GITHUB_REPOSITORY_ID" \
+	    --owner-id "$GITHUB_REPOSITORY_OWNER_ID" \
 	    --identity "https://github.com/$GITHUB_REPOSITORY/.github/workflows/release.yml@$GITHUB_REF" \
 	    --issuer "$GH_ISSUER" --repo "https://github.com/$GITHUB_REPOSITORY" \
 	    --ref "$GITHUB_REF" "$1" > "$bundle" ;;
@@ -202,7 +210,9 @@ esac
     # A bundle of another tag among them fails the job.
     os.rename(os.path.join(dist, "lox.sigstore.json"), os.path.join(
         base, "lox.bundle"))
-    subprocess.run([TESTSIGN, "sign", signer.dir, "--identity",
+    subprocess.run([TESTSIGN, "sign", signer.dir, "--repo-id",
+                    repo_ids(REPO)[0], "--owner-id", repo_ids(REPO)[1],
+                    "--identity",
                     "https://github.com/%s/.github/workflows/release.yml@"
                     "refs/tags/v0.4.1" % REPO, "--issuer",
                     "https://token.actions.githubusercontent.com", "--repo",
