@@ -98,6 +98,9 @@ else
 	"$testsign" init "$signer/ts" >/dev/null
 	market=$stage/marketplace
 	repo_id=local/lockfile
+	# The numeric repository and owner ids (Fulcio .1.15, .1.17) this
+	# one-off signer writes and trust.toml pins (docs/marketplace.md).
+	repo_num=1 owner_num=1
 	# shellcheck disable=SC2086
 	"$repo/marketplace/build.py" plugins --build "$plugin_build" --out "$market" $plugins >/dev/null
 	# The index version is the build's time: a home volume that recorded
@@ -111,6 +114,7 @@ else
 		    --identity "https://github.com/$repo_id/.github/workflows/release.yml@refs/tags/$tag" \
 		    --issuer https://token.actions.githubusercontent.com \
 		    --repo "https://github.com/$repo_id" --ref "refs/tags/$tag" \
+		    --repo-id "$repo_num" --owner-id "$owner_num" \
 		    "$market/$rel" > "$market/$rel.sigstore.json"
 	done
 	cp "$signer/ts/trusted_root.json" "$stage/etc-lockfile/"
@@ -119,10 +123,14 @@ else
 	cat > "$stage/etc-lockfile/trust.toml" <<EOF
 # A local marketplace, signed once at image build (docker/build-images.sh)
 release_repository = "$repo_id"
+release_repository_id = $repo_num
+release_owner_id = $owner_num
 
 [marketplaces.local]
 url = "/usr/local/share/lockfile/marketplace"
 repository = "$repo_id"
+repository_id = $repo_num
+owner_id = $owner_num
 official = true
 EOF
 fi

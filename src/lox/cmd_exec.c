@@ -1,9 +1,11 @@
 /* lox doctor, lox policy, lox plugin: the console account's own commands,
  * run as `lockfile` in the console's container, on the human's terminal.
  *
- *   lox doctor [--instance NAME] [--image IMAGE] [--json]
- *   lox policy [--instance NAME] [--image IMAGE] show|approve|load FILE
- *   lox plugin [--instance NAME] [--image IMAGE] [--network] VERB [ARG...]
+ *   lox doctor [--instance NAME] [--image IMAGE] [--source N=DIR]... [--json]
+ *   lox policy [--instance NAME] [--image IMAGE] [--source N=DIR]...
+ *              show|approve|load FILE
+ *   lox plugin [--instance NAME] [--image IMAGE] [--source N=DIR]...
+ *              [--network] VERB [ARG...]
  *
  * While the console runs they are `docker exec` in its container (doctor
  * then judges the container the console really runs in); otherwise a
@@ -48,6 +50,9 @@ common_opts(struct lox *l, int argc, char **argv, int *k,
 			if (r < 0 || lox_check_image(v) != 0)
 				return -1;
 			o->image = v;
+		} else if ((r = lox_opt(argc, argv, k, "--source", &v)) != 0) {
+			if (r < 0 || lox_add_source(&l->sources, v) != 0)
+				return -1;
 		} else if (allow_network && strcmp(argv[*k], "--network") == 0) {
 			o->network = 1;
 		} else {
@@ -63,10 +68,18 @@ static int
 run_lockfile(struct lox *l, const struct exec_opts *o, const char *const *args)
 {
 	struct argv a = { 0 };
+	size_t i;
 	int ret;
 
 	argv_add(&a, l->docker);
 	if (lox_console_running(l)) {
+		/* The running console has the sources it was started with. */
+		if (l->sources.n > 0) {
+			lox_err("refused: --source is for a console that is not "
+			    "running (this one runs with its own sources)");
+			argv_free(&a);
+			return LOX_EX_USAGE;
+		}
 		argv_add(&a, "exec");
 		argv_add(&a, "-i");
 		if (o->tty)
@@ -86,6 +99,8 @@ run_lockfile(struct lox *l, const struct exec_opts *o, const char *const *args)
 			argv_free(&a);
 			return LOX_EX_NOINPUT;
 		}
+		for (i = 0; i < l->sources.mounts.n; i++)
+			argv_add(&a, l->sources.mounts.v[i]);
 		argv_add(&a, o->image ? o->image : LOX_CONSOLE_IMAGE);
 	}
 	for (; *args != NULL; args++)

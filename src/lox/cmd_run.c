@@ -22,7 +22,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_SOURCES 32
 
 /* Options that would open the console: refused, with the reason. */
 static const struct {
@@ -80,19 +79,6 @@ static const char *const passed[] = {
 	"--stop-timeout", "--dns", "--add-host",
 };
 
-static int
-plain_value(const char *v)
-{
-	const unsigned char *p;
-
-	if (v[0] == '\0')
-		return 0;
-	for (p = (const unsigned char *)v; *p != '\0'; p++)
-		if (*p < 0x20 || *p > 0x7e)
-			return 0;
-	return 1;
-}
-
 /* The extra options after "--": 0 when all pass on, -1 after lox_err. */
 static int
 check_extra(int argc, char **argv, struct argv *out)
@@ -131,7 +117,7 @@ check_extra(int argc, char **argv, struct argv *out)
 			val = eq + 1;
 		else if (i + 1 < argc)
 			val = argv[++i];
-		if (val == NULL || !plain_value(val) || val[0] == '-') {
+		if (val == NULL || !lox_plain_value(val) || val[0] == '-') {
 			lox_err("refused: %s needs a plain value", a);
 			return -1;
 		}
@@ -141,106 +127,12 @@ check_extra(int argc, char **argv, struct argv *out)
 	return 0;
 }
 
-/* 1 when dir is path or one of its ancestors. */
-static int
-covers(const char *dir, const char *path)
-{
-	size_t n = strlen(dir);
-
-	if (strcmp(dir, "/") == 0)
-		return 1;
-	return strncmp(dir, path, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
-/* A host directory that holds (or is above) the engine's socket, or a
- * kernel file system, would give the console's container the engine or
- * the host: refused. */
-static int
-unsafe_source(const char *dir)
-{
-	static const char *const sockets[] = {
-		"/var/run/docker.sock", "/run/docker.sock",
-		"/run/containerd/containerd.sock", "/var/lib/docker",
-		"/var/lib/containerd", "/proc", "/sys", "/dev",
-	};
-	const char *host = getenv("DOCKER_HOST");
-	char real[PATH_MAX];
-	size_t i;
-
-	for (i = 0; i < sizeof(sockets) / sizeof(sockets[0]); i++) {
-		if (covers(dir, sockets[i]) || covers(sockets[i], dir))
-			return 1;
-		if (realpath(sockets[i], real) != NULL &&
-		    (covers(dir, real) || covers(real, dir)))
-			return 1;
-	}
-	if (host != NULL && strncmp(host, "unix://", 7) == 0 &&
-	    (covers(dir, host + 7) ||
-	    (realpath(host + 7, real) != NULL && covers(dir, real))))
-		return 1;
-	return 0;
-}
-
-static int
-add_source(struct argv *a, const char *spec, char names[][40], size_t *n)
-{
-	const char *eq = strchr(spec, '=');
-	char name[40], real[PATH_MAX];
-	struct stat st;
-	size_t len, i;
-
-	if (eq == NULL || eq == spec || (size_t)(eq - spec) >= sizeof(name)) {
-		lox_err("--source NAME=HOSTDIR: %s", spec);
-		return -1;
-	}
-	len = (size_t)(eq - spec);
-	memcpy(name, spec, len);
-	name[len] = '\0';
-	if (!((name[0] >= 'a' && name[0] <= 'z') ||
-	    (name[0] >= '0' && name[0] <= '9')) ||
-	    strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_-") != len) {
-		lox_err("--source: the name %s must be a-z 0-9 _ -", name);
-		return -1;
-	}
-	for (i = 0; i < *n; i++)
-		if (strcmp(names[i], name) == 0) {
-			lox_err("--source: %s given twice", name);
-			return -1;
-		}
-	if (*n == MAX_SOURCES) {
-		lox_err("--source: at most %d", MAX_SOURCES);
-		return -1;
-	}
-	if (eq[1] != '/' || realpath(eq + 1, real) == NULL ||
-	    stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		lox_err("--source %s: %s is not an absolute path to a directory",
-		    name, eq + 1);
-		return -1;
-	}
-	/* The --mount syntax separates fields with commas. */
-	if (strpbrk(real, ",:\"'") != NULL || !plain_value(real)) {
-		lox_err("--source %s: the path may not hold , : or quotes", name);
-		return -1;
-	}
-	if (unsafe_source(real)) {
-		lox_err("refused: --source %s=%s holds or lies above the Docker "
-		    "socket or a kernel file system", name, real);
-		return -1;
-	}
-	memcpy(names[(*n)++], name, len + 1);
-	argv_add(a, "--mount");
-	argv_addf(a, "type=bind,source=%s,target=%s/%s,readonly", real,
-	    LOX_SOURCE_DIR, name);
-	return 0;
-}
-
 int
 cmd_run(struct lox *l, int argc, char **argv)
 {
-	struct argv a = { 0 }, sources = { 0 }, extra = { 0 };
-	char names[MAX_SOURCES][40];
+	struct argv a = { 0 }, extra = { 0 };
 	const char *image = NULL, *v;
-	size_t nsources = 0, i;
+	size_t i;
 	int network = 0, r, ret = LOX_EX_USAGE, k;
 
 	for (k = 1; k < argc; k++) {
@@ -248,7 +140,7 @@ cmd_run(struct lox *l, int argc, char **argv)
 			if (r < 0 || lox_set_instance(l, v) != 0)
 				goto out;
 		} else if ((r = lox_opt(argc, argv, &k, "--source", &v)) != 0) {
-			if (r < 0 || add_source(&sources, v, names, &nsources) != 0)
+			if (r < 0 || lox_add_source(&l->sources, v) != 0)
 				goto out;
 		} else if (strcmp(argv[k], "--network") == 0) {
 			network = 1;
@@ -285,15 +177,14 @@ cmd_run(struct lox *l, int argc, char **argv)
 		ret = LOX_EX_NOINPUT;
 		goto out;
 	}
-	for (i = 0; i < sources.n; i++)
-		argv_add(&a, sources.v[i]);
+	for (i = 0; i < l->sources.mounts.n; i++)
+		argv_add(&a, l->sources.mounts.v[i]);
 	for (i = 0; i < extra.n; i++)
 		argv_add(&a, extra.v[i]);
 	argv_add(&a, image ? image : LOX_CONSOLE_IMAGE);
 	ret = lox_exec(l, &a);
 out:
 	argv_free(&a);
-	argv_free(&sources);
 	argv_free(&extra);
 	return ret;
 }

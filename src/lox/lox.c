@@ -24,13 +24,13 @@ static const struct command commands[] = {
 	{ "agent", "[--instance NAME] [--image IMAGE] [--uid UID[:GID]] "
 	    "[--network] [--print] -- CMD...",
 	    "run CMD in an agent container with only the socket", cmd_agent },
-	{ "doctor", "[--instance NAME] [--image IMAGE] [--json]",
+	{ "doctor", "[--instance NAME] [--image IMAGE] [--source NAME=HOSTDIR]... [--json]",
 	    "lockfile doctor as the console account, in its container",
 	    cmd_doctor },
-	{ "policy", "[--instance NAME] [--image IMAGE] show|approve|load FILE",
+	{ "policy", "[--instance NAME] [--image IMAGE] [--source NAME=HOSTDIR]... show|approve|load FILE",
 	    "show, approve (on this terminal) or load the console's policy",
 	    cmd_policy },
-	{ "plugin", "[--instance NAME] [--image IMAGE] [--network] VERB [ARG...]",
+	{ "plugin", "[--instance NAME] [--image IMAGE] [--source NAME=HOSTDIR]... [--network] VERB [ARG...]",
 	    "lockfile plugin install|update|verify|list|remove, in the "
 	    "console's container", cmd_plugin },
 	/* Hub mode (docs/hub.md): the approver's side of lockhub. */
@@ -118,5 +118,7 @@ main(int argc, char **argv)
 		    commands[c].args, commands[c].summary);
 		return 0;
 	}
-	return commands[c].fn(&l, argc - i, argv + i);
+	i = commands[c].fn(&l, argc - i, argv + i);
+	argv_free(&l.sources.mounts);
+	return i;
 }

@@ -42,6 +42,13 @@ void argv_free(struct argv *a);
 /* Shell-quoted on one line: what --dry-run and `lox agent --print` show. */
 void argv_print(FILE *f, const struct argv *a);
 
+#define LOX_MAX_SOURCES 32
+struct lox_sources {
+	struct argv mounts;		/* the --mount options */
+	char names[LOX_MAX_SOURCES][40];
+	size_t n;
+};
+
 struct lox {
 	int dry_run;		/* print the docker command instead of running it */
 	const char *docker;	/* $LOX_DOCKER, else "docker" on PATH */
@@ -49,6 +56,7 @@ struct lox {
 	char container[64];	/* lockfile[-INSTANCE]-console */
 	char home_volume[64];	/* lockfile[-INSTANCE]-home */
 	char run_volume[64];	/* lockfile[-INSTANCE]-run */
+	struct lox_sources sources;	/* --source, freed by main */
 };
 
 /* Validate NAME ([a-z0-9][a-z0-9_-]{0,31}) and derive the names. 0 or -1. */
@@ -74,6 +82,14 @@ int lox_console_running(const struct lox *l);
 /* Run (or, with --dry-run, print) the docker command; returns only on
  * failure, with an exit status. */
 int lox_exec(const struct lox *l, struct argv *a);
+
+/* 1 when v is printable ASCII and not empty (a value docker takes as is). */
+int lox_plain_value(const char *v);
+
+/* Add one --source NAME=HOSTDIR (checked: name, an existing directory,
+ * nothing that holds the engine's socket or a kernel file system). 0, or
+ * -1 after lox_err(). */
+int lox_add_source(struct lox_sources *s, const char *spec);
 
 /* Commands: argv[0] is the command's name. */
 int cmd_run(struct lox *l, int argc, char **argv);

@@ -53,13 +53,16 @@ class Deployment:
             self.close()
             raise
 
-    def approve_policy(self, instance, policy=None):
-        """lox policy load, then approve by typing on the terminal."""
+    def approve_policy(self, instance, policy=None, source="invoices"):
+        """lox policy load, then approve by typing on the terminal, with
+        the source mounted as the console will have it (approval checks
+        that each local profile's directory can be read)."""
         inst = ["--instance", instance] if instance else []
         r = self.eng.lox("policy", *inst, "--image", CONSOLE, "load",
                          policy or self.policy)
         assert r.returncode == 0, r.stderr
         w = self.term.start([LOX, "policy", *inst, "--image", CONSOLE,
+                             "--source", "%s=%s" % (source, self.src),
                              "approve"])
         self.term.wait(w, "Type 'approve'")
         self.term.type(w, "approve")
@@ -546,7 +549,7 @@ def test_compose_console_and_agent(dep):
     policy = os.path.join(dep.eng.base, "policy-compose.toml")
     with open(policy, "w") as f:
         f.write(D.POLICY.replace("/srv/lockfile/invoices", "/srv/lockfile/data"))
-    dep.approve_policy("compose", policy)
+    dep.approve_policy("compose", policy, source="data")
     try:
         r = subprocess.run(dc + ["up", "-d", "console"], env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -239,6 +239,27 @@ def test_console_commands_run_as_the_console_account(tmp):
     assert "--network" not in argv[:argv.index("lockfile-console")]
 
 
+def test_console_commands_mount_the_sources_read_only(tmp):
+    # Approval checks each local profile's directory: the one-off
+    # container gets the sources lox run would mount, read-only.
+    src = os.path.join(tmp, "approval-src")
+    os.makedirs(src, exist_ok=True)
+    for cmd in (["policy", "--source", "inv=" + src, "approve"],
+                ["doctor", "--source", "inv=" + src],
+                ["plugin", "--source", "inv=" + src, "list"]):
+        argv = dry(*cmd)
+        m = argv.index("--mount")
+        assert argv[m + 1] == ("type=bind,source=%s,target=/srv/lockfile/inv,"
+                               "readonly" % os.path.realpath(src)), cmd
+        assert m < argv.index("lockfile-console"), cmd
+    for bad in ("inv=/proc", "inv=/var/run", "Inv=" + src, "inv=relative"):
+        r = lox("--dry-run", "policy", "--source", bad, "approve")
+        assert r.returncode == 64 and r.stdout == b"", bad
+    r = lox("--dry-run", "policy", "--source", "inv=" + src, "--source",
+            "inv=" + src, "approve")
+    assert r.returncode == 64 and r.stdout == b""
+
+
 def test_console_commands_refusals(tmp):
     for args in (["policy", "load", "/nonexistent"], ["policy", "load", tmp]):
         r = lox("--dry-run", *args)
