@@ -5,8 +5,9 @@
 #                 [--no-accounts] [--no-packages]
 #
 #   --prefix DIR      where to install (default /usr/local): DIR/bin/lockfile
-#                     (and the other launchers), DIR/share/lockfile/, and the
-#                     release record in DIR/lib/lockfile/release/
+#                     (and the other launchers), DIR/share/lockfile/,
+#                     DIR/lib/tmpfiles.d/, and the release record in
+#                     DIR/lib/lockfile/release/
 #   --url URL         fetch from this mirror of the release instead
 #                     (https://HOST/PATH laid out as GitHub's releases)
 #   --from DIR        take the files from a directory (an offline copy)
@@ -161,11 +162,12 @@ put() {	# put SRC DIR NAME MODE
 	mv -f "$t" "$2/$3"
 }
 install -d -o root -g root -m 0755 "$prefix/bin" "$prefix/share/lockfile" \
-    "$prefix/lib/lockfile" "$record" "$sysconfdir"
+    "$prefix/lib/lockfile" "$prefix/lib/tmpfiles.d" "$record" "$sysconfdir"
 echo "$PINS" | while read -r kind sum name; do
 	case $kind in
 	bin) put "$tmp/$name" "$prefix/bin" "$name" 0755 ;;
 	share) put "$tmp/$name" "$prefix/share/lockfile" "$name" 0644 ;;
+	tmpfiles) put "$tmp/$name" "$prefix/lib/tmpfiles.d" "$name" 0644 ;;
 	trust)
 		# Root's own trust configuration is never overwritten.
 		if [ ! -e "$sysconfdir/$name" ]; then
@@ -189,6 +191,12 @@ if [ "$accounts" = 1 ]; then
 		usermod -p '*' lockfile
 	fi
 	chmod 0700 "$(getent passwd lockfile | cut -d: -f6)"
+fi
+# The socket directory, now and at every boot (docs/host.md).
+if command -v systemd-tmpfiles >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
+	for f in "$prefix"/lib/tmpfiles.d/lockfile*.conf; do
+		[ ! -e "$f" ] || systemd-tmpfiles --create "$f" || true
+	done
 fi
 echo "install.sh: installed $TAG in $prefix"
 

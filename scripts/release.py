@@ -9,7 +9,7 @@
     scripts/release.py hashes --out DIR         # "sha256  name" of everything
 
 `manifest` takes every file STAGE/KIND/NAME (KIND one of bin, share,
-plugin, image, trust, source, info), copies it to OUT/NAME and writes
+plugin, image, trust, tmpfiles, source, info), copies it to OUT/NAME and writes
 OUT/release.json: the repository, the tag, the commit and each artifact's
 kind, size and sha256, with sorted keys (the same inputs give the same
 bytes). `artifacts` lists release.json and every artifact it names.
@@ -25,9 +25,10 @@ import re
 import shutil
 import sys
 
-KINDS = ("bin", "share", "plugin", "image", "trust", "source", "info")
+KINDS = ("bin", "share", "plugin", "image", "trust", "tmpfiles", "source",
+         "info")
 # What install.sh fetches and checks, besides the manifest and its bundle.
-INSTALL_KINDS = ("bin", "share", "trust")
+INSTALL_KINDS = ("bin", "share", "trust", "tmpfiles")
 NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 TAG = re.compile(r"^v(0|[1-9][0-9]{0,5})\.(0|[1-9][0-9]{0,5})\.(0|[1-9][0-9]{0,5})$")
 REPO = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,99}/[A-Za-z0-9_][A-Za-z0-9._-]{0,99}$")

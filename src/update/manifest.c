@@ -13,6 +13,7 @@ static const char *const kind_names[] = {
 	[RELART_PLUGIN] = "plugin",
 	[RELART_IMAGE] = "image",
 	[RELART_TRUST] = "trust",
+	[RELART_TMPFILES] = "tmpfiles",
 	[RELART_SOURCE] = "source",
 	[RELART_INFO] = "info",
 };

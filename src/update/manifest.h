@@ -32,7 +32,8 @@ enum relart_kind {
 	RELART_SHARE,		/* PREFIX/share/lockfile/NAME, 0644 */
 	RELART_PLUGIN,		/* an official plugin (published, not installed) */
 	RELART_IMAGE,		/* a Docker image, OCI tarball */
-	RELART_TRUST,		/* a trust file install.sh seeds /etc/lockfile with */
+	RELART_TRUST,		/* a file install.sh seeds /etc/lockfile with */
+	RELART_TMPFILES,	/* install.sh: PREFIX/lib/tmpfiles.d/NAME */
 	RELART_SOURCE,		/* the source tarball */
 	RELART_INFO,		/* build information (toolchain, hashes) */
 };

@@ -103,6 +103,7 @@ run_begin(struct run *r, const char *prefix, enum layout lay)
 {
 	enum upd_files_status st;
 	const char *why;
+	int fd;
 
 	if (getuid() != 0 || geteuid() != 0) {
 		logit("run lockfile update as root (it replaces root's files)");
@@ -130,6 +131,10 @@ run_begin(struct run *r, const char *prefix, enum layout lay)
 	upd_sweep(r->d.bin);
 	upd_sweep(r->d.share);
 	upd_sweep(r->d.lib);
+	if (upd_subdir(r->d.lib, UPD_RELEASE_DIR, 0, &fd) == UPD_FILES_OK) {
+		upd_sweep(fd);
+		close(fd);
+	}
 	upd_rm_tree(r->d.lib, UPD_ROLLBACK_NEW);
 	st = upd_record_load(r->d.lib, UPD_RELEASE_DIR, &r->cur, &why);
 	if (st != UPD_FILES_OK) {

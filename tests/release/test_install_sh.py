@@ -13,7 +13,8 @@ import subprocess
 
 import pytest
 
-from relenv import (INSTALL_SH, PLUGIN_BUILD, REPO, Release, Server, Signer,
+from relenv import (INSTALL_SH, PLUGIN_BUILD, REPO, ROOT, Release, Server,
+                    Signer,
                     make_base, make_pki, out_text, trust_toml)
 
 MKCHROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mkchroot")
@@ -50,8 +51,12 @@ def release(base, signer, srv, tag):
     with open(signer.root, "rb") as f:
         troot = f.read()
     trust = trust_toml(REPO, srv.url).encode()
+    with open(os.path.join(ROOT, "etc", "tmpfiles.d", "lockfile.conf"),
+              "rb") as f:
+        tmpfiles = f.read()
     rel = Release(base, signer, tag, extra=[
-        ("trust", "trusted_root.json", troot), ("trust", "trust.toml", trust)])
+        ("trust", "trusted_root.json", troot), ("trust", "trust.toml", trust),
+        ("tmpfiles", "lockfile.conf", tmpfiles)])
     rel.publish()
     rel.install_sh(srv.url)
     rel.sign("install.sh")
@@ -115,6 +120,7 @@ def test_install_sh_on_a_fresh_debian(env):
     for sub, name in (("usr/local/bin", "lockfile"), ("usr/local/bin", "lox"),
                       ("usr/local/share/lockfile", "seccomp.json"),
                       ("etc/lockfile", "trusted_root.json"),
+                      ("usr/local/lib/tmpfiles.d", "lockfile.conf"),
                       ("usr/local/lib/lockfile/release", "release.json")):
         p = os.path.join(root, sub, name)
         with open(p, "rb") as f, open(rel.path(name), "rb") as g:

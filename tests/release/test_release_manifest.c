@@ -56,15 +56,16 @@ test_good_manifest(void **state)
 
 	assert_int_equal(parse(doc("o/r", "v1.20.3", C40, "", LAUNCHER
 	    ",\"seccomp.json\":" ART("share", "7") ",\"lockfile-console.oci.tar\":"
-	    ART("image", "8589934592") ",\"plugin-is-pdf\":" ART("plugin", "0")),
-	    &m, &why), RELMAN_OK);
+	    ART("image", "8589934592") ",\"plugin-is-pdf\":" ART("plugin", "0")
+	    ",\"lockfile.conf\":" ART("tmpfiles", "1")), &m, &why), RELMAN_OK);
 	assert_null(why);
 	assert_string_equal(m.repo, "o/r");
 	assert_string_equal(m.tag, "v1.20.3");
 	assert_string_equal(m.version, "1.20.3");
 	assert_string_equal(m.commit, C40);
 	assert_int_equal(m.source_date_epoch, 1700000000);
-	assert_int_equal(m.n, 4);
+	assert_int_equal(m.n, 5);
+	assert_false(relart_installed(relman_find(&m, "lockfile.conf")));
 	a = relman_find(&m, "lockfile");
 	assert_non_null(a);
 	assert_int_equal(a->kind, RELART_BIN);

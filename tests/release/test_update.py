@@ -335,8 +335,11 @@ def test_leftovers_of_an_interrupted_run_are_swept(at_v2):
     with open(junk, "wb") as f:
         f.write(b"half")
     os.makedirs(w.pfx.path("lib/lockfile/rollback.new/bin"))
+    rec = w.pfx.path("lib/lockfile/release/.lockfile-update.release.json.00")
+    with open(rec, "wb") as f:
+        f.write(b"{")
     update(w, want="up to date")
-    assert not os.path.exists(junk)
+    assert not os.path.exists(junk) and not os.path.exists(rec)
     assert not os.path.exists(w.pfx.path("lib/lockfile/rollback.new"))
     assert sha256_file(w.pfx.path("bin/lockfile")) == sha256_file(
         w.rel[V2].path("lockfile"))

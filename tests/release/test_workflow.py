@@ -102,11 +102,6 @@ def run_step(script, cwd, bindir, extra_env=None):
 
 def test_trust_step(ws, signer):
     base, w, bindir = ws
-    # cosign initialize: Sigstore's TUF client leaves trusted_root.json in
-    # its cache; here, the test Sigstore's.
-    fake(bindir, "cosign", "#!/bin/sh\nset -eu\n[ \"$1\" = initialize ]\n"
-         "d=$HOME/.sigstore/root/tuf-repo/targets\nmkdir -p \"$d\"\n"
-         "cp %s \"$d/trusted_root.json\"\n" % signer.root)
     r = run_step(step("release-build", "trust configuration"), w, bindir,
                  {"GITHUB_REPOSITORY": "Lockfile-Test/lockfile",
                   "GITHUB_REPOSITORY_ID": "123456",
@@ -123,9 +118,10 @@ def test_trust_step(ws, signer):
     # on to fetch (through a proxy that refuses at once).
     etc = os.path.join(base, "etc")
     os.makedirs(etc)
+    shutil.copyfile(os.path.join(w, "release-trust", "trust.toml"),
+                    os.path.join(etc, "trust.toml"))
+    shutil.copyfile(signer.root, os.path.join(etc, "trusted_root.json"))
     for n in ("trust.toml", "trusted_root.json"):
-        shutil.copyfile(os.path.join(w, "release-trust", n),
-                        os.path.join(etc, n))
         os.chmod(os.path.join(etc, n), 0o644)
     os.chmod(etc, 0o755)
     pfx = Prefix(base)
