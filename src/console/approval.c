@@ -132,10 +132,13 @@ approval_show(struct term *t, const struct card *c)
 	term_printf(t, "  this plan reveals %u answer%s; the handle has %u left "
 	    "(%u after)\n", c->reveals, c->reveals == 1 ? "" : "s",
 	    c->left_before, c->left_before - c->reveals);
-	for (i = 0; i < c->nledger; i++)
-		term_printf(t, "  %-*s%s: %u\n", LABEL_COLS - 2,
-		    i == 0 ? "ledger" : "", c->ledger[i].label,
-		    c->ledger[i].count);
+	if (c->ledger_line != NULL)
+		term_printf(t, "  %s\n", c->ledger_line);
+	else
+		for (i = 0; i < c->nledger; i++)
+			term_printf(t, "  %-*s%s: %u\n", LABEL_COLS - 2,
+			    i == 0 ? "ledger" : "", c->ledger[i].label,
+			    c->ledger[i].count);
 	/* The versions in one column: names padded by display width. */
 	for (i = 0; i < c->nplugins; i++) {
 		size_t w = short_field(t, c->plugins[i].m->name, MAX_NAME_COLS,

@@ -53,6 +53,11 @@ struct card {
 	unsigned left_before;
 	size_t nledger;
 	const struct card_ledger *ledger;
+	/* The same counts as one line of our words for the console's own
+	 * card ("this key: 14 answers to uid 1002 in 5 plans since ..., cap
+	 * 32 per 1 d": ledger_usage_line); when set, the card shows it
+	 * instead of the labelled lines. */
+	const char *ledger_line;
 };
 
 enum decision {

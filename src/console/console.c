@@ -48,6 +48,8 @@ static const char usage_text[] =
 
 static void console_audit_failed(struct console *c)
     __attribute__((noreturn));
+static void console_ledger_failed(struct console *c, const char *why)
+    __attribute__((noreturn));
 
 struct conn {
 	int fd;
@@ -444,7 +446,7 @@ start(struct console *c, const char *homearg, const char *sockpath,
 		}
 	}
 	collect_scrub_words(c);
-	console_env_init(c, console_audit_failed);
+	console_env_init(c, console_audit_failed, console_ledger_failed);
 	/* A terminal an agent could drive or read is refused outright. */
 	if (isolation_terminal_ok(c, &why) != 0) {
 		logit("refusing this terminal: %s", why);
@@ -530,6 +532,16 @@ console_audit_failed(struct console *c)
 {
 	logit("audit write failed: stopping");
 	shutdown_console(c, "the audit cannot be written");
+	_exit(70);
+}
+
+/* The ledger cannot record a plan: the same stop, before the answer the
+ * record was for leaves (docs/ledger.md). Never returns. */
+static void
+console_ledger_failed(struct console *c, const char *why)
+{
+	logit("the answer ledger cannot record a plan (%s): stopping", why);
+	shutdown_console(c, "the ledger cannot be written");
 	_exit(70);
 }
 

@@ -59,8 +59,10 @@ const struct profile *console_profile(const struct console *c,
 
 /* console_env.c: fill c->env from the console's parts (after start-up
  * has opened them). audit_failed stops the console when the audit cannot
- * be written; it never returns. */
-void console_env_init(struct console *c, void (*audit_failed)(struct console *));
+ * be written, ledger_failed when the answer ledger cannot record a plan;
+ * neither returns. */
+void console_env_init(struct console *c, void (*audit_failed)(struct console *),
+    void (*ledger_failed)(struct console *, const char *why));
 
 /* `lockfile console` */
 int cmd_console(int argc, char **argv);

@@ -166,12 +166,28 @@ static const struct plan_audit_ops log_audit = {
 	.write = log_write,
 };
 
+/* ---- the ledger ---- */
+
+static void (*ledger_failed_fn)(struct console *, const char *);
+
+static void
+ledger_failed(void *ctx, const char *why)
+{
+	ledger_failed_fn(ctx, why);	/* never returns */
+}
+
+static const struct plan_ledger_ops ledger_stop = {
+	.failed = ledger_failed,
+};
+
 void
-console_env_init(struct console *c, void (*audit_failed)(struct console *))
+console_env_init(struct console *c, void (*audit_failed)(struct console *),
+    void (*ledger_failed_stop)(struct console *, const char *))
 {
 	struct plan_env *e = &c->env;
 
 	audit_failed_fn = audit_failed;
+	ledger_failed_fn = ledger_failed_stop;
 	memset(e, 0, sizeof(*e));
 	e->pol = &c->pol;
 	e->store = &c->store;
@@ -186,4 +202,7 @@ console_env_init(struct console *c, void (*audit_failed)(struct console *))
 	e->clock = &mono_clock;
 	e->audit = &log_audit;
 	e->audit_ctx = c;
+	e->ledger = c->ledger;
+	e->ledger_ops = &ledger_stop;
+	e->ledger_ctx = c;
 }

@@ -3,11 +3,14 @@
  * 1. Checks before anything is read, each answered at once: a literal
  *    input, unknown profile, key outside the prefix (or an unknown handle),
  *    plugins not installed / yanked / tampered, bindings that do not match
- *    the manifests, more answers than the handle allows, sandbox
+ *    the manifests, more answers than the handle allows, more than the
+ *    agent's answer cap for the key leaves (the ledger), sandbox
  *    unavailable, /proc not hidden.
- * 2. The approval card; the human's decision; typed values (no echo).
- * 3. Fetch into the workspace, run each plugin in the sandbox, answer at the
- *    next multiple of the quantum counted from the approval, audit.
+ * 2. The approval card (with the agent's own ledger counts for the key);
+ *    the human's decision; typed values (no echo).
+ * 3. Fetch into the workspace, run each plugin in the sandbox, record the
+ *    answers in the ledger, answer at the next multiple of the quantum
+ *    counted from the approval, audit.
  * The agent learns 1, 0 or plugin_error per plugin, or one E_* code.
  *
  * Everything outside the pipeline comes through its environment
@@ -45,6 +48,11 @@ struct plan {
 	struct lock_entry pin[PROTO_MAX_PLUGINS];
 	struct card_plugin cp[PROTO_MAX_PLUGINS];
 	unsigned left_before;
+	/* this agent's own ledger entry for the key, inside the window */
+	struct ledger_usage used;
+	char ledger_line[200];
+	struct ledger_screen_line screen[LEDGER_SCREEN_LINES];
+	struct card_ledger cl[LEDGER_SCREEN_LINES];
 };
 
 static long long
@@ -293,6 +301,18 @@ precheck(struct plan *pl)
 		return refuse(pl, E_HANDLE_EXPIRED, "answers used up");
 	if (req->too_many_plugins || req->nplugins > pl->left_before)
 		return refuse(pl, E_TOO_MANY_PLUGINS, NULL);
+	/* The answer cap (docs/ledger.md): computed from the request and the
+	 * requesting agent's own ledger entry only — never from the file,
+	 * never from another agent's counts or the content totals — so this
+	 * refusal, answered at once like those above, tells the agent only
+	 * what it already knows: how many answers it has had. */
+	ledger_window_usage(e->ledger, pl->peer->uid, pl->pr->name, pl->key,
+	    &pl->used);
+	json_object_set_new(pl->rec, "ledger_window_answers",
+	    json_integer((json_int_t)pl->used.answers));
+	if (pl->used.answers > e->pol->max_answers_per_key ||
+	    req->nplugins > e->pol->max_answers_per_key - pl->used.answers)
+		return refuse(pl, E_ANSWER_CAP, NULL);
 	if (!e->sandbox->ready(e->sandbox_ctx, &why))
 		return refuse(pl, E_SANDBOX_UNAVAILABLE, why);
 	if (e->sandbox->proc_hidden(e->sandbox_ctx, &why) != 0)
@@ -394,11 +414,21 @@ approve(struct plan *pl)
 	card.plugins = pl->cp;
 	card.reveals = (unsigned)req->nplugins;
 	card.left_before = pl->left_before;
-	/* The per-key answer ledger's lines go here (card.ledger,
-	 * card.nledger): the card shows them, and a hub ticket's masked
-	 * screen carries them (docs/hub.md, "TICKET"). None yet. */
-	card.nledger = 0;
-	card.ledger = NULL;
+	/* The requesting agent's own ledger entry for this key, never
+	 * another's nor the content totals: the window may be readable by
+	 * the agent's account at level 1. As a line for this card, and as
+	 * labelled counts for a hub ticket's masked screen (docs/hub.md). */
+	ledger_usage_line(&pl->used, pl->peer->uid, e->pol->max_answers_per_key,
+	    e->pol->ledger_window_s, pl->ledger_line, sizeof(pl->ledger_line));
+	card.ledger_line = pl->ledger_line;
+	card.nledger = ledger_screen(&pl->used, pl->peer->uid,
+	    e->pol->max_answers_per_key, e->pol->ledger_window_s, pl->screen,
+	    LEDGER_SCREEN_LINES);
+	for (i = 0; i < card.nledger; i++) {
+		pl->cl[i].label = pl->screen[i].label;
+		pl->cl[i].count = pl->screen[i].count;
+	}
+	card.ledger = pl->cl;
 	d = e->human->decide(e->human_ctx, &card, now(pl) +
 	    (long long)e->pol->approval_timeout_s * 1000, pl->peer->fd);
 	json_object_set_new(pl->rec, "decision", json_string(
@@ -595,6 +625,29 @@ out:
 	return line;
 }
 
+/* Answers are about to leave (or a fetch failure, one file-dependent
+ * symbol): into the ledger, fsync'd, first. A ledger that cannot take
+ * the record stops the console, and nothing leaves (docs/ledger.md). */
+static void
+ledger_note(struct plan *pl, const uint8_t *sha256, unsigned answers)
+{
+	const struct plan_env *e = pl->e;
+	struct ledger_problem p;
+
+	if (ledger_record(e->ledger, pl->peer->uid, pl->pr->name, pl->key,
+	    sha256, answers, &p) != LEDGER_OK) {
+		e->ledger_ops->failed(e->ledger_ctx, p.msg);
+		fatal("the ledger's failure handler returned");
+	}
+	json_object_set_new(pl->rec, "ledger_answers", json_integer(answers));
+	/* Inside the quantum: the rewrite does not show in the timing. A
+	 * failed one leaves the ledger as it was, whole. */
+	if (ledger_compact_due(e->ledger) &&
+	    ledger_compact(e->ledger, &p) != LEDGER_OK)
+		window(pl, "  ledger: compaction failed (%s); the ledger goes on "
+		    "uncompacted", p.msg);
+}
+
 char *
 plan_handle(const struct plan_env *e, const struct request *req,
     const struct peer *peer)
@@ -608,6 +661,7 @@ plan_handle(const struct plan_env *e, const struct request *req,
 
 	if (pl == NULL)
 		fatal("out of memory");
+	ASSERT(e->ledger != NULL && e->ledger_ops != NULL);
 	for (i = 0; i < PROTO_MAX_PLUGINS; i++)
 		pl->op[i].binfd = -1;
 	pl->e = e;
@@ -630,8 +684,10 @@ plan_handle(const struct plan_env *e, const struct request *req,
 	 * in the timing. */
 	t0 = now(pl);
 	fetched = pl->h == NULL;
-	if (fetched && (line = fetch(pl)) != NULL)
+	if (fetched && (line = fetch(pl)) != NULL) {
+		ledger_note(pl, NULL, 1);
 		goto hold;
+	}
 	/* The TTL ran out while the human read the card: the file's time is
 	 * over, whatever the human decided. */
 	if (!fetched && !ws_alive(e->ws, pl->h, t0)) {
@@ -651,6 +707,7 @@ plan_handle(const struct plan_env *e, const struct request *req,
 		pl->h = NULL;
 		goto hold;
 	}
+	ledger_note(pl, pl->h->sha256, (unsigned)pl->nop);
 
 	held = json_array();
 	for (i = 0; i < req->nplugins; i++)

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "console/approval.h"
+#include "console/ledger.h"
 #include "console/listener.h"
 #include "console/policy.h"
 #include "console/values.h"
@@ -78,6 +79,13 @@ struct plan_audit_ops {
 	void (*write)(void *ctx, json_t *rec);
 };
 
+/* The answer ledger cannot record a plan: the console stops (values
+ * wiped, files deleted) before the answer the record was for leaves, as
+ * when the audit cannot be written; never returns. */
+struct plan_ledger_ops {
+	void (*failed)(void *ctx, const char *why);
+};
+
 struct plan_env {
 	const struct policy *pol;
 	struct store *store;
@@ -95,6 +103,13 @@ struct plan_env {
 	void *clock_ctx;
 	const struct plan_audit_ops *audit;
 	void *audit_ctx;
+	/* The answer ledger (ledger.h, docs/ledger.md), required: the cap
+	 * is checked before the card from the request and the requesting
+	 * agent's own entry, the card shows that entry, and every plan that
+	 * reveals answers is recorded (and fsync'd) before they leave. */
+	struct ledger *ledger;
+	const struct plan_ledger_ops *ledger_ops;
+	void *ledger_ctx;
 };
 
 /* file.plan: one response line (malloc'ed, with its newline) from the

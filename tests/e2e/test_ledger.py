@@ -8,6 +8,9 @@ or damaged ledger shown up to the problem and refused, the explicit
 repair, another account's ledger refused.
 """
 import hashlib
+import re
+import signal
+import time
 import json
 import os
 import pwd
@@ -264,3 +267,181 @@ def test_console_refuses_a_torn_or_damaged_ledger(env):
     assert p.returncode == 0, p.stderr
     env.start()
     env.wait_screen(r"ledger: 4 keys, 3 contents")
+
+
+# ---- the plan pipeline on a real console ---------------------------------
+
+import threading  # noqa: E402
+
+from lfenv import check_reply, uid_of  # noqa: E402
+
+
+def plan_async(env, params, user="agent", peer=False, timeout=60):
+    box = {}
+
+    def go():
+        if peer:
+            req = env.request("file.plan", params)
+            out, secs = env.rpc_as_peer((json.dumps(req) + "\n").encode(),
+                                        user, timeout=timeout)
+            box["req"], box["line"], box["secs"] = req, out.decode(), secs
+        else:
+            box["req"], box["line"], box["secs"] = env.rpc(
+                "file.plan", params, user=user, timeout=timeout)
+    t = threading.Thread(target=go)
+    t.start()
+    return t, box
+
+
+def card(env, count):
+    """The count-th card's text, from its heading to its question."""
+    s = env.wait_screen(r"Approve\?", count=count)
+    start = [i for i in range(len(s)) if s.startswith("=== lockfile", i)]
+    return s[start[count - 1]:s.index("Approve?", start[count - 1])]
+
+
+def ask(env, params, count, user="agent", peer=False, answer="y"):
+    t, box = plan_async(env, params, user=user, peer=peer)
+    text = card(env, count)
+    env.type(answer)
+    t.join()
+    return box, text
+
+
+def refused_at_once(env, params, cards_before, user="agent"):
+    req, line, secs = env.rpc("file.plan", params, user=user)
+    assert check_reply(req, line) == "error E_ANSWER_CAP"
+    err = json.loads(line)["error"]
+    assert err["code"] == -32018
+    assert err["data"]["hint"] == ("the plan would take this agent past its "
+                                   "answer cap for the key")
+    # before the card: none shown, and not held to the quantum
+    assert env.screen().count("Approve?") == cards_before
+    return secs
+
+
+def capped_env(env, cap=3, quantum=1, **more):
+    env.add_local_profile("invoices", prefix="2024/", files={
+        "2024/a.pdf": b"%PDF-1.4 not quite\n", "2024/b.pdf": b"other\n"})
+    env.install_plugin("is-pdf")
+    env.install_plugin("is-utf8")
+    env.write_policy(answer_quantum_s=quantum, max_answers_per_key=cap,
+                     max_plugins_per_handle=4, **more)
+    return env
+
+
+A = {"profile": "invoices", "key": "2024/a.pdf",
+     "plugins": [{"name": "is-pdf"}, {"name": "is-utf8"}]}
+A1 = {"profile": "invoices", "key": "2024/a.pdf",
+      "plugins": [{"name": "is-utf8"}]}
+
+
+def test_cap_across_handles_and_a_restart(env):
+    capped_env(env, cap=3, quantum=3)
+    env.start()
+    agent = uid_of("agent")
+    box, text = ask(env, A, 1)
+    assert check_reply(box["req"], box["line"]) == "result"
+    assert ("this key: no answers to uid %d in the last 1 d, cap 3" % agent
+            in text)
+    # a new plan by key (a new handle): 2 + 2 would pass 3
+    secs = refused_at_once(env, A, 1)
+    assert secs < 2.0                     # the quantum is 3 s
+    # by the first plan's handle, which has 2 answers left: the same key,
+    # the same count, the cap refuses
+    handle = json.loads(box["line"])["result"]["handle"]
+    refused_at_once(env, {"handle": handle, "plugins": [
+        {"name": "is-pdf"}, {"name": "is-utf8"}]}, 1)
+    box, text = ask(env, A1, 2)
+    assert check_reply(box["req"], box["line"]) == "result"
+    assert re.search(r"this key: 2 answers to uid %d in 1 plan since "
+                     r"\d{4}-\d\d-\d\d \d\d:\d\d UTC, cap 3 per 1 d" % agent,
+                     text), text
+    refused_at_once(env, A1, 2)
+    # another key is its own
+    box, _ = ask(env, dict(A1, key="2024/b.pdf"), 3)
+    assert check_reply(box["req"], box["line"]) == "result"
+    rec = [r for r in env.audit() if r.get("outcome") == "E_ANSWER_CAP"]
+    assert len(rec) == 3 and rec[0]["ledger_window_answers"] == 2
+    # a restart remembers
+    env.stop()
+    env.start()
+    env.wait_screen(r"ledger: 2 keys, 2 contents, window 86400s, cap 3")
+    refused_at_once(env, A1, 0)
+    p = audit(env.home, "--json", "--key", "2024/a.pdf")
+    assert p.returncode == 0, p.stderr
+    keys = [x for x in rows(p.stdout) if x["ledger"] == "key"]
+    assert [(k["uid"], k["answers"], k["plans"]) for k in keys] == [
+        (agent, 3, 2)]
+
+
+def test_cap_after_kill_9(env):
+    """kill -9 with the answer held for its quantum: the record was on disk
+    before the answer could leave, so the plan counts although the agent
+    got nothing; the next console refuses on it."""
+    capped_env(env, cap=2, quantum=5)
+    env.start()
+    env.wait_screen(r"ledger: new")   # the socket comes first
+    path = ledger_path(env)
+    size0 = os.path.getsize(path)
+    t, box = plan_async(env, A)
+    card(env, 1)
+    env.type("y")
+    t0 = time.time()
+    while os.path.getsize(path) == size0 and time.time() - t0 < 4:
+        time.sleep(0.02)
+    assert os.path.getsize(path) > size0  # recorded, answer still held
+    env.signal(signal.SIGKILL)
+    t.join()
+    assert box["line"] == ""              # nothing left
+    env.wait_exit()
+    env.stop()
+    env.start()
+    refused_at_once(env, A1, 0)
+    p = audit(env.home)
+    assert p.returncode == 0, p.stderr    # a whole ledger
+
+
+def test_torn_record_written_by_the_console(env):
+    capped_env(env)
+    env.start()
+    box, _ = ask(env, A1, 1)
+    assert check_reply(box["req"], box["line"]) == "result"
+    env.stop()
+    path = ledger_path(env)
+    with open(path, "rb") as f:
+        data = f.read()
+    with open(path, "wb") as f:
+        f.write(data[:-30])
+    env.start(wait=False)
+    env.wait_exit()
+    s = env.screen()
+    assert "torn" in s and "refusing to start" in s and "--repair" in s
+    assert not os.path.exists(env.socket)
+
+
+def test_two_agents_apart_on_the_card(env):
+    capped_env(env, cap=4)
+    env.start(args=["--allowed-uids", "%d" % uid_of("lf-allowed")])
+    agent, other = uid_of("agent"), uid_of("lf-allowed")
+    box, _ = ask(env, A, 1)
+    assert check_reply(box["req"], box["line"]) == "result"
+    box, _ = ask(env, A1, 2)
+    assert check_reply(box["req"], box["line"]) == "result"
+    # the other agent's card: only its own (empty) history for the key
+    box, text = ask(env, A, 3, user="lf-allowed", peer=True)
+    assert check_reply(box["req"], box["line"]) == "result"
+    assert ("this key: no answers to uid %d in the last 1 d, cap 4" % other
+            in text), text
+    assert ("uid %d" % agent) not in text
+    assert "3 answers" not in text
+    # and the first agent's next card: its own 3, not 5
+    box, text = ask(env, A1, 4)
+    assert check_reply(box["req"], box["line"]) == "result"
+    assert ("this key: 3 answers to uid %d in 2 plans since" % agent
+            in text), text
+    assert ("uid %d" % other) not in text
+    # 4 for agent: its cap; lf-allowed has 2 of its own and may go on
+    refused_at_once(env, A1, 4)
+    box, _ = ask(env, A, 5, user="lf-allowed", peer=True)
+    assert check_reply(box["req"], box["line"]) == "result"

@@ -14,7 +14,11 @@
  * errors; the sandbox or /proc failing after the approval; a plugin
  * replaced after the card; every quantum hold (refusals before the card
  * are not held, everything after the approval is, at the first multiple
- * past the run); level 0's results. */
+ * past the run); level 0's results; the answer ledger (the cap before the
+ * card, in its place in the order, across handles and per uid; the card's
+ * own-entry line; each answer, plugin_error and fetch failure counted; the
+ * record written before the answer leaves, and a ledger that cannot take
+ * it stopping the console with nothing sent). */
 #include "console/plan.h"
 #include "console/policy.h"
 #include "lib/crypto.h"
@@ -32,7 +36,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -74,6 +81,11 @@ struct fake {
 	int nsleep;
 	/* audit */
 	json_t *audit;
+	/* ledger: the window answers of the plan's key seen at the hold */
+	long long held_ledger;
+	char card_ledger_line[200];
+	size_t card_nledger;
+	unsigned card_ledger_counts[8];
 };
 
 static struct fake F;
@@ -84,6 +96,26 @@ static struct workspace ws;
 static struct values vals;
 static char base[] = "/tmp/test-plan.XXXXXX";
 static char home[PATH_MAX], srcdir[PATH_MAX], workdir[PATH_MAX];
+static char ledgerdir[PATH_MAX];
+static struct ledger *L;
+static long long wall = 1700000000;	/* the ledger's clock, seconds */
+
+static long long
+fake_wall(void *ctx)
+{
+	return wall;
+}
+
+static const struct ledger_clock wall_clock = { fake_wall, NULL };
+
+static unsigned long long
+ledger_answers(uid_t uid, const char *key)
+{
+	struct ledger_usage u;
+
+	ledger_window_usage(L, uid, "docs", key, &u);
+	return u.answers;
+}
 
 static long long
 fake_now(void *ctx)
@@ -94,6 +126,8 @@ fake_now(void *ctx)
 static void
 fake_sleep(void *ctx, long long deadline)
 {
+	/* what the ledger holds when the answer is about to leave */
+	F.held_ledger = (long long)ledger_answers(UID_A, "2024/a.txt");
 	F.nsleep++;
 	F.slept_until = deadline;
 	if (deadline > fake_now(NULL))
@@ -111,6 +145,11 @@ fake_decide(void *ctx, const struct card *c, long long deadline, int peer_fd)
 	F.card = *c;
 	F.card_left = c->left_before;
 	F.card_reveals = c->reveals;
+	(void)!str_fmt(F.card_ledger_line, sizeof(F.card_ledger_line), "%s",
+	    c->ledger_line ? c->ledger_line : "");
+	F.card_nledger = c->nledger;
+	for (i = 0; i < c->nledger && i < 8; i++)
+		F.card_ledger_counts[i] = c->ledger[i].count;
 	(void)!str_fmt(F.card_key, sizeof(F.card_key), "%s", c->key);
 	for (i = 0; i < c->nplugins && i < 8; i++) {
 		F.card_held[i] = c->plugins[i].nbind ? c->plugins[i].bind[0].held
@@ -214,6 +253,41 @@ fake_audit(void *ctx, json_t *rec)
 }
 
 static const struct plan_audit_ops fake_audit_ops = { fake_audit };
+
+static void
+fake_ledger_failed(void *ctx, const char *why)
+{
+	fail_msg("the ledger failed: %s", why);	/* does not return */
+}
+
+static const struct plan_ledger_ops fake_ledger_ops = { fake_ledger_failed };
+
+/* In a child: the console's stop, as an exit status the parent reads. */
+static void
+exit_ledger_failed(void *ctx, const char *why)
+{
+	_exit(42);
+}
+
+static const struct plan_ledger_ops exit_ledger_ops = { exit_ledger_failed };
+
+static void
+ledger_reopen(void)
+{
+	struct ledger_problem p;
+	int fd, created;
+
+	ledger_close(L);
+	L = NULL;
+	fd = open(ledgerdir, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	(void)unlinkat(fd, LEDGER_FILE, 0);
+	if (ledger_open(&L, fd, &wall_clock, pol.ledger_window_s, &created, &p)
+	    != LEDGER_OK)
+		fail_msg("ledger: %s", p.msg);
+	close(fd);
+	E.ledger = L;
+}
 
 /* ---- the temporary home: store, source, policy ---- */
 
@@ -372,6 +446,11 @@ setup(void **state)
 	E.sandbox = &fake_sandbox;
 	E.clock = &fake_clock;
 	E.audit = &fake_audit_ops;
+	assert_int_equal(str_fmt(ledgerdir, sizeof(ledgerdir),
+	    "%s/.local/state/lockfile/ledger", home), STR_OK);
+	assert_int_equal(mkdir_p(ledgerdir, 0700), 0);
+	ledger_reopen();
+	E.ledger_ops = &fake_ledger_ops;
 	return 0;
 }
 
@@ -382,6 +461,8 @@ teardown(void **state)
 
 	ws_close(&ws);
 	values_wipe(&vals);
+	ledger_close(L);
+	L = NULL;
 	policy_free(&pol);	/* closes the opened sources too */
 	json_decref(F.audit);
 	F.audit = NULL;
@@ -409,6 +490,11 @@ fresh(void **state)
 	for (i = 0; i < WS_MAX_FILES; i++)
 		if (ws.h[i].state == WS_HELD)
 			ws_drop(&ws, &ws.h[i]);
+	/* a ledger of no plans, the default cap */
+	pol.max_answers_per_key = 64;
+	wall = 1700000000;
+	E.ledger_ops = &fake_ledger_ops;
+	ledger_reopen();
 	return 0;
 }
 
@@ -609,6 +695,17 @@ static void mk_proc(struct request *r) {
 	req_plugin(r, "p-one", NULL, NULL);
 	F.proc_fail_at = 1;
 }
+static void mk_cap(struct request *r) {
+	req_init(r, "2024/a.txt");
+	req_plugin(r, "p-one", NULL, NULL);
+	req_plugin(r, "p-two", NULL, NULL);
+	pol.max_answers_per_key = 1;
+	F.ready = 0;
+}
+static void mk_handle_before_cap(struct request *r) {
+	mk_too_many(r);
+	pol.max_answers_per_key = 1;
+}
 static void mk_handle(struct request *r) {
 	req_init(r, NULL);
 	r->has_handle = 1;
@@ -631,6 +728,9 @@ static const struct refusal refusals[] = {
 	{ "answers before the sandbox", mk_too_many, "E_TOO_MANY_PLUGINS" },
 	{ "more plugins than a request holds", mk_flag_too_many,
 	    "E_TOO_MANY_PLUGINS" },
+	{ "the handle's answers before the cap", mk_handle_before_cap,
+	    "E_TOO_MANY_PLUGINS" },
+	{ "the answer cap before the sandbox", mk_cap, "E_ANSWER_CAP" },
 	{ "the sandbox before /proc", mk_sandbox, "E_SANDBOX_UNAVAILABLE" },
 	{ "/proc", mk_proc, "E_PROC_NOT_HIDDEN" },
 	{ "an unknown handle", mk_handle, "E_HANDLE_EXPIRED" },
@@ -1005,6 +1105,182 @@ test_quantum_multiples(void **state)
 	json_decref(j);
 }
 
+/* The cap: max_answers_per_key answers for one agent and key inside the
+ * window, across plans and handles; the refusal before the card, at once;
+ * another agent's counts apart; the window's end frees the key. */
+static void
+test_answer_cap(void **state)
+{
+	struct request r, r1, rh;
+	json_t *j;
+	int sleeps;
+
+	pol.max_answers_per_key = 5;
+	req_init(&r, "2024/a.txt");
+	req_plugin(&r, "p-one", NULL, NULL);
+	req_plugin(&r, "p-two", NULL, NULL);
+	j = plan(&r, UID_A);
+	assert_null(err_of(j));
+	assert_string_equal(F.card_ledger_line, "this key: no answers to uid "
+	    "1000 in the last 1 d, cap 5");
+	assert_int_equal(F.card_nledger, LEDGER_SCREEN_LINES);
+	assert_int_equal(F.card_ledger_counts[0], 0);	/* answers */
+	assert_int_equal(F.card_ledger_counts[2], 5);	/* the cap */
+	/* recorded before the answer left: the ledger had it at the hold */
+	assert_int_equal(F.held_ledger, 2);
+	assert_int_equal(json_integer_value(json_object_get(last_audit(),
+	    "ledger_answers")), 2);
+	/* by its handle: a second plan on the same key, counted the same */
+	req_init(&rh, NULL);
+	rh.has_handle = 1;
+	(void)!str_fmt(rh.handle, sizeof(rh.handle), "%s", handle_of(j));
+	json_decref(j);
+	req_plugin(&rh, "p-one", NULL, NULL);
+	req_plugin(&rh, "p-two", NULL, NULL);
+	wall += 60;
+	j = plan(&rh, UID_A);
+	assert_null(err_of(j));
+	assert_non_null(strstr(F.card_ledger_line, "this key: 2 answers to uid "
+	    "1000 in 1 plan since 2023-11-14 22:13 UTC, cap 5 per 1 d"));
+	json_decref(j);
+	assert_int_equal(ledger_answers(UID_A, "2024/a.txt"), 4);
+	/* a new handle by key: 4 + 2 passes 5, refused before the card,
+	 * at once, nothing fetched */
+	F.ndecide = F.nrun = 0;
+	sleeps = F.nsleep;
+	j = plan(&r, UID_A);
+	assert_string_equal(err_of(j), "E_ANSWER_CAP");
+	assert_int_equal(F.ndecide, 0);
+	assert_int_equal(F.nrun, 0);
+	assert_int_equal(F.nsleep, sleeps);
+	assert_string_equal(audit_str("outcome"), "E_ANSWER_CAP");
+	assert_int_equal(json_integer_value(json_object_get(last_audit(),
+	    "ledger_window_answers")), 4);
+	json_decref(j);
+	/* the typed key is cleaned first: "2024/./a.txt" is the same key */
+	req_init(&r1, "2024/./a.txt");
+	req_plugin(&r1, "p-one", NULL, NULL);
+	req_plugin(&r1, "p-one", NULL, NULL);
+	j = plan(&r1, UID_A);
+	assert_string_equal(err_of(j), "E_ANSWER_CAP");
+	json_decref(j);
+	/* one more fits exactly */
+	r1.nplugins = 1;
+	j = plan(&r1, UID_A);
+	assert_null(err_of(j));
+	json_decref(j);
+	assert_int_equal(ledger_answers(UID_A, "2024/a.txt"), 5);
+	/* another agent: its own count, its own card */
+	j = plan(&r, UID_B);
+	assert_null(err_of(j));
+	assert_string_equal(F.card_ledger_line, "this key: no answers to uid "
+	    "1001 in the last 1 d, cap 5");
+	json_decref(j);
+	assert_int_equal(ledger_answers(UID_B, "2024/a.txt"), 2);
+	assert_int_equal(ledger_answers(UID_A, "2024/a.txt"), 5);
+	/* a day later the window has let them go */
+	wall += 86400 + 86400 / 64;
+	j = plan(&r, UID_A);
+	assert_null(err_of(j));
+	json_decref(j);
+}
+
+/* What counts: each answer and each plugin_error; a fetch failure after
+ * the approval counts one; a plan refused after the approval without an
+ * answer (the sandbox failing) counts nothing. */
+static void
+test_ledger_counts(void **state)
+{
+	struct request r;
+	json_t *j;
+
+	req_init(&r, "2024/a.txt");
+	req_plugin(&r, "p-one", NULL, NULL);
+	req_plugin(&r, "p-two", NULL, NULL);
+	F.outcome[1] = OUT_SIGNALED;
+	j = plan(&r, UID_A);
+	assert_null(err_of(j));
+	json_decref(j);
+	assert_int_equal(ledger_answers(UID_A, "2024/a.txt"), 2);
+	req_init(&r, "2024/missing.txt");
+	req_plugin(&r, "p-one", NULL, NULL);
+	req_plugin(&r, "p-two", NULL, NULL);
+	j = plan(&r, UID_A);
+	assert_string_equal(err_of(j), "E_FETCH_FAILED");
+	json_decref(j);
+	assert_int_equal(ledger_answers(UID_A, "2024/missing.txt"), 1);
+	fresh(NULL);
+	req_init(&r, "2024/a.txt");
+	req_plugin(&r, "p-one", NULL, NULL);
+	F.outcome[0] = OUT_SANDBOX_UNAVAILABLE;
+	j = plan(&r, UID_A);
+	assert_string_equal(err_of(j), "E_SANDBOX_UNAVAILABLE");
+	json_decref(j);
+	assert_int_equal(ledger_answers(UID_A, "2024/a.txt"), 0);
+	/* denied: nothing */
+	F.outcome[0] = OUT_ANSWER_1;
+	F.decision = DECISION_DENIED;
+	j = plan(&r, UID_A);
+	assert_string_equal(err_of(j), "E_APPROVAL_DENIED");
+	json_decref(j);
+	assert_int_equal(ledger_answers(UID_A, "2024/a.txt"), 0);
+}
+
+/* A ledger that cannot take the record stops the console before the
+ * answer leaves: in a child whose file size limit stops the write, the
+ * pipeline never returns its line (exit 42 from the stop). */
+static void
+test_ledger_failure_sends_nothing(void **state)
+{
+	struct request r;
+	pid_t pid;
+	int st;
+
+	req_init(&r, "2024/a.txt");
+	req_plugin(&r, "p-one", NULL, NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit lim;
+		struct ledger_stats ls;
+		struct peer peer;
+		char *line;
+
+		ledger_get_stats(L, &ls);
+		signal(SIGXFSZ, SIG_IGN);
+		lim.rlim_cur = lim.rlim_max = ls.bytes;
+		if (setrlimit(RLIMIT_FSIZE, &lim) != 0)
+			_exit(3);
+		E.ledger_ops = &exit_ledger_ops;
+		memset(&peer, 0, sizeof(peer));
+		peer.uid = UID_A;
+		peer.fd = -1;
+		line = plan_handle(&E, &r, &peer);
+		_exit(line != NULL ? 4 : 5);	/* an answer would leave */
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 42);
+	/* the child's fetched file, which no handle of ours knows */
+	{
+		char cmd[PATH_MAX + 32];
+		if (str_fmt(cmd, sizeof(cmd), "rm -rf %s/*", workdir) == STR_OK)
+			(void)!system(cmd);
+	}
+	/* and the parent's ledger (the same file) holds nothing torn */
+	ledger_close(L);
+	L = NULL;
+	{
+		struct ledger_problem p;
+		int fd = open(ledgerdir, O_RDONLY | O_DIRECTORY), created;
+		assert_int_equal(ledger_open(&L, fd, &wall_clock,
+		    pol.ledger_window_s, &created, &p), LEDGER_OK);
+		close(fd);
+		E.ledger = L;
+	}
+	assert_int_equal(ledger_answers(UID_A, "2024/a.txt"), 0);
+}
+
 static void
 test_level0_results(void **state)
 {
@@ -1039,6 +1315,9 @@ main(void)
 		cmocka_unit_test_setup(test_tampered_after_the_card, fresh),
 		cmocka_unit_test_setup(test_quantum_multiples, fresh),
 		cmocka_unit_test_setup(test_level0_results, fresh),
+		cmocka_unit_test_setup(test_answer_cap, fresh),
+		cmocka_unit_test_setup(test_ledger_counts, fresh),
+		cmocka_unit_test_setup(test_ledger_failure_sends_nothing, fresh),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
