@@ -1,7 +1,9 @@
 /* lockfile plugin SDK: the face a plugin author writes against.
  *
  * A plugin is a static ELF that answers one yes/no question about one file
- * (docs/plugins.md has the whole contract). Inside the sandbox it holds:
+ * (docs/plugins.md has the whole contract; its numbers are
+ * include/lockfile/plugin.h, the header the sandbox is built from too).
+ * Inside the sandbox it holds:
  *   fd 0  /dev/null          fd 1  answer pipe (the console reads 3 bytes)
  *   fd 2  discarded stderr   fd 3  the input, read-only, a regular file
  *   fd 6  protocol 2 only: the typed values, each a 4-byte big-endian
@@ -18,12 +20,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define LFP_FD_INPUT	3
-#define LFP_FD_VALUES	6
-#define LFP_FD_DETAIL	7
-#define LFP_DETAIL_MAX	256
-#define LFP_VALUE_MAX	4096	/* the manifest's max_bytes ceiling */
-#define LFP_EXIT_ERROR	2	/* any non-zero exit is plugin_error */
+#include <lockfile/plugin.h>
+
+#define LFP_FD_INPUT	LF_PLUGIN_FD_INPUT
+#define LFP_FD_VALUES	LF_PLUGIN_FD_VALUES
+#define LFP_FD_DETAIL	LF_PLUGIN_FD_DETAIL
+#define LFP_DETAIL_MAX	LF_PLUGIN_DETAIL_MAX
+#define LFP_VALUE_MAX	LF_PLUGIN_VALUE_MAX	/* the manifest's max_bytes ceiling */
+#define LFP_EXIT_ERROR	LF_PLUGIN_EXIT_ERROR	/* any non-zero exit is plugin_error */
 
 /* Answer 1 (yes != 0) or 0 on stdout and exit 0. Call once; if the answer
  * cannot be written the plugin exits LFP_EXIT_ERROR instead. */

@@ -77,7 +77,7 @@ term_result(void *ctx, size_t i, const char *plugin, const char *outcome,
 	term_printf(&c->term, "  [%zu] %s: %s", i + 1, plugin, outcome);
 	if (detail_len > 0) {
 		term_printf(&c->term, "  detail: ");
-		term_untrusted(&c->term, detail, detail_len, SANDBOX_DETAIL_MAX);
+		term_untrusted(&c->term, detail, detail_len, LF_PLUGIN_DETAIL_MAX);
 	}
 	term_printf(&c->term, "\n");
 }

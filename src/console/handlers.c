@@ -27,7 +27,7 @@ handle_status(struct console *c, const struct request *req)
 	json_t *id = request_id_json(req), *r = json_object(), *protos;
 	const struct profile *pr = NULL;
 	long long left = (c->session_end_ms - now_ms()) / 1000;
-	int production = 0;
+	int production = 0, p;
 	size_t i;
 	char *line;
 
@@ -46,8 +46,8 @@ handle_status(struct console *c, const struct request *req)
 				production |= c->pol.profiles[i].production;
 	}
 	protos = json_array();
-	json_array_append_new(protos, json_integer(1));
-	json_array_append_new(protos, json_integer(2));
+	for (p = LF_PLUGIN_PROTOCOL_MIN; p <= LF_PLUGIN_PROTOCOL_MAX; p++)
+		json_array_append_new(protos, json_integer(p));
 	json_object_set_new(r, "console", json_string("up"));
 	json_object_set_new(r, "production", json_boolean(production));
 	json_object_set_new(r, "security_level",

@@ -507,13 +507,14 @@ values_blob(struct plan *pl, size_t i, uint8_t *out, size_t cap)
 		    m->inputs[j].name);
 		struct held_value *hv = values_find(pl->e->values,
 		    pl->peer->uid, b->placeholder);
-		ASSERT(hv != NULL && hv->len + 4 <= cap - n);
+		ASSERT(hv != NULL &&
+		    hv->len + LF_PLUGIN_VALUE_LEN_BYTES <= cap - n);
 		out[n] = (uint8_t)(hv->len >> 24);
 		out[n + 1] = (uint8_t)(hv->len >> 16);
 		out[n + 2] = (uint8_t)(hv->len >> 8);
 		out[n + 3] = (uint8_t)hv->len;
-		memcpy(out + n + 4, hv->bytes, hv->len);
-		n += 4 + hv->len;
+		memcpy(out + n + LF_PLUGIN_VALUE_LEN_BYTES, hv->bytes, hv->len);
+		n += LF_PLUGIN_VALUE_LEN_BYTES + hv->len;
 		values_note_file(hv, pl->h->sha256);
 	}
 	return n;
@@ -545,7 +546,7 @@ run(struct plan *pl, json_t **answers_out)
 		    refuse(pl, E_FETCH_FAILED, "the fetched file cannot be opened");
 		goto out;
 	}
-	blob = sodium_malloc(SANDBOX_VALUES_MAX);
+	blob = sodium_malloc(LF_PLUGIN_VALUES_MAX);
 	if (blob == NULL) {
 		line = refuse(pl, E_SANDBOX_UNAVAILABLE, "out of locked memory");
 		goto out;
@@ -568,14 +569,14 @@ run(struct plan *pl, json_t **answers_out)
 		r.inputfd = input;
 		r.protocol = pl->op[i].m.protocol;
 		r.values = blob;
-		r.values_len = r.protocol == 2 ?
-		    values_blob(pl, i, blob, SANDBOX_VALUES_MAX) : 0;
+		r.values_len = r.protocol == LF_PLUGIN_PROTOCOL_2 ?
+		    values_blob(pl, i, blob, LF_PLUGIN_VALUES_MAX) : 0;
 		r.limits.cpu_s = pl->op[i].m.cpu_s;
 		r.limits.memory_bytes = pl->op[i].m.memory_bytes;
 		r.limits.wall_ms = pl->op[i].m.wall_s * 1000;
 		r.argv0 = pl->op[i].m.name;
 		e->sandbox->run(e->sandbox_ctx, &r, &res);
-		sodium_memzero(blob, SANDBOX_VALUES_MAX);
+		sodium_memzero(blob, LF_PLUGIN_VALUES_MAX);
 		o = json_object();
 		json_object_set_new(o, "plugin", json_string(pl->op[i].m.name));
 		json_object_set_new(o, "version", json_string(pl->op[i].m.version));

@@ -12,11 +12,14 @@
 
 #include <sys/types.h>
 
+#include <lockfile/plugin.h>
+
 #include "lib/crypto.h"
 
 #define VALUES_MAX 64
 #define VALUES_MAX_FILES 4096
-#define VALUE_MAX_BYTES 4096
+/* A value is at most an input's max_bytes, at most the ABI's ceiling. */
+#define VALUE_MAX_BYTES LF_PLUGIN_VALUE_MAX
 
 struct held_value {
 	uid_t uid;		/* the peer it was typed for */

@@ -61,9 +61,10 @@ static const struct shape s_seconds = { .kind = SK_INT, .min = 0,
     .max = 31L * 24 * 3600 };
 static const struct shape s_quantum = { .kind = SK_INT, .min = 1, .max = 3600 };
 static const struct shape s_level = { .kind = SK_INT, .min = 0, .max = 1 };
-static const struct shape s_protocol = { .kind = SK_INT, .min = 1, .max = 2 };
+static const struct shape s_protocol = { .kind = SK_INT,
+    .min = LF_PLUGIN_PROTOCOL_MIN, .max = LF_PLUGIN_PROTOCOL_MAX };
 static const struct shape s_max_bytes = { .kind = SK_INT, .min = 1,
-    .max = 4096 };
+    .max = LF_PLUGIN_VALUE_MAX };
 static const struct shape s_plan_id = { .kind = SK_ID,
     .prefix = PROTO_PREFIX_PLAN };
 static const struct shape s_handle = { .kind = SK_ID,
@@ -83,7 +84,8 @@ static const struct shape s_plugin_error = { .kind = SK_ENUM,
 
 /* status */
 static const struct shape s_protocols = { .kind = SK_ARRAY,
-    .items = &s_protocol, .max_items = 2 };
+    .items = &s_protocol,
+    .max_items = LF_PLUGIN_PROTOCOL_MAX - LF_PLUGIN_PROTOCOL_MIN + 1 };
 static const struct shape_field f_status[] = {
 	FIELD("console", 1, &s_up),
 	FIELD("production", 1, &s_bool),

@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+#include <lockfile/plugin.h>
+
 #include "protocol/shape.h"
 
 enum lf_err {
@@ -70,13 +72,12 @@ int proto_method_may_fail(enum lf_method m, enum lf_err e);
 /* Limits shared by both sides. */
 #define PROTO_MAX_LINE		(64 * 1024)
 #define PROTO_MAX_PLUGINS	64	/* per request (policy caps lower) */
-#define PROTO_MAX_INPUTS	8	/* per plugin */
+#define PROTO_MAX_INPUTS	LF_PLUGIN_MAX_INPUTS	/* per plugin */
 #define PROTO_MAX_KEY		1024
 #define PROTO_MAX_TEXT		4096	/* change.request */
 #define PROTO_MAX_ID_STR	64
 #define PROTO_MAX_MANIFEST_TEXT	200
 #define PROTO_MAX_LIST		256	/* sources, plugins */
-#define PROTO_PLUGIN_PROTOCOLS	"1,2"
 
 #define PROTO_PREFIX_PLAN	"pl_"
 #define PROTO_PREFIX_HANDLE	"f_"

@@ -83,7 +83,8 @@ add_value(uint8_t *buf, size_t *len, const char *path)
 		return -1;
 	}
 	if (st.st_size < 0 ||
-	    (size_t)st.st_size + 4 > SANDBOX_VALUES_MAX - *len) {
+	    (size_t)st.st_size + LF_PLUGIN_VALUE_LEN_BYTES >
+	    LF_PLUGIN_VALUES_MAX - *len) {
 		logit("value file %s too large", path);
 		close(fd);
 		return -1;
@@ -92,13 +93,14 @@ add_value(uint8_t *buf, size_t *len, const char *path)
 	buf[*len + 1] = (uint8_t)(st.st_size >> 16);
 	buf[*len + 2] = (uint8_t)(st.st_size >> 8);
 	buf[*len + 3] = (uint8_t)st.st_size;
-	n = read_full(fd, buf + *len + 4, (size_t)st.st_size);
+	n = read_full(fd, buf + *len + LF_PLUGIN_VALUE_LEN_BYTES,
+	    (size_t)st.st_size);
 	close(fd);
 	if (n != (ssize_t)st.st_size) {
 		logit("value file %s changed while read", path);
 		return -1;
 	}
-	*len += 4 + (size_t)st.st_size;
+	*len += LF_PLUGIN_VALUE_LEN_BYTES + (size_t)st.st_size;
 	return 0;
 }
 
@@ -116,7 +118,7 @@ cmd_sandbox_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static uint8_t values[SANDBOX_VALUES_MAX];
+	static uint8_t values[LF_PLUGIN_VALUES_MAX];
 	struct plugin_run run;
 	struct plugin_result res;
 	struct sandbox sb;
@@ -130,7 +132,7 @@ cmd_sandbox_run(int argc, char **argv)
 	 * kill us with SIGPIPE (the child resets it to the default). */
 	signal(SIGPIPE, SIG_IGN);
 	memset(&run, 0, sizeof(run));
-	run.protocol = 1;
+	run.protocol = LF_PLUGIN_PROTOCOL_1;
 	run.binfd = -1;
 	run.limits.cpu_s = 5;
 	run.limits.memory_bytes = 256ULL << 20;
@@ -139,7 +141,8 @@ cmd_sandbox_run(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			if (parse_u64(optarg, 1, 2, &v) != 0)
+			if (parse_u64(optarg, LF_PLUGIN_PROTOCOL_MIN,
+			    LF_PLUGIN_PROTOCOL_MAX, &v) != 0)
 				goto usage;
 			run.protocol = (int)v;
 			break;
@@ -179,7 +182,8 @@ cmd_sandbox_run(int argc, char **argv)
 			goto usage;
 		}
 	}
-	if (argc - optind != 2 || (nvalues > 0 && run.protocol != 2))
+	if (argc - optind != 2 || (nvalues > 0 &&
+	    run.protocol != LF_PLUGIN_PROTOCOL_2))
 		goto usage;
 
 	if (geteuid() == 0 || getuid() == 0) {
@@ -224,8 +228,8 @@ cmd_sandbox_run(int argc, char **argv)
 	sandbox_close(&sb);
 	if (res.outcome == OUT_EXEC_FAILED && res.exec_errno != 0)
 		logit("exec failed: %s", strerror(res.exec_errno));
-	if (run.protocol == 2 && res.detail_len > 0) {
-		char safe[4 * SANDBOX_DETAIL_MAX + 8];
+	if (run.protocol == LF_PLUGIN_PROTOCOL_2 && res.detail_len > 0) {
+		char safe[4 * LF_PLUGIN_DETAIL_MAX + 8];
 		escape_text(res.detail, res.detail_len, safe, sizeof(safe));
 		fprintf(stderr, "detail: %s\n", safe);
 	}

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <sys/resource.h>
 
+#include <lockfile/plugin.h>
+
 #include "sandbox/landlock.h"
 #include "sandbox/plugin_filter.h"
 
@@ -52,11 +54,9 @@ struct sandbox {
 					 * limit is 0 */
 };
 
+/* The plugin ABI's numbers (fds, caps, limits) are in
+ * include/lockfile/plugin.h; this one is the sandbox's own. */
 #define SANDBOX_NPROC_HEADROOM 512
-#define SANDBOX_STACK_BYTES (8ULL << 20)
-#define SANDBOX_AS_EXTRA (4ULL << 30)
-#define SANDBOX_VALUES_MAX (64 * 1024)
-#define SANDBOX_DETAIL_MAX 256
 
 struct plugin_limits {
 	unsigned cpu_s;			/* RLIMIT_CPU soft limit */
@@ -67,7 +67,7 @@ struct plugin_limits {
 struct plugin_run {
 	int binfd;		/* opened binary, hash already verified */
 	int inputfd;		/* opened O_RDONLY */
-	int protocol;		/* 1 or 2 */
+	int protocol;		/* LF_PLUGIN_PROTOCOL_1 or _2 */
 	const uint8_t *values;	/* protocol 2: bytes for fd 6 */
 	size_t values_len;
 	struct plugin_limits limits;
@@ -77,7 +77,7 @@ struct plugin_run {
 struct plugin_result {
 	enum outcome outcome;
 	unsigned long long stderr_bytes;
-	char detail[SANDBOX_DETAIL_MAX + 1];	/* fd 7, protocol 2 */
+	char detail[LF_PLUGIN_DETAIL_MAX + 1];	/* fd 7, protocol 2 */
 	size_t detail_len;
 	int exit_code;		/* when it exited */
 	int signo;		/* when it was killed by a signal */

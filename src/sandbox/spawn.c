@@ -30,8 +30,16 @@
 #define P_PIDFD 3
 #endif
 
-/* Descriptor layout inside the plugin. */
-enum { FD_IN = 3, FD_VALUES = 6, FD_DETAIL = 7, FD_NTARGET = 8 };
+/* Descriptor layout inside the plugin (include/lockfile/plugin.h). */
+enum {
+	FD_IN = LF_PLUGIN_FD_INPUT,
+	FD_VALUES = LF_PLUGIN_FD_VALUES,
+	FD_DETAIL = LF_PLUGIN_FD_DETAIL,
+	FD_NTARGET = LF_PLUGIN_FD_COUNT,
+};
+_Static_assert(LF_PLUGIN_MAX_INPUTS *
+    (LF_PLUGIN_VALUE_LEN_BYTES + LF_PLUGIN_VALUE_MAX) <= LF_PLUGIN_VALUES_MAX,
+    "every declared value at its ceiling fits the fd 6 stream");
 
 /* Failure stages reported by the child. */
 enum child_stage {
@@ -290,13 +298,14 @@ child_main(struct sandbox *sb, const struct plugin_run *run, pid_t parent,
 
 	if (set_limit(RLIMIT_CPU, lim->cpu_s, lim->cpu_s + 1) != 0 ||
 	    set_limit(RLIMIT_DATA, lim->memory_bytes, lim->memory_bytes) != 0 ||
-	    set_limit(RLIMIT_AS, lim->memory_bytes + SANDBOX_AS_EXTRA,
-	    lim->memory_bytes + SANDBOX_AS_EXTRA) != 0 ||
-	    set_limit(RLIMIT_STACK, SANDBOX_STACK_BYTES, SANDBOX_STACK_BYTES) != 0 ||
+	    set_limit(RLIMIT_AS, lim->memory_bytes + LF_PLUGIN_AS_EXTRA,
+	    lim->memory_bytes + LF_PLUGIN_AS_EXTRA) != 0 ||
+	    set_limit(RLIMIT_STACK, LF_PLUGIN_STACK_BYTES,
+	    LF_PLUGIN_STACK_BYTES) != 0 ||
 	    set_limit(RLIMIT_NPROC, sb->nproc, sb->nproc) != 0 ||
 	    set_limit(RLIMIT_CORE, sb->core, sb->core) != 0 ||
 	    set_limit(RLIMIT_FSIZE, 0, 0) != 0 ||
-	    set_limit(RLIMIT_NOFILE, 64, 64) != 0 ||
+	    set_limit(RLIMIT_NOFILE, LF_PLUGIN_NOFILE, LF_PLUGIN_NOFILE) != 0 ||
 	    set_limit(RLIMIT_MEMLOCK, 0, 0) != 0 ||
 	    set_limit(RLIMIT_MSGQUEUE, 0, 0) != 0)
 		child_fail(statusfd, ST_RLIMIT);
@@ -417,7 +426,7 @@ classify(const char *out, size_t outlen, size_t overflow, int status,
 {
 	if (timed_out)
 		return OUT_WALL_TIMEOUT;
-	if (overflow > 0 || outlen > 3)
+	if (overflow > 0 || outlen > LF_PLUGIN_ANSWER_MAX)
 		return OUT_OUTPUT_OVERFLOW;
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
@@ -452,7 +461,7 @@ sandbox_run(struct sandbox *sb, const struct plugin_run *run,
 	int valp[2] = { -1, -1 }, detp[2] = { -1, -1 };
 	int src[FD_NTARGET], pidfd = -1, status = 0, timed_out = 0;
 	int out_eof = 0, err_eof = 0, det_eof = 1, exited = 0, broken = 0;
-	char out[4];
+	char out[LF_PLUGIN_ANSWER_MAX + 1];
 	size_t outlen = 0, overflow = 0, detover = 0, valoff = 0;
 	struct child_report rep;
 	struct rusage ru;
@@ -465,9 +474,10 @@ sandbox_run(struct sandbox *sb, const struct plugin_run *run,
 	res->outcome = OUT_SANDBOX_UNAVAILABLE;
 	if (!sb->ready)
 		return 0;
-	if (run->protocol != 1 && run->protocol != 2)
+	if (run->protocol != LF_PLUGIN_PROTOCOL_1 &&
+	    run->protocol != LF_PLUGIN_PROTOCOL_2)
 		fatal("sandbox_run: protocol %d", run->protocol);
-	if (run->values_len > SANDBOX_VALUES_MAX)
+	if (run->values_len > LF_PLUGIN_VALUES_MAX)
 		fatal("sandbox_run: values too large");
 	{
 		int fl = fcntl(run->inputfd, F_GETFL);
@@ -498,7 +508,7 @@ sandbox_run(struct sandbox *sb, const struct plugin_run *run,
 	 * plugin's answer: OUT_SANDBOX_UNAVAILABLE, which the console turns
 	 * into a refusal. Nothing here ends the console. */
 	if (pipe2(outp, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0 ||
-	    pipe2(stp, O_CLOEXEC) != 0 || (run->protocol == 2 &&
+	    pipe2(stp, O_CLOEXEC) != 0 || (run->protocol == LF_PLUGIN_PROTOCOL_2 &&
 	    (pipe2(valp, O_CLOEXEC) != 0 || pipe2(detp, O_CLOEXEC) != 0))) {
 		logit_errno("sandbox: pipe2");
 		goto out;
@@ -510,7 +520,7 @@ sandbox_run(struct sandbox *sb, const struct plugin_run *run,
 	src[1] = outp[1];
 	src[2] = errp[1];
 	src[FD_IN] = input;
-	if (run->protocol == 2) {
+	if (run->protocol == LF_PLUGIN_PROTOCOL_2) {
 		src[FD_VALUES] = valp[0];
 		src[FD_DETAIL] = detp[1];
 	}
@@ -529,7 +539,7 @@ sandbox_run(struct sandbox *sb, const struct plugin_run *run,
 	close(outp[1]); outp[1] = -1;
 	close(errp[1]); errp[1] = -1;
 	close(stp[1]); stp[1] = -1;
-	if (run->protocol == 2) {
+	if (run->protocol == LF_PLUGIN_PROTOCOL_2) {
 		close(valp[0]); valp[0] = -1;
 		close(detp[1]); detp[1] = -1;
 		det_eof = 0;
@@ -555,13 +565,13 @@ sandbox_run(struct sandbox *sb, const struct plugin_run *run,
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pidfd < 0 || set_nonblock(outp[0], 1) != 0 ||
 	    set_nonblock(errp[0], 1) != 0 ||
-	    (run->protocol == 2 && (set_nonblock(valp[1], 1) != 0 ||
+	    (run->protocol == LF_PLUGIN_PROTOCOL_2 && (set_nonblock(valp[1], 1) != 0 ||
 	    set_nonblock(detp[0], 1) != 0))) {
 		logit_errno("sandbox: supervising the plugin");
 		broken = 1;	/* killed and reaped below, never classified */
 		kill_group(pid);
 	}
-	if (run->protocol == 2 && run->values_len == 0) {
+	if (run->protocol == LF_PLUGIN_PROTOCOL_2 && run->values_len == 0) {
 		close(valp[1]);
 		valp[1] = -1;
 	}
@@ -583,7 +593,7 @@ sandbox_run(struct sandbox *sb, const struct plugin_run *run,
 				    &res->stderr_bytes);
 			if (!det_eof)
 				det_eof = 1, drain_capped(detp[0], res->detail,
-				    SANDBOX_DETAIL_MAX, &res->detail_len, &detover);
+				    LF_PLUGIN_DETAIL_MAX, &res->detail_len, &detover);
 			break;
 		}
 		if (left <= 0) {
@@ -615,14 +625,14 @@ sandbox_run(struct sandbox *sb, const struct plugin_run *run,
 		if (iout >= 0 && pfd[iout].revents) {
 			out_eof = drain_capped(outp[0], out, sizeof(out), &outlen,
 			    &overflow);
-			if (outlen > 3 || overflow > 0)
+			if (outlen > LF_PLUGIN_ANSWER_MAX || overflow > 0)
 				kill_group(pid);	/* it said too much */
 		}
 		if (ierr >= 0 && pfd[ierr].revents)
 			err_eof = drain_count(errp[0], sb->sink, &res->stderr_bytes);
 		if (idet >= 0 && pfd[idet].revents)
 			det_eof = drain_capped(detp[0], res->detail,
-			    SANDBOX_DETAIL_MAX, &res->detail_len, &detover);
+			    LF_PLUGIN_DETAIL_MAX, &res->detail_len, &detover);
 		if (ival >= 0 && pfd[ival].revents) {
 			if (pfd[ival].revents & (POLLERR | POLLHUP)) {
 				close(valp[1]);

@@ -86,7 +86,8 @@ manifest_parse(const char *data, size_t len, struct manifest *m,
 	    !version_is_valid(m->version))
 		goto out;
 	*why = "manifest protocol is not 1 or 2";
-	if (get_uint(doc, "protocol", 1, 2, &x) != 0)
+	if (get_uint(doc, "protocol", LF_PLUGIN_PROTOCOL_MIN,
+	    LF_PLUGIN_PROTOCOL_MAX, &x) != 0)
 		goto out;
 	m->protocol = (int)x;
 	*why = "manifest text is not printable ASCII of at most 200 bytes";
@@ -112,7 +113,7 @@ manifest_parse(const char *data, size_t len, struct manifest *m,
 		    get_text(v, "name", in->name, sizeof(in->name), 32) != 0 ||
 		    !name_is_input(in->name) ||
 		    get_text(v, "kind", kind, sizeof(kind), 7) != 0 ||
-		    get_uint(v, "max_bytes", 1, MANIFEST_MAX_INPUT_BYTES, &x) != 0)
+		    get_uint(v, "max_bytes", 1, LF_PLUGIN_VALUE_MAX, &x) != 0)
 			goto out;
 		if (strcmp(kind, "text") == 0)
 			in->kind = INPUT_TEXT;
@@ -126,19 +127,20 @@ manifest_parse(const char *data, size_t len, struct manifest *m,
 				goto out;
 		m->ninputs++;
 	}
-	if ((m->protocol == 1) != (m->ninputs == 0))
+	if ((m->protocol == LF_PLUGIN_PROTOCOL_1) != (m->ninputs == 0))
 		goto out;
 	*why = "manifest limits invalid";
 	limits = json_object_get(doc, "limits");
 	if (!json_is_object(limits) || exact_keys(limits, lim) != 0)
 		goto out;
-	if (get_uint(limits, "cpu_s", 1, 600, &x) != 0)
+	if (get_uint(limits, "cpu_s", 1, LF_PLUGIN_CPU_S_MAX, &x) != 0)
 		goto out;
 	m->cpu_s = (unsigned)x;
-	if (get_uint(limits, "memory_bytes", 1LL << 20, 16LL << 30, &x) != 0)
+	if (get_uint(limits, "memory_bytes", LF_PLUGIN_MEMORY_MIN,
+	    LF_PLUGIN_MEMORY_MAX, &x) != 0)
 		goto out;
 	m->memory_bytes = (unsigned long long)x;
-	if (get_uint(limits, "wall_s", 1, 3600, &x) != 0)
+	if (get_uint(limits, "wall_s", 1, LF_PLUGIN_WALL_S_MAX, &x) != 0)
 		goto out;
 	m->wall_s = (unsigned)x;
 	*why = "manifest binary_sha256 is not 64 lowercase hex digits";

@@ -7,11 +7,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <lockfile/plugin.h>
+
 #include "protocol/table.h"
 #include "lib/crypto.h"
 
 #define MANIFEST_MAX_BYTES (16 * 1024)
-#define MANIFEST_MAX_INPUT_BYTES 4096
 
 enum input_kind { INPUT_TEXT = 0, INPUT_EMAIL };
 

@@ -96,7 +96,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(m.inputs[i].kind == INPUT_TEXT ||
 		    m.inputs[i].kind == INPUT_EMAIL);
 		CHECK(m.inputs[i].max_bytes >= 1 &&
-		    m.inputs[i].max_bytes <= MANIFEST_MAX_INPUT_BYTES);
+		    m.inputs[i].max_bytes <= LF_PLUGIN_VALUE_MAX);
 		for (j = 0; j < i; j++)
 			CHECK(strcmp(m.inputs[i].name, m.inputs[j].name) != 0);
 	}

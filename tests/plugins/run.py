@@ -147,6 +147,7 @@ def doc_example_items(ctx):
     """docs/plugins.md's example, built the two documented ways (glibc
     static-pie, musl static), answers 1 and 0 in the sandbox."""
     sdk = ctx.src("plugins", "sdk")
+    abi = ctx.src("include")
     src = os.path.join(ctx.tmp, "has-nul.c")
     with open(src, "w") as f:
         f.write(doc_example(ctx))
@@ -161,7 +162,8 @@ def doc_example_items(ctx):
         def build(cc=cc, out=out):
             os.makedirs(os.path.dirname(out), exist_ok=True)
             p = subprocess.run(cc + ["-std=gnu11", "-D_GNU_SOURCE", "-Wall",
-                                     "-Wextra", "-Werror", "-I" + sdk, "-o",
+                                     "-Wextra", "-Werror", "-I" + sdk,
+                                     "-I" + abi, "-o",
                                      out, src, os.path.join(sdk, "lfplugin.c"),
                                      os.path.join(sdk, "utf8.c")],
                                stdout=subprocess.PIPE,
