@@ -26,6 +26,7 @@ import ssl
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -57,7 +58,8 @@ class Release:
 
     def __init__(self, base, signer, tag, repo=REPO, extra=None):
         self.tag, self.repo, self.signer = tag, repo, signer
-        self.dir = os.path.join(base, "rel-" + tag + "-%d" % id(self))
+        self.dir = tempfile.mkdtemp(prefix="rel-%s-" % tag, dir=base)
+        os.chmod(self.dir, 0o755)
         self.stage = os.path.join(self.dir, "stage")
         self.out = os.path.join(self.dir, "out")
         for k in ("bin", "share", "trust", "info"):
