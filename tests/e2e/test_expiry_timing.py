@@ -121,6 +121,7 @@ def test_expiry_time_does_not_depend_on_the_size(env):
         f.flush()
         os.fsync(f.fileno())            # no writeback during the timing
     os.chown(os.path.join(d, "big.bin"), *(os.stat(d)[4:6]))
+    os.chmod(os.path.join(d, "big.bin"), 0o600)   # a source is closed
     env.install_plugin("is-pdf")      # answers 0 from the first bytes
     env.write_policy(handle_ttl_s=TTL, answer_quantum_s=1,
                      max_workspace_bytes=1 << 30)
