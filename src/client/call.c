@@ -3,6 +3,7 @@
 #include "client/client.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/paths.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -21,7 +22,7 @@ client_cfg_init(struct client_cfg *cfg, const char *socket_arg,
 	if (s == NULL)
 		s = getenv(CLIENT_SOCKET_ENV);
 	if (s == NULL || s[0] == '\0')
-		s = CLIENT_DEFAULT_SOCKET;
+		s = LF_SOCKET;
 	if (s[0] != '/' || strlen(s) >= sizeof(cfg->socket)) {
 		*why = "the socket must be an absolute path of at most 107 bytes";
 		return -1;

@@ -13,9 +13,11 @@
 #include <jansson.h>
 
 #include "client/rpc.h"
+#include "lib/paths.h"
 #include "protocol/table.h"
 
-#define CLIENT_DEFAULT_SOCKET	"/run/lockfile/lockfile.sock"
+/* The socket is LF_SOCKET (lib/paths.h) unless the environment names
+ * another. */
 #define CLIENT_SOCKET_ENV	"LOCKFILE_SOCKET"
 #define CLIENT_WAIT_ENV		"LOCKFILE_WAIT"
 #define CLIENT_PROBE_MS		2000	/* the busy probe */

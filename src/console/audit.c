@@ -5,6 +5,7 @@
 #include "lib/fdutil.h"
 #include "lib/jsonx.h"
 #include "lib/log.h"
+#include "lib/paths.h"
 #include "lib/render.h"
 #include "lib/str.h"
 
@@ -26,9 +27,9 @@ audit_open(struct audit *a, const char *home, const char **why)
 
 	memset(a, 0, sizeof(*a));
 	a->fd = -1;
-	if (str_fmt(dir, sizeof(dir), "%s/.local/state/lockfile", home) !=
-	    STR_OK || str_fmt(a->path, sizeof(a->path), "%s/audit.log", dir) !=
-	    STR_OK) {
+	if (str_fmt(dir, sizeof(dir), "%s/%s", home, LF_HOME_STATE_DIR) !=
+	    STR_OK || str_fmt(a->path, sizeof(a->path), "%s/%s", home,
+	    LF_HOME_AUDIT) != STR_OK) {
 		*why = "the home path is too long";
 		return -1;
 	}
@@ -195,8 +196,8 @@ cmd_audit(int argc, char **argv)
 		return 70;
 	if (ledger)
 		return audit_ledger(home, json_out, key, uid, repair);
-	if (str_fmt(path, sizeof(path), "%s/.local/state/lockfile/audit.log",
-	    home) != STR_OK) {
+	if (str_fmt(path, sizeof(path), "%s/%s", home, LF_HOME_AUDIT) !=
+	    STR_OK) {
 		logit("the home path is too long");
 		return 70;
 	}

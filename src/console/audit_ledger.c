@@ -8,6 +8,7 @@
 #include "lib/fdutil.h"
 #include "lib/jsonx.h"
 #include "lib/log.h"
+#include "lib/paths.h"
 #include "lib/render.h"
 #include "lib/str.h"
 #include "protocol/key.h"
@@ -300,7 +301,7 @@ audit_ledger(const char *home, int json_out, const char *key,
 
 	if (parse_filter(key, uid, &f) != 0)
 		return 64;
-	if (str_fmt(dir, sizeof(dir), "%s/%s", home, LEDGER_DIR) != STR_OK) {
+	if (str_fmt(dir, sizeof(dir), "%s/%s", home, LF_HOME_LEDGER_DIR) != STR_OK) {
 		logit("the home path is too long");
 		return 70;
 	}

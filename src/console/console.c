@@ -13,6 +13,7 @@
 #include "protocol/response.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/paths.h"
 #include "lib/sysconf.h"
 #include "lib/str.h"
 
@@ -40,9 +41,10 @@ static const char usage_text[] =
 "Serves agents on the socket and the human on this terminal. Runs as the\n"
 "console account (never root), from its approved policy only.\n"
 "  --home DIR            console home (default: the account's home)\n"
-"  --socket PATH         socket (default /run/lockfile/lockfile.sock)\n"
+"  --socket PATH         socket (default " LF_SOCKET ")\n"
 "  --allowed-uids LIST   extra uids allowed to connect (comma-separated)\n"
-"  --clients-group NAME  group allowed to connect (default lockfile-clients)\n"
+"  --clients-group NAME  group allowed to connect (default "
+    LF_CLIENTS_GROUP ")\n"
 "Exit status: 0 session ended (idle, session timeout, or a signal),\n"
 "64 usage, 70 start-up refused (the reason is printed).\n";
 
@@ -329,7 +331,7 @@ open_ledger(struct console *c)
 	int dirfd, created = 0;
 
 	if (str_fmt(c->ledger_dir, sizeof(c->ledger_dir), "%s/%s", c->home,
-	    LEDGER_DIR) != STR_OK) {
+	    LF_HOME_LEDGER_DIR) != STR_OK) {
 		logit("ledger: the home path is too long");
 		return -1;
 	}
@@ -352,7 +354,7 @@ open_ledger(struct console *c)
 	close(dirfd);
 	if (e == LEDGER_E_TORN || e == LEDGER_E_DAMAGED) {
 		logit("the answer ledger %s/%s is %s: %s", c->ledger_dir,
-		    LEDGER_FILE, e == LEDGER_E_TORN ? "torn" : "damaged", p.msg);
+		    LF_LEDGER_FILE, e == LEDGER_E_TORN ? "torn" : "damaged", p.msg);
 		logit("refusing to start: the ledger is never reset behind your "
 		    "back. `lockfile audit --ledger` shows it; `lockfile audit "
 		    "--ledger --repair` keeps the %llu whole records before the "
@@ -360,7 +362,7 @@ open_ledger(struct console *c)
 		return -1;
 	}
 	if (e != LEDGER_OK) {
-		logit("the answer ledger %s/%s: %s", c->ledger_dir, LEDGER_FILE,
+		logit("the answer ledger %s/%s: %s", c->ledger_dir, LF_LEDGER_FILE,
 		    p.msg);
 		return -1;
 	}
@@ -558,8 +560,8 @@ cmd_console(int argc, char **argv)
 	};
 	static struct console con;
 	struct console *c = &con;
-	const char *home = NULL, *sockpath = "/run/lockfile/lockfile.sock";
-	const char *group = "lockfile-clients", *uids = NULL, *end = "signal";
+	const char *home = NULL, *sockpath = LF_SOCKET;
+	const char *group = LF_CLIENTS_GROUP, *uids = NULL, *end = "signal";
 	sigset_t mask;
 	int ch;
 

@@ -13,6 +13,7 @@
 #include "update/update.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/paths.h"
 #include "lib/render.h"
 #include "lib/sysconf.h"
 #include "lib/text.h"
@@ -524,7 +525,7 @@ write_declaration(unsigned long long id, char *path, size_t pathlen)
 		logit("%s (make install creates it)", why);
 		return -1;
 	}
-	if (str_fmt(path, pathlen, "%s/%s", dir, ISO_HOST_DECLARATION) != STR_OK ||
+	if (str_fmt(path, pathlen, "%s/%s", dir, LF_SYS_HOST) != STR_OK ||
 	    str_fmt(tmp, sizeof(tmp), "%s.tmp", path) != STR_OK) {
 		logit("the system configuration path is too long");
 		return -1;
@@ -597,11 +598,11 @@ cmd_doctor(int argc, char **argv)
 	};
 	static struct doctor doc;
 	struct doctor *d = &doc;
-	const char *home = NULL, *group = "lockfile-clients", *uids = NULL;
+	const char *home = NULL, *group = LF_CLIENTS_GROUP, *uids = NULL;
 	struct iso_report r;
 	int ch, as_json = 0, tty, ret, declare = 0;
 
-	d->sockpath = "/run/lockfile/lockfile.sock";
+	d->sockpath = LF_SOCKET;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "lib/paths.h"
 #include "term/check.h"
 #include "term/iso.h"
 
@@ -65,9 +66,9 @@ void isolation_kernel_host(const struct iso_agents *a, struct iso_report *r);
 void isolation_kernel_report(const struct iso_agents *a, int container,
     struct iso_report *r);
 
-/* Host mode: root's declaration of the host's /proc, in the system
- * configuration directory (isolation_host.c). */
-#define ISO_HOST_DECLARATION "host.toml"
+/* Host mode: root's declaration of the host's /proc is LF_SYS_HOST
+ * (lib/paths.h) in the system configuration directory
+ * (isolation_host.c). */
 
 /* As root, for `lockfile doctor --declare-host`: pid 1's mount namespace
  * (the host's) has /proc mounted hidepid=invisible, and every procfs in

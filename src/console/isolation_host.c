@@ -17,6 +17,7 @@
 #include "lib/escape.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/paths.h"
 #include "lib/str.h"
 #include "lib/sysconf.h"
 #include "lib/toml.h"
@@ -133,10 +134,10 @@ read_declaration(unsigned long long *id, char *why, size_t whylen)
 	int ok = 1;
 
 	errno = 0;
-	text = sysconf_read(ISO_HOST_DECLARATION, HOST_MAX, &len, &swhy);
+	text = sysconf_read(LF_SYS_HOST, HOST_MAX, &len, &swhy);
 	if (text == NULL) {
 		int e = errno;
-		str_msg(why, whylen, "%s: %s", ISO_HOST_DECLARATION, swhy);
+		str_msg(why, whylen, "%s: %s", LF_SYS_HOST, swhy);
 		errno = e;
 		return -1;
 	}
@@ -145,7 +146,7 @@ read_declaration(unsigned long long *id, char *why, size_t whylen)
 	errno = EINVAL;
 	if (doc == NULL) {
 		str_msg(why, whylen, "%s is not valid TOML (line %d: %s)",
-		    ISO_HOST_DECLARATION, terr.line, terr.msg);
+		    LF_SYS_HOST, terr.line, terr.msg);
 		return -1;
 	}
 	json_object_foreach(doc, k, v)
@@ -155,7 +156,7 @@ read_declaration(unsigned long long *id, char *why, size_t whylen)
 	if (!ok || !json_is_integer(v) || json_integer_value(v) < 1) {
 		str_msg(why, whylen, "%s must hold exactly proc_mount_id = <the "
 		    "host's /proc mount> (written by lockfile doctor "
-		    "--declare-host)", ISO_HOST_DECLARATION);
+		    "--declare-host)", LF_SYS_HOST);
 		json_decref(doc);
 		return -1;
 	}
@@ -183,7 +184,7 @@ iso_check_host_declared(const struct iso_agents *a, struct iso_report *r)
 			    "root, with /proc mounted hidepid=invisible, run lockfile "
 			    "doctor --declare-host (docs/host.md); until then nothing "
 			    "tells whether the agents' /proc hides the plugins",
-			    ISO_HOST_DECLARATION);
+			    LF_SYS_HOST);
 		else
 			iso_add(r, "proc.host", 0, "%s", why);
 		return;
@@ -197,10 +198,10 @@ iso_check_host_declared(const struct iso_agents *a, struct iso_report *r)
 		iso_add(r, "proc.host", 0, "/proc here is mount %llu, not the "
 		    "host's /proc (mount %llu, %s): the console runs in a mount "
 		    "namespace of its own, and the agents' /proc may hide nothing",
-		    (unsigned long long)sx.stx_mnt_id, id, ISO_HOST_DECLARATION);
+		    (unsigned long long)sx.stx_mnt_id, id, LF_SYS_HOST);
 	else
 		iso_add(r, "proc.host", 1, "/proc is the host's (mount %llu, "
-		    "declared in %s)", id, ISO_HOST_DECLARATION);
+		    "declared in %s)", id, LF_SYS_HOST);
 }
 
 int

@@ -9,6 +9,7 @@
 #include "lib/buf.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/paths.h"
 #include "lib/str.h"
 #include "protocol/shape.h"
 
@@ -1045,7 +1046,7 @@ adopt_generation(struct ledger *l, const struct writer *w, long long t,
 }
 
 /* Write memory to LEDGER_NEW_FILE in dirfd and put it in place of
- * LEDGER_FILE (noreplace: only where there is none). Returns the new
+ * LF_LEDGER_FILE (noreplace: only where there is none). Returns the new
  * file's descriptor (append-only) or -1. */
 static int
 replace_file(struct ledger *l, int dirfd, int noreplace,
@@ -1069,7 +1070,7 @@ replace_file(struct ledger *l, int dirfd, int noreplace,
 	if (*e == LEDGER_OK && fstat(fd, &st) != 0)
 		*e = io_problem(p, "the new ledger cannot be examined");
 	if (*e == LEDGER_OK && renameat2(dirfd, LEDGER_NEW_FILE, dirfd,
-	    LEDGER_FILE, noreplace ? RENAME_NOREPLACE : 0) != 0)
+	    LF_LEDGER_FILE, noreplace ? RENAME_NOREPLACE : 0) != 0)
 		*e = io_problem(p, "the new ledger cannot be put in place");
 	if (*e == LEDGER_OK && fsync(dirfd) != 0)
 		*e = io_problem(p, "the ledger's directory cannot be synced");
@@ -1157,7 +1158,7 @@ ledger_open(struct ledger **out, int dirfd, const struct ledger_clock *clk,
 		e = io_problem(p, "an unfinished compaction cannot be removed");
 		goto fail;
 	}
-	fd = openat(l->dirfd, LEDGER_FILE, O_RDWR | O_APPEND | O_NOFOLLOW |
+	fd = openat(l->dirfd, LF_LEDGER_FILE, O_RDWR | O_APPEND | O_NOFOLLOW |
 	    O_NOCTTY | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT) {
 		/* A new ledger is a whole header in place, never an empty
@@ -1199,7 +1200,7 @@ ledger_read(struct ledger **out, int dirfd, const struct ledger_clock *clk,
 	if (p != NULL)
 		memset(p, 0, sizeof(*p));
 	*out = l;
-	fd = openat(dirfd, LEDGER_FILE, O_RDONLY | O_NOFOLLOW | O_NOCTTY |
+	fd = openat(dirfd, LF_LEDGER_FILE, O_RDONLY | O_NOFOLLOW | O_NOCTTY |
 	    O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ELOOP) {
@@ -1222,7 +1223,7 @@ ledger_rewrite(struct ledger *l, int dirfd, char *aside, size_t asidelen,
 
 	if (p != NULL)
 		memset(p, 0, sizeof(*p));
-	if (str_fmt(aside, asidelen, "%s.damaged-%lld", LEDGER_FILE,
+	if (str_fmt(aside, asidelen, "%s.damaged-%lld", LF_LEDGER_FILE,
 	    now(l)) != STR_OK) {
 		problem(p, LEDGER_E_FULL, "no room for the damaged file's name");
 		return LEDGER_E_FULL;
@@ -1236,7 +1237,7 @@ ledger_rewrite(struct ledger *l, int dirfd, char *aside, size_t asidelen,
 		    "first");
 		return LEDGER_E_BUSY;
 	}
-	if (renameat2(lockfd, LEDGER_FILE, lockfd, aside, RENAME_NOREPLACE) !=
+	if (renameat2(lockfd, LF_LEDGER_FILE, lockfd, aside, RENAME_NOREPLACE) !=
 	    0 && errno != ENOENT) {
 		e = io_problem(p, "the damaged ledger cannot be moved aside");
 		close(lockfd);

@@ -28,11 +28,11 @@
 #include <sys/types.h>
 
 #include "lib/crypto.h"
+#include "lib/paths.h"
 
-/* Under the console account's home: a directory of its own, the only one
- * the confined console may create and rename files in. */
-#define LEDGER_DIR		".local/state/lockfile/ledger"
-#define LEDGER_FILE		"ledger"
+/* Under the console account's home, LF_HOME_LEDGER_DIR (lib/paths.h): a
+ * directory of its own, the only one the confined console may create and
+ * rename files in; the ledger is LF_LEDGER_FILE in it. */
 #define LEDGER_NEW_FILE		"ledger.new"	/* a compaction in progress */
 #define LEDGER_VERSION		1
 

@@ -3,6 +3,7 @@
 #include "console/policy.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/paths.h"
 #include "lib/toml.h"
 #include "lib/str.h"
 #include "protocol/shape.h"
@@ -23,9 +24,9 @@ policy_paths(const char *home, char *edit, size_t editlen, char *approved,
 	/* A home too long for the buffers leaves both paths empty (str_fmt
 	 * empties what does not fit): every read of them then fails, none
 	 * reaches a file a cut path would name. */
-	if (str_fmt(edit, editlen, "%s/.config/lockfile/policy.toml",
-	    home) != STR_OK || str_fmt(approved, approvedlen,
-	    "%s/.local/state/lockfile/policy.approved.toml", home) != STR_OK) {
+	if (str_fmt(edit, editlen, "%s/%s", home, LF_HOME_POLICY) != STR_OK ||
+	    str_fmt(approved, approvedlen, "%s/%s", home,
+	    LF_HOME_POLICY_APPROVED) != STR_OK) {
 		edit[0] = '\0';
 		approved[0] = '\0';
 	}
@@ -256,7 +257,7 @@ check_overlap(const struct policy *p, const struct profile *pr,
 
 	if (strcmp(pr->kind->name, "local") != 0 || path == NULL)
 		return 0;
-	if (str_fmt(store, sizeof(store), "%s/.local/share/lockfile", home) !=
+	if (str_fmt(store, sizeof(store), "%s/%s", home, LF_HOME_STORE_DIR) !=
 	    STR_OK) {
 		str_msg(why, wl, "the console home's path is too long");
 		return -1;
@@ -378,8 +379,8 @@ policy_parse(const char *text, size_t len, const char *home,
 	UINT("ledger_window_s", ledger_window_s, 60, 366 * 86400, 86400);
 #undef UINT
 	v = json_object_get(doc, "work_dir");
-	if (expand_path(v ? json_string_value(v) : "~/.local/state/lockfile/work",
-	    v ? json_string_length(v) : strlen("~/.local/state/lockfile/work"),
+	if (expand_path(v ? json_string_value(v) : LF_HOME_WORK_DEFAULT,
+	    v ? json_string_length(v) : strlen(LF_HOME_WORK_DEFAULT),
 	    home, p->work_dir, sizeof(p->work_dir)) != 0 ||
 	    (v != NULL && !json_is_string(v))) {
 		str_msg(why, wl, "work_dir must be an absolute path or start "

@@ -2,6 +2,7 @@
 #include "console/workspace.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/paths.h"
 #include "lib/str.h"
 
 #include <dirent.h>
@@ -323,7 +324,8 @@ ws_begin_fetch(struct workspace *ws, int *fd, const char **why)
 		char dir[PATH_MAX / 2 + 64];
 		if (str_fmt(dir, sizeof(dir), "%s/%s", ws->root, rnd) != STR_OK ||
 		    str_fmt(h->dir, sizeof(h->dir), "%s", dir) != STR_OK ||
-		    str_fmt(h->file, sizeof(h->file), "%s/data", dir) != STR_OK) {
+		    str_fmt(h->file, sizeof(h->file), "%s/%s", dir,
+		    LF_WORK_FILE) != STR_OK) {
 			*why = "work_dir is too long";
 			return NULL;
 		}

@@ -13,6 +13,7 @@
  * that start their agents themselves. */
 #include "config.h"
 #include "lox/lox.h"
+#include "lib/paths.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,9 +98,9 @@ cmd_agent(struct lox *l, int argc, char **argv)
 	if (ids != NULL) {
 		argv_addf(&a, "%lu:%lu", uid, gid);
 	} else {
-		argv_add(&a, "agent");
+		argv_add(&a, LF_AGENT_ACCOUNT);
 		argv_add(&a, "--group-add");
-		argv_add(&a, "lockfile-clients");
+		argv_add(&a, LF_CLIENTS_GROUP);
 	}
 	argv_add(&a, "--cap-drop");
 	argv_add(&a, "ALL");
@@ -113,7 +114,7 @@ cmd_agent(struct lox *l, int argc, char **argv)
 		argv_add(&a, "none");
 	}
 	argv_add(&a, "--volume");
-	argv_addf(&a, "%s:%s:ro", l->run_volume, LOX_SOCKET_DIR);
+	argv_addf(&a, "%s:%s:ro", l->run_volume, LF_SOCKET_DIR);
 	argv_add(&a, image);
 	for (; k < argc; k++)
 		argv_add(&a, argv[k]);

@@ -16,6 +16,7 @@
  * the console's terminal (`lox policy approve`). */
 #include "config.h"
 #include "lox/lox.h"
+#include "lib/paths.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +26,7 @@
 #include <unistd.h>
 
 #define POLICY_MAX (1 << 20)
-#define POLICY_PATH LOX_HOME_DIR "/.config/lockfile/policy.toml"
+#define POLICY_PATH LF_IMAGE_HOME "/" LF_HOME_POLICY
 
 struct exec_opts {
 	const char *image;
@@ -85,9 +86,9 @@ run_lockfile(struct lox *l, const struct exec_opts *o, const char *const *args)
 		if (o->tty)
 			argv_add(&a, "-t");
 		argv_add(&a, "--user");
-		argv_add(&a, "lockfile");
+		argv_add(&a, LF_CONSOLE_ACCOUNT);
 		argv_add(&a, "--workdir");
-		argv_add(&a, LOX_HOME_DIR);
+		argv_add(&a, LF_IMAGE_HOME);
 		argv_add(&a, l->container);
 	} else {
 		argv_add(&a, "run");

@@ -4,6 +4,7 @@
 #include "lib/escape.h"
 #include "lib/jsonx.h"
 #include "lib/log.h"
+#include "lib/paths.h"
 #include "lib/str.h"
 
 #include <errno.h>
@@ -261,7 +262,7 @@ lox_console_flags(const struct lox *l, struct argv *a, int network)
 	 * log"). */
 	argv_add(a, "--init");
 	argv_add(a, "--user");
-	argv_add(a, "lockfile");
+	argv_add(a, LF_CONSOLE_ACCOUNT);
 	argv_add(a, "--cap-drop");
 	argv_add(a, "ALL");
 	argv_add(a, "--security-opt");
@@ -287,9 +288,9 @@ lox_console_flags(const struct lox *l, struct argv *a, int network)
 		argv_add(a, "none");
 	}
 	argv_add(a, "--volume");
-	argv_addf(a, "%s:%s", l->home_volume, LOX_HOME_DIR);
+	argv_addf(a, "%s:%s", l->home_volume, LF_IMAGE_HOME);
 	argv_add(a, "--volume");
-	argv_addf(a, "%s:%s", l->run_volume, LOX_SOCKET_DIR);
+	argv_addf(a, "%s:%s", l->run_volume, LF_SOCKET_DIR);
 	return 0;
 }
 

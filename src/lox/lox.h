@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "lib/paths.h"
+
 #define LOX_EX_USAGE		64	/* bad usage, or a refused option */
 #define LOX_EX_NOINPUT		66	/* a file named on the command line */
 #define LOX_EX_UNAVAILABLE	69	/* the docker client cannot be run */
@@ -24,9 +26,8 @@
 #define LOX_CONSOLE_IMAGE	"lockfile-console"
 #define LOX_AGENT_IMAGE		"lockfile-agent"
 #define LOX_DETACH_KEYS		"ctrl-],ctrl-]"
-#define LOX_SOCKET_DIR		"/run/lockfile"
-#define LOX_HOME_DIR		"/home/lockfile"
-#define LOX_SOURCE_DIR		"/srv/lockfile"
+/* The volumes' mount points are lib/paths.h's LF_SOCKET_DIR,
+ * LF_IMAGE_HOME and LF_IMAGE_SOURCES. */
 
 /* A growing argument vector, NULL-terminated for execvp. */
 struct argv {

@@ -4,6 +4,7 @@
  * policy approval checks each local profile's directory, docs/docker.md). */
 #include "config.h"
 #include "lox/lox.h"
+#include "lib/paths.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -112,6 +113,6 @@ lox_add_source(struct lox_sources *s, const char *spec)
 	memcpy(s->names[s->n++], name, len + 1);
 	argv_add(&s->mounts, "--mount");
 	argv_addf(&s->mounts, "type=bind,source=%s,target=%s/%s,readonly", real,
-	    LOX_SOURCE_DIR, name);
+	    LF_IMAGE_SOURCES, name);
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include "lib/crypto.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/paths.h"
 
 #include <fcntl.h>
 #include <getopt.h>
@@ -17,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define DEFAULT_ROOT LOCKFILE_SYSCONFDIR "/trusted_root.json"
+#define DEFAULT_ROOT LOCKFILE_SYSCONFDIR "/" LF_SYS_TRUSTED_ROOT
 
 static const char usage_text[] =
 "usage: lockfile verify-bundle --bundle F\n"

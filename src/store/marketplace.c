@@ -6,6 +6,7 @@
 #include "lib/buf.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/paths.h"
 #include "lib/str.h"
 
 #include <errno.h>
@@ -41,22 +42,22 @@ index_and_bundle(const struct market_conf *m, struct mindex *ix,
 
 	memset(ix, 0, sizeof(*ix));
 	*bundle = buf_new(MK_BUNDLE_MAX);
-	if (fetch_to_buf(m->url, MK_INDEX, data, fwhy, sizeof(fwhy)) != 0) {
-		str_msg(why, whylen, "%s: %s", MK_INDEX, fwhy);
+	if (fetch_to_buf(m->url, LF_MARKET_INDEX, data, fwhy, sizeof(fwhy)) != 0) {
+		str_msg(why, whylen, "%s: %s", LF_MARKET_INDEX, fwhy);
 		goto out;
 	}
-	if (fetch_to_buf(m->url, MK_INDEX MK_SIG, *bundle, fwhy,
+	if (fetch_to_buf(m->url, LF_MARKET_INDEX LF_BUNDLE_SUFFIX, *bundle, fwhy,
 	    sizeof(fwhy)) != 0) {
-		str_msg(why, whylen, "%s: %s", MK_INDEX MK_SIG, fwhy);
+		str_msg(why, whylen, "%s: %s", LF_MARKET_INDEX LF_BUNDLE_SUFFIX, fwhy);
 		goto out;
 	}
 	if (index_parse(buf_str(data), buf_len(data), ix, &pwhy) != 0) {
-		str_msg(why, whylen, "%s refused: %s", MK_INDEX, pwhy);
+		str_msg(why, whylen, "%s refused: %s", LF_MARKET_INDEX, pwhy);
 		goto out;
 	}
 	if (strcmp(ix->repo, m->repo) != 0) {
 		str_msg(why, whylen, "%s names another repository than the "
-		    "marketplace's", MK_INDEX);
+		    "marketplace's", LF_MARKET_INDEX);
 		index_free(ix);
 		goto out;
 	}
@@ -203,11 +204,11 @@ market_check_plugin(const struct trust *t, const struct market_conf *mk,
 		str_msg(why, whylen, "invalid plugin name or version");
 		return -1;
 	}
-	if ((man = read_small(dirfd, MK_MANIFEST, MANIFEST_MAX_BYTES - 1, why,
+	if ((man = read_small(dirfd, LF_PLUGIN_MANIFEST, MANIFEST_MAX_BYTES - 1, why,
 	    whylen)) == NULL ||
-	    (mb = read_small(dirfd, MK_MANIFEST MK_SIG, MK_BUNDLE_MAX, why,
+	    (mb = read_small(dirfd, LF_PLUGIN_MANIFEST LF_BUNDLE_SUFFIX, MK_BUNDLE_MAX, why,
 	    whylen)) == NULL ||
-	    (bb = read_small(dirfd, MK_PLUGIN MK_SIG, MK_BUNDLE_MAX, why,
+	    (bb = read_small(dirfd, LF_PLUGIN_BINARY LF_BUNDLE_SUFFIX, MK_BUNDLE_MAX, why,
 	    whylen)) == NULL)
 		goto out;
 	sha256_mem(buf_data(man), buf_len(man), h);
@@ -234,7 +235,7 @@ market_check_plugin(const struct trust *t, const struct market_conf *mk,
 		    "index's");
 		goto out;
 	}
-	binfd = openat(dirfd, MK_PLUGIN, OPEN_RO_SAFE | O_NONBLOCK);
+	binfd = openat(dirfd, LF_PLUGIN_BINARY, OPEN_RO_SAFE | O_NONBLOCK);
 	if (binfd < 0 || fstat(binfd, &st) != 0 || !S_ISREG(st.st_mode) ||
 	    st.st_size < 0 || (unsigned long long)st.st_size > MK_BINARY_MAX) {
 		str_msg(why, whylen, "binary missing, not a regular file or "
@@ -275,7 +276,7 @@ int
 market_read_manifest(int dirfd, const uint8_t manifest_sha256[SHA256_LEN],
     struct manifest *m, char *why, size_t whylen)
 {
-	struct buf *b = read_small(dirfd, MK_MANIFEST, MANIFEST_MAX_BYTES - 1,
+	struct buf *b = read_small(dirfd, LF_PLUGIN_MANIFEST, MANIFEST_MAX_BYTES - 1,
 	    why, whylen);
 	uint8_t h[SHA256_LEN];
 	const char *pwhy;
@@ -341,13 +342,13 @@ market_fetch_plugin(const struct trust *t, const struct market_conf *m,
 		str_msg(why, whylen, "name too long");
 		return -1;
 	}
-	if (fetch_one(m, dir, MK_MANIFEST, MANIFEST_MAX_BYTES - 1, 0400, dirfd,
+	if (fetch_one(m, dir, LF_PLUGIN_MANIFEST, MANIFEST_MAX_BYTES - 1, 0400, dirfd,
 	    why, whylen) != 0 ||
-	    fetch_one(m, dir, MK_MANIFEST MK_SIG, MK_BUNDLE_MAX, 0400, dirfd,
+	    fetch_one(m, dir, LF_PLUGIN_MANIFEST LF_BUNDLE_SUFFIX, MK_BUNDLE_MAX, 0400, dirfd,
 	    why, whylen) != 0 ||
-	    fetch_one(m, dir, MK_PLUGIN, MK_BINARY_MAX, 0500, dirfd, why,
+	    fetch_one(m, dir, LF_PLUGIN_BINARY, MK_BINARY_MAX, 0500, dirfd, why,
 	    whylen) != 0 ||
-	    fetch_one(m, dir, MK_PLUGIN MK_SIG, MK_BUNDLE_MAX, 0400, dirfd, why,
+	    fetch_one(m, dir, LF_PLUGIN_BINARY LF_BUNDLE_SUFFIX, MK_BUNDLE_MAX, 0400, dirfd, why,
 	    whylen) != 0)
 		return -1;
 	if (fsync(dirfd) != 0) {

@@ -14,16 +14,15 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "lib/paths.h"
 #include "store/index.h"
 #include "store/lockdb.h"
 #include "store/manifest.h"
 #include "store/trust.h"
 
-/* Layout of a marketplace directory (and of an installed version). */
-#define MK_INDEX "index.json"
-#define MK_SIG ".sigstore.json"		/* a bundle is FILE + MK_SIG */
-#define MK_MANIFEST "manifest.json"
-#define MK_PLUGIN "plugin"
+/* The layout of a marketplace directory (and of an installed version) is
+ * lib/paths.h's: LF_MARKET_INDEX, LF_PLUGIN_MANIFEST, LF_PLUGIN_BINARY,
+ * each with its LF_BUNDLE_SUFFIX. */
 #define MK_BUNDLE_MAX (256 * 1024)
 #define MK_BINARY_MAX (64 * 1024 * 1024)
 

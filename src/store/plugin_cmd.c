@@ -10,6 +10,7 @@
 #include "term/home.h"
 #include "protocol/shape.h"
 #include "lib/log.h"
+#include "lib/paths.h"
 #include "lib/str.h"
 
 #include <getopt.h>
@@ -265,8 +266,8 @@ cmd_plugin(int argc, char **argv)
 	}
 	if (home_resolve(homearg, c->home, sizeof(c->home)) != 0)
 		goto out;
-	if (str_fmt(c->storedir, sizeof(c->storedir), "%s/.local/share/lockfile",
-	    c->home) != STR_OK) {
+	if (str_fmt(c->storedir, sizeof(c->storedir), "%s/%s", c->home,
+	    LF_HOME_STORE_DIR) != STR_OK) {
 		logit("home path too long");
 		goto out;
 	}

@@ -3,6 +3,7 @@
 #include "lib/crypto.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/paths.h"
 #include "lib/str.h"
 
 #include <dirent.h>
@@ -168,7 +169,7 @@ stage_commit(struct stage *s, const char *name, const char *version,
 	ASSERT(s->fd >= 0);
 	if (staged_name(name, version, sub, sizeof(sub)) != 0)
 		goto out;
-	plugfd = open_or_make(s->storefd, "plugins");
+	plugfd = open_or_make(s->storefd, LF_STORE_PLUGINS);
 	namefd = plugfd < 0 ? -1 : open_or_make(plugfd, name);
 	if (namefd < 0)
 		goto out;
@@ -194,7 +195,7 @@ stage_open_installed(const struct stage *s, const char *name,
 {
 	int plugfd, namefd, fd = -1;
 
-	plugfd = openat(s->storefd, "plugins", DIR_FLAGS);
+	plugfd = openat(s->storefd, LF_STORE_PLUGINS, DIR_FLAGS);
 	if (plugfd < 0)
 		return -1;
 	namefd = openat(plugfd, name, DIR_FLAGS);
@@ -211,7 +212,7 @@ stage_remove_version(struct stage *s, const char *name, const char *version)
 {
 	int plugfd, namefd, ret = -1;
 
-	plugfd = openat(s->storefd, "plugins", DIR_FLAGS);
+	plugfd = openat(s->storefd, LF_STORE_PLUGINS, DIR_FLAGS);
 	if (plugfd < 0)
 		return errno == ENOENT ? 0 : -1;
 	namefd = openat(plugfd, name, DIR_FLAGS);

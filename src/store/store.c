@@ -2,6 +2,7 @@
 #include "store/store.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/paths.h"
 #include "lib/str.h"
 
 #include <errno.h>
@@ -15,9 +16,10 @@ int
 store_open(struct store *s, const char *home, const char **why)
 {
 	memset(s, 0, sizeof(*s));
-	if (str_fmt(s->root, sizeof(s->root), "%s/.local/share/lockfile/plugins",
-	    home) != STR_OK || str_fmt(s->lockpath, sizeof(s->lockpath),
-	    "%s/.local/share/lockfile/plugins.lock", home) != STR_OK) {
+	if (str_fmt(s->root, sizeof(s->root), "%s/%s/%s", home,
+	    LF_HOME_STORE_DIR, LF_STORE_PLUGINS) != STR_OK ||
+	    str_fmt(s->lockpath, sizeof(s->lockpath), "%s/%s/%s", home,
+	    LF_HOME_STORE_DIR, LF_STORE_LOCKDB) != STR_OK) {
 		*why = "store path too long";
 		return -1;
 	}
@@ -159,7 +161,7 @@ open_recorded(const struct store *s, const struct lock_entry *e,
 	enum store_status st = STORE_TAMPERED;
 
 	vd = open_version_dir(s, e->name, e->version);
-	mfd = vd < 0 ? -1 : open_owned(vd, "manifest.json", 0, S_IFREG);
+	mfd = vd < 0 ? -1 : open_owned(vd, LF_PLUGIN_MANIFEST, 0, S_IFREG);
 	if (mfd < 0) {
 		int missing = errno == ENOENT;
 
@@ -187,7 +189,7 @@ open_recorded(const struct store *s, const struct lock_entry *e,
 		*why = "manifest does not match its plugins.lock record";
 		goto out;
 	}
-	out->binfd = open_owned(vd, "plugin", 0, S_IFREG);
+	out->binfd = open_owned(vd, LF_PLUGIN_BINARY, 0, S_IFREG);
 	if (out->binfd < 0) {
 		*why = "plugin binary missing or unsafe";
 		goto out;

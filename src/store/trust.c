@@ -3,6 +3,7 @@
 #include "protocol/shape.h"
 #include "sigstore/sigstore.h"
 #include "lib/log.h"
+#include "lib/paths.h"
 #include "lib/sysconf.h"
 #include "lib/toml.h"
 #include "lib/str.h"
@@ -196,23 +197,23 @@ trust_load(struct trust *t, char *why, size_t whylen)
 	int err, ret = -1;
 
 	memset(t, 0, sizeof(*t));
-	text = sysconf_read(TRUST_TOML, TRUST_TOML_MAX, &len, &swhy);
+	text = sysconf_read(LF_SYS_TRUST, TRUST_TOML_MAX, &len, &swhy);
 	if (text == NULL) {
-		str_msg(why, whylen, "system configuration %s: %s", TRUST_TOML,
+		str_msg(why, whylen, "system configuration %s: %s", LF_SYS_TRUST,
 		    swhy ? swhy : "unreadable");
 		goto out;
 	}
 	if (trust_parse(text, len, t, why, whylen) != 0)
 		goto out;
-	root = sysconf_read(TRUST_ROOT_JSON, SIGSTORE_MAX_ROOT, &rlen, &swhy);
+	root = sysconf_read(LF_SYS_TRUSTED_ROOT, SIGSTORE_MAX_ROOT, &rlen, &swhy);
 	if (root == NULL) {
 		str_msg(why, whylen, "system configuration %s: %s",
-		    TRUST_ROOT_JSON, swhy ? swhy : "unreadable");
+		    LF_SYS_TRUSTED_ROOT, swhy ? swhy : "unreadable");
 		goto out;
 	}
 	err = sigstore_root_parse((const uint8_t *)root, rlen, &t->root);
 	if (err != SIGSTORE_OK) {
-		str_msg(why, whylen, "%s refused: %s (%s)", TRUST_ROOT_JSON,
+		str_msg(why, whylen, "%s refused: %s (%s)", LF_SYS_TRUSTED_ROOT,
 		    sigstore_errname(err), sigstore_strerror(err));
 		t->root = NULL;
 		goto out;

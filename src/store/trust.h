@@ -14,11 +14,10 @@
 #include <stdint.h>
 
 #include "lib/crypto.h"
+#include "lib/paths.h"
 #include "store/index.h"
 #include "store/lockdb.h"
 
-#define TRUST_TOML "trust.toml"
-#define TRUST_ROOT_JSON "trusted_root.json"
 #define TRUST_URL_MAX 1024
 #define TRUST_ID_MAX 24		/* a GitHub id in decimal, and its NUL */
 

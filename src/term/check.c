@@ -12,6 +12,7 @@
 #include "term/iso.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/paths.h"
 #include "lib/sysconf.h"
 #include "lib/toml.h"
 #include "lib/str.h"
@@ -28,7 +29,6 @@
 #include <termios.h>
 #include <unistd.h>
 
-#define SYSTEM_TOML "system.toml"
 #define SYSTEM_TOML_MAX (64 * 1024)
 #define MAX_NAMES 48
 #define NAME_MAX_LEN 32
@@ -141,18 +141,18 @@ rules_load(struct term_rules *r, char *why, size_t whylen)
 	names_default(&r->x11_terminals, default_x11_terminals,
 	    sizeof(default_x11_terminals) / sizeof(default_x11_terminals[0]));
 	errno = 0;
-	text = sysconf_read(SYSTEM_TOML, SYSTEM_TOML_MAX, &len, &swhy);
+	text = sysconf_read(LF_SYS_SYSTEM, SYSTEM_TOML_MAX, &len, &swhy);
 	if (text == NULL) {
 		if (errno == ENOENT)
 			return 0;
-		str_msg(why, whylen, "%s: %s", SYSTEM_TOML, swhy);
+		str_msg(why, whylen, "%s: %s", LF_SYS_SYSTEM, swhy);
 		return -1;
 	}
 	doc = toml_parse(text, len, &terr);
 	free(text);
 	if (doc == NULL) {
 		str_msg(why, whylen, "%s is not valid TOML (line %d: %s)",
-		    SYSTEM_TOML, terr.line, terr.msg);
+		    LF_SYS_SYSTEM, terr.line, terr.msg);
 		return -1;
 	}
 	json_object_foreach(doc, k, v) {
@@ -174,7 +174,7 @@ rules_load(struct term_rules *r, char *why, size_t whylen)
 	if (bad) {
 		str_msg(why, whylen, "%s: unknown key or bad value (docs/"
 		    "isolation.md lists x11, own_multiplexer, relays, "
-		    "multiplexers, x11_terminals)", SYSTEM_TOML);
+		    "multiplexers, x11_terminals)", LF_SYS_SYSTEM);
 		return -1;
 	}
 	return 0;
@@ -423,7 +423,7 @@ isolation_terminal_report(int ttyfd, const struct iso_agents *a,
 		    "defaults", why);
 	} else {
 		iso_add(r, "terminal.rules", 1, "relays and X11 rules from "
-		    "defaults and %s", SYSTEM_TOML);
+		    "defaults and %s", LF_SYS_SYSTEM);
 		check_ancestry(&tr, a, r);
 	}
 	for (i = 0; i < r->n; i++)

@@ -2,6 +2,7 @@
 #include "update/manifest.h"
 #include "protocol/shape.h"
 #include "lib/jsonx.h"
+#include "lib/paths.h"
 #include "lib/str.h"
 
 #include <stdio.h>
@@ -57,7 +58,7 @@ relart_name_valid(const char *name, enum relart_kind kind)
 	size_t i, n = strlen(name);
 
 	if (n == 0 || n > RELMAN_NAME_MAX || strstr(name, "..") != NULL ||
-	    ends_with(name, ".sigstore.json") ||
+	    ends_with(name, LF_BUNDLE_SUFFIX) ||
 	    strcmp(name, RELMAN_FILE) == 0 || strcmp(name, "install.sh") == 0)
 		return 0;
 	if (!((name[0] >= 'a' && name[0] <= 'z') ||

@@ -20,12 +20,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "lib/paths.h"
 #include "update/manifest.h"
 
 #define UPD_RELEASE_DIR "release"
 #define UPD_ROLLBACK_DIR "rollback"
 #define UPD_ROLLBACK_NEW "rollback.new"
-#define UPD_BUNDLE_FILE RELMAN_FILE ".sigstore.json"
+#define UPD_BUNDLE_FILE RELMAN_FILE LF_BUNDLE_SUFFIX
 #define UPD_BY_FILE "installed-by"
 #define UPD_TMP_PREFIX ".lockfile-update."
 #define UPD_BUNDLE_MAX (256 * 1024)

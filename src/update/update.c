@@ -9,6 +9,7 @@
 #include "lib/fdutil.h"
 #include "lib/str.h"
 #include "lib/log.h"
+#include "lib/paths.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -167,7 +168,7 @@ fetch_bundle(struct run *r, const char *dir, const char *name,
 {
 	char rel[TAG_MAX + RELMAN_NAME_MAX + 64], why[512];
 
-	if (str_fmt(rel, sizeof(rel), "%s%s.sigstore.json", dir, name) !=
+	if (str_fmt(rel, sizeof(rel), "%s%s" LF_BUNDLE_SUFFIX, dir, name) !=
 	    STR_OK) {
 		logit("refused: %s: the name is too long", name);
 		return -1;

@@ -200,7 +200,7 @@ small_ledger(struct env *e, size_t *len)
 	e->clock.t += 10;
 	must_record(l, 1003, "invoices", "2024/a.pdf", sha, 2);
 	ledger_close(l);
-	return slurp(e, LEDGER_FILE, len);
+	return slurp(e, LF_LEDGER_FILE, len);
 }
 
 /* ---- tests ---- */
@@ -220,7 +220,7 @@ test_create_reopen(void **state)
 	assert_int_equal(ledger_open(&l, e->dirfd, &e->clk, W, &created, &p),
 	    LEDGER_OK);
 	assert_int_equal(created, 1);
-	path_of(e, LEDGER_FILE, path, sizeof(path));
+	path_of(e, LF_LEDGER_FILE, path, sizeof(path));
 	assert_int_equal(stat(path, &sb), 0);
 	assert_int_equal(sb.st_mode & 0777, 0600);
 	sha_of(7, sha);
@@ -434,7 +434,7 @@ test_torn_last_record(void **state)
 		;
 	assert_true(last > 0 && last < len);
 	for (cut = last + 1; cut < len; cut++) {
-		spill(e, LEDGER_FILE, orig, cut);
+		spill(e, LF_LEDGER_FILE, orig, cut);
 		l = (struct ledger *)1;
 		assert_int_equal(ledger_open(&l, e->dirfd, &e->clk, W, &created,
 		    &p), LEDGER_E_TORN);
@@ -443,24 +443,24 @@ test_torn_last_record(void **state)
 		assert_int_equal(p.good_records, 6);
 		assert_int_equal(p.good_bytes, last);
 		assert_non_null(strstr(p.msg, "incomplete"));
-		now = slurp(e, LEDGER_FILE, &n2);
+		now = slurp(e, LF_LEDGER_FILE, &n2);
 		assert_int_equal(n2, cut);
 		assert_memory_equal(now, orig, cut);
 		free(now);
 	}
 	/* the audit's read: everything before it, and the problem */
-	spill(e, LEDGER_FILE, orig, len - 3);
+	spill(e, LF_LEDGER_FILE, orig, len - 3);
 	assert_int_equal(ledger_read(&l, e->dirfd, &e->clk, W, &p),
 	    LEDGER_E_TORN);
 	assert_int_equal(window_answers(l, 1002, "invoices", "2024/a.pdf"), 3);
 	assert_int_equal(window_answers(l, 1003, "invoices", "2024/a.pdf"), 0);
 	ledger_close(l);
 	/* bytes after a whole ledger that do not end a line */
-	spill(e, LEDGER_FILE, orig, len);
+	spill(e, LF_LEDGER_FILE, orig, len);
 	{
 		char p2[512];
 		int fd;
-		path_of(e, LEDGER_FILE, p2, sizeof(p2));
+		path_of(e, LF_LEDGER_FILE, p2, sizeof(p2));
 		fd = open(p2, O_WRONLY | O_APPEND);
 		assert_int_equal(write(fd, "P 99", 4), 4);
 		close(fd);
@@ -498,13 +498,13 @@ test_bit_flips(void **state)
 		}
 	/* and through the file, by ledger_open, left as it was */
 	b[len / 2] ^= 0x10;
-	spill(e, LEDGER_FILE, b, len);
+	spill(e, LF_LEDGER_FILE, b, len);
 	assert_int_equal(ledger_open(&l, e->dirfd, &e->clk, W, &created, &p),
 	    LEDGER_E_DAMAGED);
 	assert_non_null(strstr(p.msg, "checksum"));
 	{
 		size_t n2;
-		uint8_t *now = slurp(e, LEDGER_FILE, &n2);
+		uint8_t *now = slurp(e, LF_LEDGER_FILE, &n2);
 		assert_int_equal(n2, len);
 		assert_memory_equal(now, b, len);
 		free(now);
@@ -806,7 +806,7 @@ test_busy_and_unsafe(void **state)
 	ledger_close(l2);
 	ledger_close(l);
 
-	path_of(e, LEDGER_FILE, path, sizeof(path));
+	path_of(e, LF_LEDGER_FILE, path, sizeof(path));
 	assert_int_equal(chmod(path, 0644), 0);
 	l = must_open(e, W);
 	assert_int_equal(stat(path, &sb), 0);
@@ -842,7 +842,7 @@ test_rewrite(void **state)
 	char aside[128];
 
 	orig[len - 10] ^= 1;
-	spill(e, LEDGER_FILE, orig, len);
+	spill(e, LF_LEDGER_FILE, orig, len);
 	assert_int_equal(ledger_read(&l, e->dirfd, &e->clk, W, &p),
 	    LEDGER_E_DAMAGED);
 	assert_int_equal(p.good_records, 6);
@@ -907,7 +907,7 @@ test_failed_write_cut_back(void **state)
 	    LEDGER_E_BROKEN);
 	assert_int_equal(ledger_nkeys(l), 1);
 	ledger_close(l);
-	b = slurp(e, LEDGER_FILE, &n2);
+	b = slurp(e, LF_LEDGER_FILE, &n2);
 	assert_int_equal(n2, st.bytes);
 	free(b);
 	l = must_open(e, W);

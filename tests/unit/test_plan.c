@@ -281,7 +281,7 @@ ledger_reopen(void)
 	L = NULL;
 	fd = open(ledgerdir, O_RDONLY | O_DIRECTORY);
 	assert_true(fd >= 0);
-	(void)unlinkat(fd, LEDGER_FILE, 0);
+	(void)unlinkat(fd, LF_LEDGER_FILE, 0);
 	if (ledger_open(&L, fd, &wall_clock, pol.ledger_window_s, &created, &p)
 	    != LEDGER_OK)
 		fail_msg("ledger: %s", p.msg);
