@@ -41,6 +41,7 @@ class Deployment:
             self.src = D.make_source(self.eng.base, {
                 "2024/a.pdf": D.tiny_pdf(),
                 "2024/notes.txt": b"not a pdf at all\n",
+                "2024/Zoë-Müller.pdf": D.tiny_pdf(),
                 "private/salaries.csv": b"name,salary\n"})
             self.policy = os.path.join(self.eng.base, "policy.toml")
             with open(self.policy, "w") as f:
@@ -230,6 +231,16 @@ def test_agent_container_asks_and_gets_its_bit(dep):
     r = dep.agent("lockfile", "ask", "--json", "--profile", "invoices",
                   "--key", "private/salaries.csv", "--plugin", "is-pdf")
     assert r.returncode == 1 and b'"error"' in r.stdout, r.stdout
+
+
+def test_console_shows_names_in_their_script(dep):
+    # The image runs under a UTF-8 locale: the card shows a key as typed,
+    # not as \x escapes (docs/rendering.md), and still answers.
+    r, doc = dep.ask("2024/Zoë-Müller.pdf")
+    assert r.returncode == 0 and answers(doc) == [("is-pdf", 1)], r.stderr
+    screen = dep.term.screen(dep.window)
+    assert '"2024/Zoë-Müller.pdf"' in screen, screen[-2000:]
+    assert "\\xc3" not in screen
 
 
 def test_agent_container_asks_through_mcp(dep):
