@@ -17,6 +17,8 @@
 	{ "policy", cmd_policy, "console", \
 	    "show or approve the policy (show|approve)" }, \
 	{ "audit", cmd_audit, "console", "print the audit log" }, \
+	{ "hub-key", cmd_hub_key, "console", \
+	    "hub mode: make and print this console's instance key" }, \
 	{ "plugin", cmd_plugin, "console", \
 	    "install, update, verify, list or remove signed plugins" }, \
 	{ "update", cmd_update, "root", \

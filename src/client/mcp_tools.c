@@ -228,8 +228,28 @@ mcp_tools_list(void)
 		json_object_set_new(o, "title", json_string(t->title));
 		json_object_set_new(o, "description", json_string(t->description));
 		json_object_set_new(o, "inputSchema", in);
-		json_object_set_new(o, "outputSchema",
-		    shape_json_schema(proto_method(t->method)->result));
+		if (proto_method(t->method)->pending != NULL) {
+			/* plan and run in hub mode: the answers, or pending.
+			 * Each branch is exact; the union of their keys is
+			 * all a result may have. */
+			json_t *one = json_array(), *schema = json_object();
+			json_t *a = shape_json_schema(proto_method(t->method)->result);
+			json_t *b = shape_json_schema(proto_method(t->method)->pending);
+			json_t *props = json_deep_copy(json_object_get(a,
+			    "properties"));
+			json_object_update(props, json_object_get(b, "properties"));
+			json_array_append_new(one, a);
+			json_array_append_new(one, b);
+			json_object_set_new(schema, "type", json_string("object"));
+			json_object_set_new(schema, "properties", props);
+			json_object_set_new(schema, "additionalProperties",
+			    json_false());
+			json_object_set_new(schema, "oneOf", one);
+			json_object_set_new(o, "outputSchema", schema);
+		} else {
+			json_object_set_new(o, "outputSchema",
+			    shape_json_schema(proto_method(t->method)->result));
+		}
 		json_object_set_new(ann, "title", json_string(t->title));
 		json_object_set_new(ann, "readOnlyHint", json_boolean(t->read_only));
 		json_object_set_new(ann, "destructiveHint", json_false());

@@ -112,6 +112,15 @@ plan(FILE *f, const json_t *r)
 
 	fprintf(f, "plan: ");
 	put(f, json_object_get(r, "plan"));
+	if (json_object_get(r, "status") != NULL) {
+		/* hub mode: the pending shape, its fixed text */
+		fprintf(f, "\npending: ticket ");
+		put(f, json_object_get(r, "ticket"));
+		fprintf(f, " (lock lockfile, instance ");
+		put(f, json_object_get(r, "instance"));
+		fprintf(f, ")\n%s\n", PROTO_PENDING_TEXT);
+		return;
+	}
 	fprintf(f, "\nhandle: ");
 	put(f, json_object_get(r, "handle"));
 	fputc('\n', f);

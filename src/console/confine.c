@@ -292,6 +292,14 @@ confine_console(struct console *c, const char **why)
 		else if (json_is_string(path))
 			r |= confine_add(s, json_string_value(path), CONFINE_READ, 1);
 	}
+	/* Hub mode: TCP to the hub's port, and the pending plans' records
+	 * (docs/hub.md). */
+	if (c->hub.on) {
+		s->network = 1;
+		if (s->nports < CONFINE_MAX_PORTS)
+			s->ports[s->nports++] = c->hub.port;
+		r |= confine_add(s, c->hub.dir, CONFINE_WRITE, 0);
+	}
 	if (s->network)
 		for (i = 0; i < sizeof(net_files) / sizeof(net_files[0]); i++)
 			r |= confine_add(s, net_files[i], CONFINE_READ, 1);

@@ -36,7 +36,7 @@
 
 static const char usage_text[] =
 "usage: lockfile console [--home DIR] [--socket PATH] [--allowed-uids UID,...]\n"
-"                        [--clients-group NAME]\n"
+"                        [--clients-group NAME] [--hub URL [--hub-ca FILE]]\n"
 "\n"
 "Serves agents on the socket and the human on this terminal. Runs as the\n"
 "console account (never root), from its approved policy only.\n"
@@ -45,6 +45,10 @@ static const char usage_text[] =
 "  --allowed-uids LIST   extra uids allowed to connect (comma-separated)\n"
 "  --clients-group NAME  group allowed to connect (default "
     LF_CLIENTS_GROUP ")\n"
+"  --hub URL             hub mode: the human decides on lockhub (docs/hub.md);\n"
+"                        the policy's [hub] must be set, and the console\n"
+"                        never runs without its hub\n"
+"  --hub-ca FILE         the CA certificate of a hub with a private CA\n"
 "Exit status: 0 session ended (idle, session timeout, or a signal),\n"
 "64 usage, 70 start-up refused (the reason is printed).\n";
 
@@ -175,13 +179,13 @@ dispatch(struct console *c, const struct request *req, const struct peer *p)
 		return handle_plugins(c, req);
 	case M_FILE_PLAN:
 		return plan_handle(&c->env, req, p);
+	case M_FILE_RUN:
+		return plan_run(&c->env, req, p);
 	case M_FILE_RELEASE:
 		return handle_release(c, req, p);
 	case M_CHANGE_REQUEST:
 		return handle_change(c, req, p);
-	case M_FILE_RUN:
 	default:
-		/* file.run is hub mode; a local console has no tickets. */
 		id = request_id_json(req);
 		line = proto_error_line((enum lf_method)req->method, id,
 		    E_BAD_REQUEST);
@@ -385,7 +389,8 @@ open_ledger(struct console *c)
 
 static int
 start(struct console *c, const char *homearg, const char *sockpath,
-    const char *group, const char *uids)
+    const char *group, const char *uids, const char *hub_url,
+    const char *hub_ca)
 {
 	const char *why = NULL;
 	char fp[SHA256_HEX_LEN + 1], bwhy[PATH_MAX + 128];
@@ -448,6 +453,20 @@ start(struct console *c, const char *homearg, const char *sockpath,
 		}
 	}
 	collect_scrub_words(c);
+	/* Hub mode both ways or neither: a console never runs without its
+	 * hub, and never approves on its own terminal a policy meant for
+	 * one. Opened before the confinement (the key, the CA). */
+	if ((hub_url != NULL) != c->pol.hub.set) {
+		logit(hub_url != NULL ? "--hub needs the policy's [hub] "
+		    "(docs/hub.md)" : "the approved policy has [hub]: start the "
+		    "console with --hub URL (it never runs without its hub)");
+		return -1;
+	}
+	if (hub_url != NULL && console_hub_open(&c->hub, &c->pol, c->home,
+	    hub_url, hub_ca, &c->term, &why) != 0) {
+		logit("hub: %s", why);
+		return -1;
+	}
 	console_env_init(c, console_audit_failed, console_ledger_failed);
 	/* A terminal an agent could drive or read is refused outright. */
 	if (isolation_terminal_ok(c, &why) != 0) {
@@ -492,6 +511,7 @@ shutdown_console(struct console *c, const char *why)
 	listener_close(&c->lis);
 	ws_close(&c->ws);
 	values_wipe(&c->values);
+	console_hub_close(&c->hub);
 	if (c->audit.fd >= 0) {
 		json_object_set_new(rec, "method", json_string("session.end"));
 		json_object_set_new(rec, "outcome", json_string(why));
@@ -555,6 +575,8 @@ cmd_console(int argc, char **argv)
 		{ "socket", required_argument, NULL, 's' },
 		{ "allowed-uids", required_argument, NULL, 'u' },
 		{ "clients-group", required_argument, NULL, 'g' },
+		{ "hub", required_argument, NULL, 'B' },
+		{ "hub-ca", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -562,6 +584,7 @@ cmd_console(int argc, char **argv)
 	struct console *c = &con;
 	const char *home = NULL, *sockpath = LF_SOCKET;
 	const char *group = LF_CLIENTS_GROUP, *uids = NULL, *end = "signal";
+	const char *hub_url = NULL, *hub_ca = NULL;
 	sigset_t mask;
 	int ch;
 
@@ -572,6 +595,8 @@ cmd_console(int argc, char **argv)
 		case 's': sockpath = optarg; break;
 		case 'u': uids = optarg; break;
 		case 'g': group = optarg; break;
+		case 'B': hub_url = optarg; break;
+		case 'C': hub_ca = optarg; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: fputs(usage_text, stderr); return 64;
 		}
@@ -608,7 +633,11 @@ cmd_console(int argc, char **argv)
 		fatal_errno("signalfd");
 	signal(SIGPIPE, SIG_IGN);
 
-	if (start(c, home, sockpath, group, uids) != 0) {
+	if (hub_ca != NULL && hub_url == NULL) {
+		fputs(usage_text, stderr);
+		return 64;
+	}
+	if (start(c, home, sockpath, group, uids, hub_url, hub_ca) != 0) {
 		shutdown_console(c, "start-up refused");
 		return 70;
 	}

@@ -5,6 +5,7 @@
 #include <limits.h>
 
 #include "console/audit.h"
+#include "console/hub.h"
 #include "console/isolation.h"
 #include "console/ledger.h"
 #include "console/listener.h"
@@ -35,6 +36,7 @@ struct console {
 	const char *scrub_words[POLICY_MAX_PROFILES * 8];
 	size_t nscrub;
 	struct plan_env env;		/* what plans borrow (plan.h) */
+	struct console_hub hub;		/* hub mode (hub.h), or hub.on 0 */
 	long long start_ms, last_request_ms, session_end_ms;
 	int sigfd;
 	int stopping;

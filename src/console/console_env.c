@@ -205,4 +205,10 @@ console_env_init(struct console *c, void (*audit_failed)(struct console *),
 	e->ledger = c->ledger;
 	e->ledger_ops = &ledger_stop;
 	e->ledger_ctx = c;
+	if (c->hub.on) {
+		e->hub = &console_hub_ops;
+		e->hub_ctx = &c->hub;
+		c->hub.audit = &log_audit;
+		c->hub.audit_ctx = c;
+	}
 }

@@ -34,6 +34,7 @@
 
 struct plan {
 	const struct plan_env *e;
+	enum lf_method method;		/* file.plan, or file.run (hub mode) */
 	const struct request *req;
 	const struct peer *peer;
 	json_t *id;
@@ -53,6 +54,9 @@ struct plan {
 	char ledger_line[200];
 	struct ledger_screen_line screen[LEDGER_SCREEN_LINES];
 	struct card_ledger cl[LEDGER_SCREEN_LINES];
+	/* hub mode: the plan as it waits */
+	char planid[PLAN_ID_TEXT];
+	struct request *own_req;	/* restored from its record */
 };
 
 static long long
@@ -116,7 +120,7 @@ close_plugins(struct plan *pl)
 static char *
 refuse(struct plan *pl, enum lf_err e, const char *cause)
 {
-	char *line = proto_error_line(M_FILE_PLAN, pl->id, e);
+	char *line = proto_error_line(pl->method, pl->id, e);
 
 	json_object_set_new(pl->rec, "outcome",
 	    json_string(proto_error(e)->name));
@@ -376,13 +380,13 @@ collect_values(struct plan *pl)
 	return NULL;
 }
 
-static char *
-approve(struct plan *pl)
+/* The card: everything the human decides on (approval.h). */
+static void
+build_card(struct plan *pl, struct card *card_out)
 {
 	const struct plan_env *e = pl->e;
 	const struct request *req = pl->req;
 	struct card card;
-	enum decision d;
 	size_t i, j;
 
 	memset(&card, 0, sizeof(card));
@@ -429,6 +433,17 @@ approve(struct plan *pl)
 		pl->cl[i].count = pl->screen[i].count;
 	}
 	card.ledger = pl->cl;
+	*card_out = card;
+}
+
+static char *
+approve(struct plan *pl)
+{
+	const struct plan_env *e = pl->e;
+	struct card card;
+	enum decision d;
+
+	build_card(pl, &card);
 	d = e->human->decide(e->human_ctx, &card, now(pl) +
 	    (long long)e->pol->approval_timeout_s * 1000, pl->peer->fd);
 	json_object_set_new(pl->rec, "decision", json_string(
@@ -444,8 +459,10 @@ approve(struct plan *pl)
 	return collect_values(pl);
 }
 
-static char *
-fetch(struct plan *pl)
+/* Fetch into the workspace: 0 and pl->h, or -1 with the cause in the
+ * audit record (the agent is told nothing of it). */
+static int
+fetch_quiet(struct plan *pl)
 {
 	const struct plan_env *e = pl->e;
 	struct fetch_result fr;
@@ -458,7 +475,8 @@ fetch(struct plan *pl)
 	if (pl->h == NULL) {
 		json_object_set_new(pl->rec, "fetch_cause",
 		    json_string("workspace-full"));
-		return refuse(pl, E_FETCH_FAILED, why);
+		json_object_set_new(pl->rec, "fetch_detail", json_string(why));
+		return -1;
 	}
 	memset(&fr, 0, sizeof(fr));
 	/* A profile whose source could not be opened at start (start-up said
@@ -483,7 +501,7 @@ fetch(struct plan *pl)
 	if (fc != FC_OK) {
 		ws_drop(e->ws, pl->h);
 		pl->h = NULL;
-		return refuse(pl, E_FETCH_FAILED, NULL);
+		return -1;
 	}
 	ws_commit(e->ws, pl->h, fr.size, fr.sha256,
 	    (long long)e->pol->handle_ttl_s * 1000, pl->peer->uid);
@@ -491,7 +509,13 @@ fetch(struct plan *pl)
 	ASSERT(str_fmt(pl->h->key, sizeof(pl->h->key), "%s", pl->key) ==
 	    STR_OK);
 	json_object_set_new(pl->rec, "handle", json_string(pl->h->id));
-	return NULL;
+	return 0;
+}
+
+static char *
+fetch(struct plan *pl)
+{
+	return fetch_quiet(pl) == 0 ? NULL : refuse(pl, E_FETCH_FAILED, NULL);
 }
 
 /* The bytes for fd 6: per manifest input, a 4-byte big-endian length and
@@ -649,16 +673,55 @@ ledger_note(struct plan *pl, const uint8_t *sha256, unsigned answers)
 		    "uncompacted", p.msg);
 }
 
+/* The placeholders of the request this console holds a value for. */
+static json_t *
+held_json(const struct plan *pl)
+{
+	const struct request *req = pl->req;
+	json_t *held = json_array();
+	size_t i, j;
+
+	for (i = 0; i < req->nplugins; i++)
+		for (j = 0; j < req->plugins[i].ninputs; j++) {
+			const char *ph = req->plugins[i].inputs[j].placeholder;
+			size_t k;
+			int dup = 0;
+			json_t *v;
+			json_array_foreach(held, k, v)
+				if (strcmp(json_string_value(v), ph) == 0)
+					dup = 1;
+			if (!dup && values_find(pl->e->values, pl->peer->uid, ph) !=
+			    NULL)
+				json_array_append_new(held, json_string(ph));
+		}
+	return held;
+}
+
+/* The answers, with the plan id and the handle (takes answers). */
+static char *
+answer_line(struct plan *pl, const char *planid, json_t *answers)
+{
+	json_t *r = json_object();
+
+	json_object_set_new(r, "plan", json_string(planid));
+	json_object_set_new(r, "handle", json_string(pl->h->id));
+	json_object_set_new(r, "answers", answers);
+	json_object_set_new(r, "held_inputs", held_json(pl));
+	return proto_result_line(pl->method, pl->id, r);
+}
+
+static char *hub_ask_plan(struct plan *pl, const char *planid);
+
 char *
 plan_handle(const struct plan_env *e, const struct request *req,
     const struct peer *peer)
 {
 	struct plan *pl = calloc(1, sizeof(*pl));
-	json_t *answers = NULL, *held, *r;
+	json_t *answers = NULL;
 	long long t0 = 0;
 	int fetched;
 	char planid[40], *line;
-	size_t i, j;
+	size_t i;
 
 	if (pl == NULL)
 		fatal("out of memory");
@@ -666,6 +729,7 @@ plan_handle(const struct plan_env *e, const struct request *req,
 	for (i = 0; i < PROTO_MAX_PLUGINS; i++)
 		pl->op[i].binfd = -1;
 	pl->e = e;
+	pl->method = M_FILE_PLAN;
 	pl->req = req;
 	pl->peer = peer;
 	pl->id = request_id_json(req);
@@ -677,6 +741,12 @@ plan_handle(const struct plan_env *e, const struct request *req,
 	if ((line = precheck(pl)) != NULL)
 		goto out;
 	close_plugins(pl);	/* held open again just before the run */
+	if (e->hub != NULL) {
+		/* Hub mode: the human decides on lockhub; the agent gets the
+		 * pending answer and asks file.run later. */
+		line = hub_ask_plan(pl, planid);
+		goto out;
+	}
 	line = approve(pl);	/* the agent's hang-up withdraws the card */
 	if (line != NULL)
 		goto out;
@@ -710,25 +780,7 @@ plan_handle(const struct plan_env *e, const struct request *req,
 	}
 	ledger_note(pl, pl->h->sha256, (unsigned)pl->nop);
 
-	held = json_array();
-	for (i = 0; i < req->nplugins; i++)
-		for (j = 0; j < req->plugins[i].ninputs; j++) {
-			const char *ph = req->plugins[i].inputs[j].placeholder;
-			size_t k;
-			int dup = 0;
-			json_t *v;
-			json_array_foreach(held, k, v)
-				if (strcmp(json_string_value(v), ph) == 0)
-					dup = 1;
-			if (!dup && values_find(e->values, peer->uid, ph) != NULL)
-				json_array_append_new(held, json_string(ph));
-		}
-	r = json_object();
-	json_object_set_new(r, "plan", json_string(planid));
-	json_object_set_new(r, "handle", json_string(pl->h->id));
-	json_object_set_new(r, "answers", answers);
-	json_object_set_new(r, "held_inputs", held);
-	line = proto_result_line(M_FILE_PLAN, pl->id, r);
+	line = answer_line(pl, planid, answers);
 	json_object_set_new(pl->rec, "outcome", json_string("answered"));
 	/* A handle whose answers are used up is of no further use. */
 	if (pl->h->answers_used >= e->pol->max_plugins_per_handle)
@@ -741,6 +793,644 @@ out:
 	close_plugins(pl);
 	e->audit->write(e->audit_ctx, pl->rec);
 	json_decref(pl->id);
+	explicit_bzero(pl, sizeof(*pl));
+	free(pl);
+	return line;
+}
+/* ==== hub mode (docs/hub.md) ====
+ *
+ * file.plan: the checks above, then a first fetch for the masked screen
+ * and the plan hash (its bytes released at once; a failure is told only
+ * after an approval), the ticket made and posted, the pending answer at
+ * the quantum. file.run: the decision checked (hub.c), the values from
+ * its box, a second fetch whose sha256 must be the first's (else E_STALE,
+ * the spool released), the run, the answers at the quantum. An expired
+ * ticket, or one whose key went with a restart, is asked again as a new
+ * ticket for the same plan, re-checked. The pending plan is kept as a
+ * record (no secret in it) so a restarted console can renew it. */
+
+static char *
+pending_line(struct plan *pl, const char *planid, const char *ticket,
+    const char *instance)
+{
+	json_t *r = json_object();
+
+	json_object_set_new(r, "status", json_string("pending"));
+	json_object_set_new(r, "plan", json_string(planid));
+	json_object_set_new(r, "ticket", json_string(ticket));
+	json_object_set_new(r, "lock", json_string("lockfile"));
+	json_object_set_new(r, "instance", json_string(instance));
+	json_object_set_new(r, "text", json_string(PROTO_PENDING_TEXT));
+	return proto_result_line(pl->method, pl->id, r);
+}
+
+static json_t *
+hex_of(const uint8_t *d, size_t n)
+{
+	char hex[2 * 64 + 1];
+
+	ASSERT(n <= 64);
+	hex_encode(d, n, hex);
+	return json_string(hex);
+}
+
+static int
+unhex(const json_t *v, uint8_t *out, size_t n)
+{
+	return json_is_string(v) && json_string_length(v) == 2 * n &&
+	    hex_decode(json_string_value(v), out, n) == 0 ? 0 : -1;
+}
+
+/* The pending plan's record: what a renewal after a restart needs. */
+static json_t *
+plan_record(const struct plan *pl, const char *planid, const char *ticket,
+    enum plan_content content, const uint8_t *sha, unsigned long long size)
+{
+	const struct request *req = pl->req;
+	json_t *r = json_object(), *plugins = json_array(), *held = json_array();
+	size_t i, j;
+
+	json_object_set_new(r, "plan", json_string(planid));
+	json_object_set_new(r, "uid", json_integer(pl->peer->uid));
+	json_object_set_new(r, "ticket", json_string(ticket));
+	json_object_set_new(r, "policy", hex_of(pl->e->pol->fingerprint, 32));
+	json_object_set_new(r, "profile", json_string(pl->pr->name));
+	json_object_set_new(r, "key", json_string(pl->key));
+	{
+		/* what the agent typed, for the renewal's card (in hex: it
+		 * need not be UTF-8) */
+		char *hex = calloc(1, 2 * PROTO_MAX_KEY + 1);
+		if (hex == NULL)
+			fatal("out of memory");
+		if (req->has_key)
+			hex_encode((const uint8_t *)req->key, req->key_len, hex);
+		json_object_set_new(r, "typed", json_string(hex));
+		free(hex);
+	}
+	json_object_set_new(r, "handle", json_string(pl->h ? pl->h->id : ""));
+	json_object_set_new(r, "content", json_integer(content));
+	if (content != PLAN_CONTENT_FAILED) {
+		json_object_set_new(r, "sha256", hex_of(sha, 32));
+		json_object_set_new(r, "size", json_integer((json_int_t)size));
+	}
+	for (i = 0; i < req->nplugins; i++) {
+		const struct lock_entry *pin = &pl->pin[i];
+		json_t *p = json_object(), *ins = json_array();
+		for (j = 0; j < req->plugins[i].ninputs; j++) {
+			json_t *in = json_object();
+			const char *ph = req->plugins[i].inputs[j].placeholder;
+			json_object_set_new(in, "name",
+			    json_string(req->plugins[i].inputs[j].name));
+			json_object_set_new(in, "placeholder", json_string(ph));
+			json_array_append_new(ins, in);
+			if (values_find(pl->e->values, pl->peer->uid, ph) != NULL)
+				json_array_append_new(held, json_string(ph));
+		}
+		json_object_set_new(p, "name", json_string(req->plugins[i].name));
+		json_object_set_new(p, "version",
+		    json_string(req->plugins[i].version));
+		json_object_set_new(p, "inputs", ins);
+		json_object_set_new(p, "pin_version", json_string(pin->version));
+		json_object_set_new(p, "manifest_sha256",
+		    hex_of(pin->manifest_sha256, 32));
+		json_object_set_new(p, "binary_sha256",
+		    hex_of(pin->binary_sha256, 32));
+		json_object_set_new(p, "marketplace", json_string(pin->marketplace));
+		json_object_set_new(p, "official", json_boolean(pin->official));
+		json_array_append_new(plugins, p);
+	}
+	json_object_set_new(r, "plugins", plugins);
+	json_object_set_new(r, "held", held);
+	return r;
+}
+
+static const char *
+rstr(const json_t *r, const char *k, size_t max)
+{
+	const json_t *v = json_object_get(r, k);
+
+	if (!json_is_string(v) || json_string_length(v) > max ||
+	    strlen(json_string_value(v)) != json_string_length(v))
+		return NULL;
+	return json_string_value(v);
+}
+
+/* Rebuild a plan from its record, checked as if it came from outside (it
+ * is the console's own file, in its 0700 home, but a mistake must not
+ * run). 0, or -1 when the record does not hold. */
+static int
+plan_restore(struct plan *pl, const json_t *r, const char *planid,
+    enum plan_content *content, uint8_t sha[32], unsigned long long *size)
+{
+	struct request *rq = calloc(1, sizeof(*rq));
+	const json_t *plugins = json_object_get(r, "plugins"), *p;
+	const char *s, *prof, *key, *handle;
+	uint8_t fp[32];
+	size_t i, j;
+
+	if (rq == NULL)
+		fatal("out of memory");
+	pl->own_req = rq;
+	pl->req = rq;
+	if ((s = rstr(r, "plan", 40)) == NULL || strcmp(s, planid) != 0 ||
+	    !json_is_integer(json_object_get(r, "uid")) ||
+	    json_integer_value(json_object_get(r, "uid")) != pl->peer->uid ||
+	    unhex(json_object_get(r, "policy"), fp, 32) != 0 ||
+	    (prof = rstr(r, "profile", 64)) == NULL ||
+	    (key = rstr(r, "key", PROTO_MAX_KEY)) == NULL ||
+	    (handle = rstr(r, "handle", 40)) == NULL ||
+	    !json_is_integer(json_object_get(r, "content")) ||
+	    !json_is_array(plugins) || json_array_size(plugins) == 0 ||
+	    json_array_size(plugins) > PROTO_MAX_PLUGINS)
+		return -1;
+	/* The policy this plan was made under: a decision made on another
+	 * one never counts (docs/hub.md, the check chain). */
+	if (sodium_memcmp(fp, pl->e->pol->fingerprint, 32) != 0)
+		return -1;
+	*content = (enum plan_content)json_integer_value(json_object_get(r,
+	    "content"));
+	if (*content > PLAN_CONTENT_UNCHECKED)
+		return -1;
+	if (*content != PLAN_CONTENT_FAILED) {
+		const json_t *sz = json_object_get(r, "size");
+		if (unhex(json_object_get(r, "sha256"), sha, 32) != 0 ||
+		    !json_is_integer(sz) || json_integer_value(sz) < 0)
+			return -1;
+		*size = (unsigned long long)json_integer_value(sz);
+	}
+	rq->magic = REQUEST_MAGIC;
+	rq->method = M_FILE_PLAN;
+	if (handle[0] != '\0') {
+		if (!id_is_valid(handle, PROTO_PREFIX_HANDLE) ||
+		    str_fmt(rq->handle, sizeof(rq->handle), "%s", handle) != STR_OK)
+			return -1;
+		rq->has_handle = 1;
+	} else {
+		const char *typed = rstr(r, "typed", 2 * PROTO_MAX_KEY);
+		size_t tl = typed ? strlen(typed) / 2 : 0;
+		if (str_fmt(rq->profile, sizeof(rq->profile), "%s", prof) !=
+		    STR_OK || typed == NULL || tl == 0 || strlen(typed) % 2 ||
+		    hex_decode(typed, (uint8_t *)rq->key, tl) != 0 ||
+		    memchr(rq->key, '\0', tl) != NULL)
+			return -1;
+		rq->key_len = (uint32_t)tl;
+		rq->has_profile = rq->has_key = 1;
+	}
+	json_array_foreach(plugins, i, p) {
+		struct req_plugin *rp = &rq->plugins[i];
+		const json_t *ins = json_object_get(p, "inputs"), *in;
+		if ((s = rstr(p, "name", 32)) == NULL || !name_is_plugin(s) ||
+		    str_fmt(rp->name, sizeof(rp->name), "%s", s) != STR_OK ||
+		    (s = rstr(p, "version", 20)) == NULL ||
+		    (s[0] != '\0' && !version_is_valid(s)) ||
+		    str_fmt(rp->version, sizeof(rp->version), "%s", s) != STR_OK ||
+		    !json_is_array(ins) || json_array_size(ins) > PROTO_MAX_INPUTS)
+			return -1;
+		json_array_foreach(ins, j, in) {
+			const char *n = rstr(in, "name", 32), *ph = rstr(in,
+			    "placeholder", 32);
+			if (n == NULL || ph == NULL || !name_is_input(n) ||
+			    !name_is_input(ph) ||
+			    str_fmt(rp->inputs[j].name, sizeof(rp->inputs[j].name),
+			    "%s", n) != STR_OK ||
+			    str_fmt(rp->inputs[j].placeholder,
+			    sizeof(rp->inputs[j].placeholder), "%s", ph) != STR_OK)
+				return -1;
+		}
+		rp->ninputs = (uint8_t)json_array_size(ins);
+		/* the pins the ticket showed */
+		if ((s = rstr(p, "pin_version", 20)) == NULL ||
+		    str_fmt(pl->pin[i].name, sizeof(pl->pin[i].name), "%s",
+		    rp->name) != STR_OK ||
+		    str_fmt(pl->pin[i].version, sizeof(pl->pin[i].version), "%s",
+		    s) != STR_OK ||
+		    unhex(json_object_get(p, "manifest_sha256"),
+		    pl->pin[i].manifest_sha256, 32) != 0 ||
+		    unhex(json_object_get(p, "binary_sha256"),
+		    pl->pin[i].binary_sha256, 32) != 0 ||
+		    (s = rstr(p, "marketplace", 64)) == NULL ||
+		    str_fmt(pl->pin[i].marketplace, sizeof(pl->pin[i].marketplace),
+		    "%s", s) != STR_OK)
+			return -1;
+		pl->pin[i].official = json_is_true(json_object_get(p, "official"));
+	}
+	rq->nplugins = (uint32_t)json_array_size(plugins);
+	return 0;
+}
+
+/* The placeholders held when the ticket was made: a renewal or a run must
+ * find them held still (else the reused value is gone: E_INPUT_INVALID). */
+static int
+held_then(const json_t *r, const char *ph)
+{
+	const json_t *held = json_object_get(r, "held"), *v;
+	size_t i;
+
+	json_array_foreach(held, i, v)
+		if (json_is_string(v) && strcmp(json_string_value(v), ph) == 0)
+			return 1;
+	return 0;
+}
+
+/* Ask the hub side for a ticket and keep the plan's record. */
+static char *
+ticket_for(struct plan *pl, const char *planid, enum plan_content content,
+    const uint8_t *sha, unsigned long long size, const char *renews,
+    const char *const *moved, size_t nmoved)
+{
+	const struct plan_env *e = pl->e;
+	struct plan_ticket f;
+	struct card card;
+	char ticket[PLAN_ID_TEXT], instance[33];
+	json_t *rec;
+
+	build_card(pl, &card);
+	memset(&f, 0, sizeof(f));
+	f.plan_id = planid;
+	f.uid = pl->peer->uid;
+	f.card = &card;
+	f.req = pl->req;
+	f.profile = pl->pr->name;
+	f.key = pl->key;
+	f.handle = pl->h ? pl->h->id : "";
+	f.content = content;
+	f.sha256 = sha;
+	f.size = size;
+	f.pins = pl->pin;
+	f.npins = pl->nop;
+	f.renews = renews;
+	f.moved = moved;
+	f.nmoved = nmoved;
+	if (e->hub->ask(e->hub_ctx, &f, ticket, instance) != 0) {
+		e->hub->drop(e->hub_ctx, planid);
+		return refuse(pl, E_APPROVAL_TIMEOUT, "the hub did not take the "
+		    "ticket");
+	}
+	rec = plan_record(pl, planid, ticket, content, sha, size);
+	if (e->hub->save(e->hub_ctx, planid, rec) != 0) {
+		json_decref(rec);
+		e->hub->forget(e->hub_ctx, planid);
+		return refuse(pl, E_APPROVAL_TIMEOUT, "the pending plan cannot "
+		    "be kept");
+	}
+	json_decref(rec);
+	json_object_set_new(pl->rec, "ticket", json_string(ticket));
+	json_object_set_new(pl->rec, "outcome", json_string("pending"));
+	if (renews[0] != '\0')
+		json_object_set_new(pl->rec, "renews", json_string(renews));
+	window(pl, "  plan %s: waiting for its decision on lockhub (ticket %s)",
+	    planid, ticket);
+	return pending_line(pl, planid, ticket, instance);
+}
+
+static char *
+hub_ask_plan(struct plan *pl, const char *planid)
+{
+	const struct plan_env *e = pl->e;
+	long long t0 = now(pl);
+	enum plan_content content = PLAN_CONTENT_FETCHED;
+	uint8_t sha[32];
+	unsigned long long size = 0;
+	char *line;
+
+	memset(sha, 0, sizeof(sha));
+	if (pl->h != NULL) {
+		memcpy(sha, pl->h->sha256, 32);
+		size = pl->h->size;
+	} else if (fetch_quiet(pl) == 0) {
+		/* The first fetch, for the human's masked screen and the plan
+		 * hash; its bytes go at once (the run fetches again). */
+		memcpy(sha, pl->h->sha256, 32);
+		size = pl->h->size;
+		json_object_set_new(pl->rec, "size", json_integer((json_int_t)size));
+		json_object_set_new(pl->rec, "sha256", hex_json(sha));
+		ws_drop(e->ws, pl->h);
+		pl->h = NULL;
+		json_object_del(pl->rec, "handle");
+	} else {
+		/* Told to the agent only after an approval, on the quantum:
+		 * planning is no existence or size oracle. */
+		content = PLAN_CONTENT_FAILED;
+	}
+	line = ticket_for(pl, planid, content, sha, size, "", NULL, 0);
+	/* The pending answer is quantized too: a fetch took its time. */
+	plan_hold_quantum(e, t0);
+	return line;
+}
+
+/* The values of a hub decision: held ones, or those sealed in the box. */
+static char *
+hub_values(struct plan *pl, const json_t *r)
+{
+	const struct plan_env *e = pl->e;
+	const struct request *req = pl->req;
+	size_t i, j;
+
+	for (i = 0; i < pl->nop; i++) {
+		const struct manifest *m = &pl->op[i].m;
+		for (j = 0; j < m->ninputs; j++) {
+			const struct manifest_input *in = &m->inputs[j];
+			const struct req_input *b = binding(&req->plugins[i],
+			    in->name);
+			struct held_value *hv = values_find(e->values,
+			    pl->peer->uid, b->placeholder);
+			long n;
+
+			if (hv == NULL && held_then(r, b->placeholder))
+				return refuse(pl, E_INPUT_INVALID, "a reused value "
+				    "is no longer held (the console restarted)");
+			if (hv == NULL) {
+				hv = values_new(e->values, pl->peer->uid,
+				    b->placeholder);
+				if (hv == NULL)
+					return refuse(pl, E_INPUT_INVALID,
+					    "too many held values");
+				n = e->hub->value(e->hub_ctx, pl->planid,
+				    b->placeholder, hv->bytes, VALUE_MAX_BYTES);
+				if (n <= 0) {
+					values_discard(e->values, hv);
+					return refuse(pl, E_INPUT_INVALID,
+					    "the decision carries no value for it");
+				}
+				hv->len = (size_t)n;
+			}
+			if (!input_value_fits(in, hv->bytes, hv->len)) {
+				e->human->value_refused(e->human_ctx, b->placeholder,
+				    in);
+				if (hv->nfiles == 0)
+					values_discard(e->values, hv);
+				return refuse(pl, E_INPUT_INVALID, "value does not fit");
+			}
+		}
+	}
+	return NULL;
+}
+
+/* The plan inputs that moved since its ticket, by name, never by value. */
+static size_t
+moved_inputs(struct plan *pl, const struct lock_entry *old, size_t nold,
+    const json_t *r, char moved[][64], size_t max)
+{
+	const struct request *req = pl->req;
+	size_t i, j, n = 0;
+
+	for (i = 0; i < pl->nop && i < nold && n < max; i++) {
+		const struct lock_entry *a = &old[i], *b = &pl->pin[i];
+		if (strcmp(a->version, b->version) != 0)
+			str_msg(moved[n++], 64, "plugin %s: version", b->name);
+		else if (memcmp(a->manifest_sha256, b->manifest_sha256, 32) != 0 ||
+		    memcmp(a->binary_sha256, b->binary_sha256, 32) != 0)
+			str_msg(moved[n++], 64, "plugin %s: files", b->name);
+		else if (strcmp(a->marketplace, b->marketplace) != 0 ||
+		    a->official != b->official)
+			str_msg(moved[n++], 64, "plugin %s: marketplace", b->name);
+	}
+	for (i = 0; i < req->nplugins && n < max; i++)
+		for (j = 0; j < req->plugins[i].ninputs && n < max; j++) {
+			const char *ph = req->plugins[i].inputs[j].placeholder;
+			if (!held_then(r, ph) && values_find(pl->e->values,
+			    pl->peer->uid, ph) != NULL)
+				str_msg(moved[n++], 64, "value held: ${%s}", ph);
+		}
+	return n;
+}
+
+/* A new ticket for the same plan, re-checked: its plugins as installed
+ * now (what moved is named), its held values, its handle. */
+static char *
+renew(struct plan *pl, const json_t *r, enum plan_content content,
+    const uint8_t *sha, unsigned long long size)
+{
+	const struct plan_env *e = pl->e;
+	struct lock_entry old[PROTO_MAX_PLUGINS];
+	char moved[PLAN_MAX_MOVED][64], ticket[PLAN_ID_TEXT];
+	const char *mp[PLAN_MAX_MOVED], *why = NULL, *t;
+	size_t i, nold = pl->req->nplugins, nmoved;
+	long long t0 = now(pl);
+	enum lf_err err;
+	char *line;
+
+	t = rstr(r, "ticket", 40);
+	if (str_fmt(ticket, sizeof(ticket), "%s", t ? t : "") != STR_OK)
+		ticket[0] = '\0';
+	memcpy(old, pl->pin, sizeof(old));
+	err = open_plugins(pl, &why);
+	if (err != E_NONE) {
+		line = refuse(pl, err, why);
+		goto out;
+	}
+	close_plugins(pl);
+	for (i = 0; i < pl->nop; i++)
+		if (!bindings_match(&pl->req->plugins[i], &pl->op[i].m)) {
+			line = refuse(pl, E_PLUGIN_TAMPERED, "inputs changed");
+			goto out;
+		}
+	for (i = 0; i < pl->req->nplugins; i++) {
+		size_t j;
+		for (j = 0; j < pl->req->plugins[i].ninputs; j++) {
+			const char *ph = pl->req->plugins[i].inputs[j].placeholder;
+			if (held_then(r, ph) && values_find(e->values, pl->peer->uid,
+			    ph) == NULL) {
+				line = refuse(pl, E_INPUT_INVALID, "a reused value is "
+				    "no longer held (the console restarted)");
+				goto out;
+			}
+		}
+	}
+	pl->left_before = e->pol->max_plugins_per_handle -
+	    (pl->h ? pl->h->answers_used : 0);
+	if (pl->req->nplugins > pl->left_before) {
+		line = refuse(pl, pl->h ? E_HANDLE_EXPIRED : E_TOO_MANY_PLUGINS,
+		    "answers used up meanwhile");
+		goto out;
+	}
+	/* the card's ledger lines, as they are now */
+	ledger_window_usage(e->ledger, pl->peer->uid, pl->pr->name, pl->key,
+	    &pl->used);
+	nmoved = moved_inputs(pl, old, nold, r, moved, PLAN_MAX_MOVED);
+	for (i = 0; i < nmoved; i++)
+		mp[i] = moved[i];
+	json_object_set_new(pl->rec, "decision", json_string("renewed"));
+	line = ticket_for(pl, pl->planid, content == PLAN_CONTENT_FAILED ?
+	    PLAN_CONTENT_FAILED : PLAN_CONTENT_UNCHECKED, sha, size, ticket, mp,
+	    nmoved);
+	plan_hold_quantum(e, t0);
+	return line;
+out:
+	e->hub->forget(e->hub_ctx, pl->planid);
+	e->hub->drop(e->hub_ctx, pl->planid);
+	plan_hold_quantum(e, t0);
+	return line;
+}
+
+char *
+plan_run(const struct plan_env *e, const struct request *req,
+    const struct peer *peer)
+{
+	struct plan *pl = calloc(1, sizeof(*pl));
+	enum plan_content content = PLAN_CONTENT_FETCHED;
+	uint8_t sha[32];
+	unsigned long long size = 0;
+	json_t *answers = NULL, *r = NULL;
+	enum plan_verdict v;
+	long long t0 = 0;
+	char *line = NULL;
+	size_t i;
+	int hold = 0;
+
+	if (pl == NULL)
+		fatal("out of memory");
+	ASSERT(e->ledger != NULL && e->ledger_ops != NULL);
+	for (i = 0; i < PROTO_MAX_PLUGINS; i++)
+		pl->op[i].binfd = -1;
+	memset(sha, 0, sizeof(sha));
+	pl->e = e;
+	pl->method = M_FILE_RUN;
+	pl->peer = peer;
+	pl->id = request_id_json(req);
+	pl->rec = json_object();
+	json_object_set_new(pl->rec, "method", json_string("file.run"));
+	json_object_set_new(pl->rec, "peer_uid", json_integer(peer->uid));
+	json_object_set_new(pl->rec, "plan", json_string(req->plan));
+	/* Only a console with a hub has tickets. */
+	if (e->hub == NULL) {
+		line = proto_error_line(M_FILE_RUN, pl->id, E_BAD_REQUEST);
+		json_object_set_new(pl->rec, "outcome", json_string("E_BAD_REQUEST"));
+		goto out;
+	}
+	if (str_fmt(pl->planid, sizeof(pl->planid), "%s", req->plan) != STR_OK ||
+	    !id_is_valid(pl->planid, PROTO_PREFIX_PLAN) ||
+	    (r = e->hub->load(e->hub_ctx, pl->planid)) == NULL ||
+	    plan_restore(pl, r, pl->planid, &content, sha, &size) != 0) {
+		/* Unknown, another agent's, or made under another policy: to
+		 * this agent, a plan nobody decided on. */
+		line = refuse(pl, E_APPROVAL_TIMEOUT, "no such pending plan");
+		goto out;
+	}
+	if (pl->req->has_handle) {
+		ws_expire(e->ws, now(pl));
+		pl->h = ws_find(e->ws, pl->req->handle, peer->uid);
+		if (pl->h == NULL) {
+			e->hub->forget(e->hub_ctx, pl->planid);
+			e->hub->drop(e->hub_ctx, pl->planid);
+			line = refuse(pl, E_HANDLE_EXPIRED, "expired meanwhile");
+			goto out;
+		}
+		pl->pr = pl->h->profile;
+	} else {
+		pl->pr = policy_profile(e->pol, pl->req->profile);
+		if (pl->pr == NULL || pl->pr->src == NULL) {
+			line = refuse(pl, E_APPROVAL_TIMEOUT, "its profile is gone");
+			goto out;
+		}
+	}
+	if (str_fmt(pl->key, sizeof(pl->key), "%s", rstr(r, "key",
+	    PROTO_MAX_KEY)) != STR_OK) {
+		line = refuse(pl, E_APPROVAL_TIMEOUT, "its record does not hold");
+		goto out;
+	}
+	pl->nop = pl->req->nplugins;
+	json_object_set_new(pl->rec, "profile", json_string(pl->pr->name));
+	json_object_set_new(pl->rec, "key", json_string(pl->key));
+	v = e->hub->await(e->hub_ctx, pl->planid, peer->uid, now(pl) +
+	    (long long)e->pol->hub.ticket_ttl_s * 1000);
+	switch (v) {
+	case PLAN_EXPIRED:
+		line = renew(pl, r, content, sha, size);
+		goto out;
+	case PLAN_NO_DECISION:
+		json_object_set_new(pl->rec, "decision", json_string("none"));
+		line = refuse(pl, E_APPROVAL_TIMEOUT, "no decision that holds");
+		goto out;
+	case PLAN_DENIED:
+		json_object_set_new(pl->rec, "decision", json_string("denied"));
+		e->hub->forget(e->hub_ctx, pl->planid);
+		e->hub->drop(e->hub_ctx, pl->planid);
+		line = refuse(pl, E_APPROVAL_DENIED, NULL);
+		goto out;
+	case PLAN_APPROVED:
+		break;
+	}
+	json_object_set_new(pl->rec, "decision", json_string("approved"));
+	/* From the verified approval on, everything leaves at the quantum. */
+	t0 = now(pl);
+	hold = 1;
+	{
+		/* the manifests the ticket showed, exactly (their inputs
+		 * take the values) */
+		const char *why = NULL;
+		enum lf_err er = open_pinned(pl, &why);
+		if (er != E_NONE) {
+			line = refuse(pl, er, why);
+			goto done;
+		}
+		close_plugins(pl);
+	}
+	ledger_window_usage(e->ledger, peer->uid, pl->pr->name, pl->key,
+	    &pl->used);
+	if (pl->used.answers > e->pol->max_answers_per_key ||
+	    pl->req->nplugins > e->pol->max_answers_per_key - pl->used.answers) {
+		line = refuse(pl, E_ANSWER_CAP, "past the cap meanwhile");
+		goto done;
+	}
+	if ((line = hub_values(pl, r)) != NULL)
+		goto done;
+	if (content == PLAN_CONTENT_FAILED) {
+		json_object_set_new(pl->rec, "fetch_cause",
+		    json_string("first fetch failed"));
+		line = refuse(pl, E_FETCH_FAILED, "the first fetch failed");
+		ledger_note(pl, NULL, 1);	/* one file-dependent symbol */
+		goto done;
+	}
+	if (!pl->req->has_handle) {
+		if ((line = fetch(pl)) != NULL) {
+			ledger_note(pl, NULL, 1);
+			goto done;
+		}
+		/* The double fetch: other bytes than the approved ones are
+		 * never run on. */
+		if (memcmp(pl->h->sha256, sha, 32) != 0) {
+			json_object_set_new(pl->rec, "sha256", hex_json(pl->h->sha256));
+			ws_drop(e->ws, pl->h);
+			pl->h = NULL;
+			line = refuse(pl, E_STALE, "the content changed since the "
+			    "approval");
+			ledger_note(pl, NULL, 1);	/* "it changed": one symbol */
+			goto done;
+		}
+	} else if (!ws_alive(e->ws, pl->h, t0)) {
+		ws_drop(e->ws, pl->h);
+		pl->h = NULL;
+		line = refuse(pl, E_HANDLE_EXPIRED, "expired during the approval");
+		goto done;
+	}
+	json_object_set_new(pl->rec, "size", json_integer((json_int_t)pl->h->size));
+	json_object_set_new(pl->rec, "sha256", hex_json(pl->h->sha256));
+	if ((line = run(pl, &answers)) != NULL) {
+		if (!pl->req->has_handle)
+			ws_drop(e->ws, pl->h);
+		pl->h = NULL;
+		goto done;
+	}
+	ledger_note(pl, pl->h->sha256, (unsigned)pl->nop);
+	line = answer_line(pl, pl->planid, answers);
+	json_object_set_new(pl->rec, "outcome", json_string("answered"));
+	if (pl->h->answers_used >= e->pol->max_plugins_per_handle)
+		ws_drop(e->ws, pl->h);
+done:
+	e->hub->forget(e->hub_ctx, pl->planid);
+	e->hub->drop(e->hub_ctx, pl->planid);
+out:
+	if (hold)
+		plan_hold_quantum(e, t0);
+	window(pl, "  run %s: %s", pl->planid[0] ? pl->planid : "?",
+	    json_string_value(json_object_get(pl->rec, "outcome")) ?
+	    json_string_value(json_object_get(pl->rec, "outcome")) : "?");
+	close_plugins(pl);
+	e->audit->write(e->audit_ctx, pl->rec);
+	json_decref(r);
+	json_decref(pl->id);
+	free(pl->own_req);
 	explicit_bzero(pl, sizeof(*pl));
 	free(pl);
 	return line;

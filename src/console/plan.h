@@ -86,6 +86,67 @@ struct plan_ledger_ops {
 	void (*failed)(void *ctx, const char *why);
 };
 
+/* Hub mode (docs/hub.md): the human decides on lockhub, later. plan.c
+ * hands over what the ticket is made of; the hub side (hub.c) makes and
+ * signs the ticket, keeps its one-use key and replay state, and checks
+ * the decision in the order of docs/hub.md. */
+#define PLAN_ID_TEXT	40	/* an id ("t_" + 32 hex) and its NUL, with room */
+#define PLAN_MAX_MOVED	32	/* inputs a renewal names (docs/hub.md) */
+
+enum plan_content {
+	PLAN_CONTENT_FETCHED = 0,	/* sha256 and size known */
+	PLAN_CONTENT_FAILED,		/* the first fetch failed */
+	PLAN_CONTENT_UNCHECKED,		/* a renewal: the first ticket's sha256 */
+};
+
+struct plan_ticket {
+	const char *plan_id;
+	uid_t uid;
+	const struct card *card;	/* what the human is shown */
+	const struct request *req;	/* its bindings */
+	const char *profile, *key, *handle;	/* cleaned; handle or "" */
+	enum plan_content content;
+	const uint8_t *sha256;		/* unless FAILED */
+	unsigned long long size;
+	const struct lock_entry *pins;	/* per plugin, what runs */
+	size_t npins;
+	const char *renews;		/* "" or the ticket this one renews */
+	const char *const *moved;	/* a renewal: the inputs that moved */
+	size_t nmoved;
+};
+
+enum plan_verdict {
+	PLAN_APPROVED,		/* hub_value() gives the typed values */
+	PLAN_DENIED,
+	PLAN_EXPIRED,		/* past its expiry, or its one-use key is gone
+				 * (the console restarted): renew it */
+	PLAN_NO_DECISION,	/* none that holds before the deadline (none
+				 * yet, a refused one, the hub unreachable) */
+};
+
+struct plan_hub_ops {
+	/* Make, sign and post the ticket. 0 and its id (and the instance
+	 * name) in ticket, or -1: the hub did not take it. */
+	int (*ask)(void *ctx, const struct plan_ticket *t,
+	    char ticket[PLAN_ID_TEXT], char instance[33]);
+	/* Wait for the decision on the plan's ticket until deadline_ms, and
+	 * check it. */
+	enum plan_verdict (*await)(void *ctx, const char *plan_id, uid_t uid,
+	    long long deadline_ms);
+	/* After PLAN_APPROVED: the value typed for placeholder, into buf
+	 * (locked memory of cap bytes): its length, or -1 when the decision
+	 * carried none. */
+	long (*value)(void *ctx, const char *plan_id, const char *placeholder,
+	    uint8_t *buf, size_t cap);
+	/* The plan is done: its ticket state and values wiped. */
+	void (*forget)(void *ctx, const char *plan_id);
+	/* The pending plan itself, kept across a restart (no secret in it). */
+	int (*save)(void *ctx, const char *plan_id, json_t *rec);
+	json_t *(*load)(void *ctx, const char *plan_id);
+	void (*drop)(void *ctx, const char *plan_id);
+};
+
+
 struct plan_env {
 	const struct policy *pol;
 	struct store *store;
@@ -110,11 +171,18 @@ struct plan_env {
 	struct ledger *ledger;
 	const struct plan_ledger_ops *ledger_ops;
 	void *ledger_ctx;
+	/* hub mode, or NULL: the console's terminal decides */
+	const struct plan_hub_ops *hub;
+	void *hub_ctx;
 };
 
 /* file.plan: one response line (malloc'ed, with its newline) from the
- * closed table. */
+ * closed table. In hub mode the answer is the pending shape. */
 char *plan_handle(const struct plan_env *e, const struct request *req,
+    const struct peer *peer);
+/* file.run (hub mode): wait for the plan's decision and run it, or
+ * renew its ticket. */
+char *plan_run(const struct plan_env *e, const struct request *req,
     const struct peer *peer);
 
 /* Sleep until the first multiple of the policy's quantum after start_ms

@@ -6,6 +6,8 @@
 #include "lib/paths.h"
 #include "lib/toml.h"
 #include "lib/str.h"
+#include "hubwire/keys.h"
+#include "hubwire/wire.h"
 #include "protocol/shape.h"
 #include "protocol/table.h"
 
@@ -319,6 +321,91 @@ keys_have_nul(const json_t *v, int depth)
 	return 0;
 }
 
+/* [hub]: instance, keys, approvers, ticket_ttl_s (docs/policy.md). */
+static int
+parse_hub(const json_t *doc, const json_t *t, struct policy_hub *h,
+    unsigned approval_timeout_s, char *why, size_t wl, struct where *w)
+{
+	const json_t *v;
+	const char *k;
+	size_t i;
+
+	if (!json_is_object(t)) {
+		str_msg(why, wl, "hub must be a table");
+		return at(w, doc, "hub");
+	}
+	json_object_foreach((json_t *)t, k, v)
+		if (strcmp(k, "instance") != 0 && strcmp(k, "keys") != 0 &&
+		    strcmp(k, "approvers") != 0 && strcmp(k, "ticket_ttl_s") != 0) {
+			str_msg(why, wl, "hub: only instance, keys, approvers and "
+			    "ticket_ttl_s");
+			return at(w, t, k);
+		}
+	v = json_object_get(t, "instance");
+	if (!json_is_string(v) || json_string_length(v) !=
+	    strlen(json_string_value(v)) || !hw_text_ok(HW_T_INSTANCE,
+	    json_string_value(v), json_string_length(v)) ||
+	    str_fmt(h->instance, sizeof(h->instance), "%s",
+	    json_string_value(v)) != STR_OK) {
+		str_msg(why, wl, "hub.instance: the name the hub enrolled, "
+		    "[a-z0-9][a-z0-9_-]{0,31}");
+		return at(w, t, "instance");
+	}
+	v = json_object_get(t, "keys");
+	if (!json_is_array(v) || json_array_size(v) < 1 ||
+	    json_array_size(v) > POLICY_MAX_HUB_KEYS) {
+		str_msg(why, wl, "hub.keys: 1 to %d hub keys (ed25519:...)",
+		    POLICY_MAX_HUB_KEYS);
+		return at(w, t, "keys");
+	}
+	for (i = 0; i < json_array_size(v); i++) {
+		const json_t *s = json_array_get(v, i);
+		if (!json_is_string(s) || hw_key_parse_text(json_string_value(s),
+		    h->keys[i]) != 0) {
+			str_msg(why, wl, "hub.keys: \"ed25519:\" and 64 lowercase "
+			    "hex digits, as lockhub init printed");
+			return at(w, t, "keys");
+		}
+	}
+	h->nkeys = json_array_size(v);
+	v = json_object_get(t, "approvers");
+	if (!json_is_object(v) || json_object_size(v) < 1 ||
+	    json_object_size(v) > POLICY_MAX_APPROVERS) {
+		str_msg(why, wl, "hub.approvers: a table of 1 to %d NAME = "
+		    "\"ed25519:...\" (what lox enroll printed)",
+		    POLICY_MAX_APPROVERS);
+		return at(w, t, "approvers");
+	}
+	json_object_foreach((json_t *)v, k, t) {
+		if (!hw_text_ok(HW_T_INSTANCE, k, strlen(k)) ||
+		    !json_is_string(t) || hw_key_parse_text(json_string_value(t),
+		    h->approvers[h->napprovers].pk) != 0 ||
+		    str_fmt(h->approvers[h->napprovers].name,
+		    sizeof(h->approvers[0].name), "%s", k) != STR_OK) {
+			str_msg(why, wl, "hub.approvers: NAME = \"ed25519:...\"");
+			return at(w, v, k);
+		}
+		for (i = 0; i < h->napprovers; i++)
+			if (memcmp(h->approvers[i].pk, h->approvers[h->napprovers].pk,
+			    32) == 0) {
+				str_msg(why, wl, "hub.approvers: one device key "
+				    "under two names");
+				return at(w, v, k);
+			}
+		h->napprovers++;
+	}
+	v = json_object_get(doc, "hub");
+	{
+		unsigned long long x;
+		if (get_uint(v, "ticket_ttl_s", 5, 86400, approval_timeout_s, &x,
+		    why, wl, w) != 0)
+			return -1;
+		h->ticket_ttl_s = (unsigned)x;
+	}
+	h->set = 1;
+	return 0;
+}
+
 int
 policy_parse(const char *text, size_t len, const char *home,
     struct policy *p, char *why, size_t wl)
@@ -327,7 +414,7 @@ policy_parse(const char *text, size_t len, const char *home,
 	    "answer_quantum_s", "approval_timeout_s", "idle_timeout_s",
 	    "session_timeout_s", "max_plugins_per_handle", "handle_ttl_s",
 	    "max_workspace_bytes", "work_dir", "allowed_uids", "profiles",
-	    "max_answers_per_key", "ledger_window_s", NULL };
+	    "max_answers_per_key", "ledger_window_s", "hub", NULL };
 	struct toml_error terr;
 	struct where w = { NULL, NULL };
 	json_t *doc, *v, *lines = NULL;
@@ -430,6 +517,10 @@ policy_parse(const char *text, size_t len, const char *home,
 				goto out;
 		}
 	}
+	v = json_object_get(doc, "hub");
+	if (v != NULL && parse_hub(doc, v, &p->hub, p->approval_timeout_s, why,
+	    wl, &w) != 0)
+		goto out;
 	sha256_mem(text, len, p->fingerprint);
 	ret = 0;
 out:

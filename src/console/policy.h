@@ -27,6 +27,24 @@ struct profile {
 	struct source *src;		/* opened by the console */
 };
 
+#define POLICY_MAX_HUB_KEYS	4
+#define POLICY_MAX_APPROVERS	16
+
+/* [hub] (docs/hub.md, docs/policy.md): hub mode. A policy with it runs
+ * only with --hub, and a console with --hub only with it. */
+struct policy_hub {
+	int set;
+	char instance[33];		/* the name the hub enrolled */
+	size_t nkeys;			/* the hub's keys (two during a rotation) */
+	uint8_t keys[POLICY_MAX_HUB_KEYS][32];
+	size_t napprovers;		/* device keys whose decisions count */
+	struct {
+		char name[33];
+		uint8_t pk[32];
+	} approvers[POLICY_MAX_APPROVERS];
+	unsigned ticket_ttl_s;		/* a ticket's life on the console's clock */
+};
+
 struct policy {
 	int security_level;		/* 0 clear results, 1 desktop */
 	unsigned answer_quantum_s;
@@ -45,6 +63,7 @@ struct policy {
 	uid_t allowed_uids[POLICY_MAX_UIDS];
 	size_t nprofiles;
 	struct profile profiles[POLICY_MAX_PROFILES];
+	struct policy_hub hub;
 	uint8_t fingerprint[SHA256_LEN];
 };
 

@@ -324,6 +324,7 @@ hub_serve(struct hub *h, const char *addr, unsigned port,
 	S.stopping = 0;
 	if (tls != NULL && tls->cert_pem != NULL)
 		d = MHD_start_daemon(flags, 0, NULL, NULL, access_cb, NULL,
+		    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 		    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 		    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)4,
 		    MHD_OPTION_CONNECTION_LIMIT, h->cfg.max_conns,
@@ -331,7 +332,6 @@ hub_serve(struct hub *h, const char *addr, unsigned port,
 		    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)h->cfg.conn_timeout_s,
 		    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
 		    MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-		    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 		    MHD_OPTION_HTTPS_MEM_KEY, tls->key_pem,
 		    MHD_OPTION_HTTPS_MEM_CERT, tls->cert_pem,
 		    MHD_OPTION_HTTPS_PRIORITIES,
@@ -339,6 +339,7 @@ hub_serve(struct hub *h, const char *addr, unsigned port,
 		    MHD_OPTION_END);
 	else
 		d = MHD_start_daemon(flags, 0, NULL, NULL, access_cb, NULL,
+		    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 		    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 		    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)4,
 		    MHD_OPTION_CONNECTION_LIMIT, h->cfg.max_conns,
@@ -346,7 +347,6 @@ hub_serve(struct hub *h, const char *addr, unsigned port,
 		    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)h->cfg.conn_timeout_s,
 		    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
 		    MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-		    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 		    MHD_OPTION_END);
 	if (d == NULL) {
 		logit("cannot listen on %s port %u", addr, port);

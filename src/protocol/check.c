@@ -65,9 +65,24 @@ rules(enum lf_method m, const json_t *res, char *where, size_t wl)
 }
 
 int
+proto_is_pending(enum lf_method m, const json_t *result)
+{
+	const struct shape *p = proto_method(m)->pending;
+	char where[8];
+
+	return p != NULL && json_object_get(result, "status") != NULL &&
+	    shape_check(p, result, where, sizeof(where)) == 0;
+}
+
+int
 proto_check_result(enum lf_method m, const json_t *result, char *where,
     size_t wherelen)
 {
+	/* A result with a status is the pending shape or nothing. */
+	if (proto_method(m)->pending != NULL &&
+	    json_object_get(result, "status") != NULL)
+		return shape_check(proto_method(m)->pending, result, where,
+		    wherelen);
 	if (shape_check(proto_method(m)->result, result, where, wherelen) != 0)
 		return -1;
 	return rules(m, result, where, wherelen);
@@ -110,6 +125,13 @@ matches_request(const struct proto_expect *exp, const json_t *res,
 		    (asked && !json_equal(asked, got)))
 			return bad(out, "status.profile");
 	}
+	/* file.run answers for the plan id it was given, pending or not. */
+	if (exp->method == M_FILE_RUN && (params == NULL ||
+	    !json_equal(json_object_get(params, "plan"),
+	    json_object_get(res, "plan"))))
+		return bad(out, "plan");
+	if (exp->method == M_FILE_PLAN && proto_is_pending(M_FILE_PLAN, res))
+		return 0;
 	if (exp->method == M_FILE_PLAN) {
 		json_t *want = params ? json_object_get(params, "plugins") : NULL;
 		json_t *answers = json_object_get(res, "answers");

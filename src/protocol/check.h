@@ -37,6 +37,9 @@ void proto_reply_free(struct proto_reply *r);
 int proto_check_result(enum lf_method m, const json_t *result, char *where,
     size_t wherelen);
 
+/* 1 when result is the method's pending shape (hub mode). */
+int proto_is_pending(enum lf_method m, const json_t *result);
+
 /* Placeholder name inside "${name}", copied to out (33 bytes); 0 or -1. */
 int proto_placeholder(const char *s, char *out, size_t outlen);
 

@@ -69,6 +69,8 @@ static const struct shape s_plan_id = { .kind = SK_ID,
     .prefix = PROTO_PREFIX_PLAN };
 static const struct shape s_handle = { .kind = SK_ID,
     .prefix = PROTO_PREFIX_HANDLE };
+static const struct shape s_ticket = { .kind = SK_ID,
+    .prefix = PROTO_PREFIX_TICKET };
 
 static const char *const v_up[] = { "up", NULL };
 static const char *const v_sandbox[] = { "ok", "unavailable", NULL };
@@ -168,6 +170,26 @@ static const struct shape_field f_plan[] = {
 static const struct shape s_plan = { .kind = SK_OBJECT,
     .fields = f_plan, .nfields = N(f_plan) };
 
+/* file.plan and file.run in hub mode: the plan waits on lockhub. */
+static const char *const v_pending[] = { "pending", NULL };
+static const char *const v_lock[] = { "lockfile", NULL };
+static const char *const v_pending_text[] = { PROTO_PENDING_TEXT, NULL };
+static const struct shape s_status_pending = { .kind = SK_ENUM,
+    .values = v_pending };
+static const struct shape s_lock = { .kind = SK_ENUM, .values = v_lock };
+static const struct shape s_pending_text = { .kind = SK_ENUM,
+    .values = v_pending_text };
+static const struct shape_field f_pending[] = {
+	FIELD("status", 1, &s_status_pending),
+	FIELD("plan", 1, &s_plan_id),
+	FIELD("ticket", 1, &s_ticket),
+	FIELD("lock", 1, &s_lock),
+	FIELD("instance", 1, &s_profile),
+	FIELD("text", 1, &s_pending_text),
+};
+static const struct shape s_pending = { .kind = SK_OBJECT,
+    .fields = f_pending, .nfields = N(f_pending) };
+
 /* file.release, change.request */
 static const struct shape_field f_released[] = {
 	FIELD("released", 1, &s_true),
@@ -196,18 +218,31 @@ static const enum lf_err err_release[] = {
 	E_BAD_REQUEST, E_PEER_REFUSED, E_HANDLE_EXPIRED,
 };
 
+/* file.run (hub mode): everything a plan may answer once its human has
+ * decided, and E_STALE, the content that changed since the approval. */
+static const enum lf_err err_run[] = {
+	E_BAD_REQUEST, E_PEER_REFUSED, E_PLUGIN_NOT_INSTALLED, E_PLUGIN_YANKED,
+	E_PLUGIN_TAMPERED, E_SANDBOX_UNAVAILABLE, E_PROC_NOT_HIDDEN,
+	E_HANDLE_EXPIRED, E_INPUT_INVALID, E_ANSWER_CAP, E_APPROVAL_DENIED,
+	E_APPROVAL_TIMEOUT, E_FETCH_FAILED, E_STALE,
+};
+
 static const struct proto_method methods[M__COUNT] = {
-	[M_STATUS] = { "status", &s_status, err_status, N(err_status) },
-	[M_SOURCES] = { "sources", &s_sources, err_none, N(err_none) },
-	[M_FILE_PLUGINS] = { "file.plugins", &s_plugins, err_none,
-	    N(err_none) },
-	[M_FILE_PLAN] = { "file.plan", &s_plan, err_plan, N(err_plan) },
+	[M_STATUS] = { .name = "status", .result = &s_status,
+	    .errors = err_status, .nerrors = N(err_status) },
+	[M_SOURCES] = { .name = "sources", .result = &s_sources,
+	    .errors = err_none, .nerrors = N(err_none) },
+	[M_FILE_PLUGINS] = { .name = "file.plugins", .result = &s_plugins,
+	    .errors = err_none, .nerrors = N(err_none) },
+	[M_FILE_PLAN] = { .name = "file.plan", .result = &s_plan,
+	    .pending = &s_pending, .errors = err_plan, .nerrors = N(err_plan) },
 	/* Hub mode only; a local console answers E_BAD_REQUEST. */
-	[M_FILE_RUN] = { "file.run", &s_plan, err_none, N(err_none) },
-	[M_FILE_RELEASE] = { "file.release", &s_released, err_release,
-	    N(err_release) },
-	[M_CHANGE_REQUEST] = { "change.request", &s_queued, err_none,
-	    N(err_none) },
+	[M_FILE_RUN] = { .name = "file.run", .result = &s_plan,
+	    .pending = &s_pending, .errors = err_run, .nerrors = N(err_run) },
+	[M_FILE_RELEASE] = { .name = "file.release", .result = &s_released,
+	    .errors = err_release, .nerrors = N(err_release) },
+	[M_CHANGE_REQUEST] = { .name = "change.request", .result = &s_queued,
+	    .errors = err_none, .nerrors = N(err_none) },
 };
 
 const struct proto_error *

@@ -56,7 +56,11 @@ enum lf_method {
 
 struct proto_method {
 	const char *name;		/* wire name */
-	const struct shape *result;	/* the one result shape */
+	const struct shape *result;	/* the result shape */
+	/* Hub mode: the other result a plan may have, {status: "pending",
+	 * plan, ticket, lock: "lockfile", instance, text} (docs/hub.md);
+	 * NULL for the methods that never wait on a hub. */
+	const struct shape *pending;
 	const enum lf_err *errors;	/* errors this method may answer */
 	size_t nerrors;
 };
@@ -82,5 +86,10 @@ int proto_method_may_fail(enum lf_method m, enum lf_err e);
 #define PROTO_PREFIX_PLAN	"pl_"
 #define PROTO_PREFIX_HANDLE	"f_"
 #define PROTO_PREFIX_TICKET	"t_"
+
+/* The pending answer's one text (the client prints it as it is). */
+#define PROTO_PENDING_TEXT \
+	"waiting for the human on lockhub: run this plan id (file.run) for " \
+	"its answers"
 
 #endif

@@ -71,6 +71,10 @@ VERSION = r"(?:0|[1-9][0-9]{0,5})\.(?:0|[1-9][0-9]{0,5})\.(?:0|[1-9][0-9]{0,5})"
 INT = r"(?:0|[1-9][0-9]{0,9})"
 PLAN = r"pl_[0-9a-f]{32}"
 HANDLE = r"f_[0-9a-f]{32}"
+TICKET = r"t_[0-9a-f]{32}"
+# The pending answer's one text (src/protocol/table.h, PROTO_PENDING_TEXT).
+PENDING_TEXT = ("waiting for the human on lockhub: run this plan id "
+                "(file.run) for its answers")
 
 
 class WhitelistError(AssertionError):
@@ -230,6 +234,16 @@ class Whitelist:
                             inp["kind"] not in ("text", "email") or \
                             not is_int(inp["max_bytes"], 1, 4096):
                         fail("an input value", wi)
+        elif method in ("file.plan", "file.run") and "status" in r:
+            # hub mode: the pending shape and its one fixed text
+            self._keys(r, ("status", "plan", "ticket", "lock", "instance",
+                           "text"), (), where)
+            if r["status"] != "pending" or r["lock"] != "lockfile" or \
+                    not is_str(r["plan"], PLAN) or \
+                    not is_str(r["ticket"], TICKET) or \
+                    not is_str(r["instance"], PROFILE) or \
+                    r["text"] != PENDING_TEXT:
+                fail("a pending value", where)
         elif method in ("file.plan", "file.run"):
             self._keys(r, ("plan", "handle", "answers", "held_inputs"), (),
                        where)
@@ -349,6 +363,8 @@ class Whitelist:
                 r"  0 means: (?P<text>[ -~]+)", r"  protocol: [12]",
                 r"  input %s: (text|email), at most %s bytes" % (INPUT, INT)],
             "file.plan": [r"plan: " + PLAN, r"handle: " + HANDLE,
+                          r"pending: ticket %s \(lock lockfile, instance %s\)"
+                          % (TICKET, PROFILE), re.escape(PENDING_TEXT),
                           r"answer %s %s: (1|0|no answer \(plugin_error\))"
                           % (NAME, VERSION),
                           r"held inputs: %s(, %s)*" % (INPUT, INPUT)],

@@ -1,0 +1,883 @@
+/* The console's side of hub mode (see hub.h, docs/hub.md). */
+#include "config.h"
+#include "console/hub.h"
+#include "lib/crypto.h"
+#include "lib/fdutil.h"
+#include "lib/jsonx.h"
+#include "lib/log.h"
+#include "lib/render.h"
+#include "lib/str.h"
+#include "term/home.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#define PLAN_REC_MAX	(1024 * 1024)
+#define POST_MS		15000
+
+static long long
+wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int
+key_path(const char *home, char *out, size_t len)
+{
+	return str_fmt(out, len, "%s/.local/share/lockfile/hub/instance.key",
+	    home) == STR_OK ? 0 : -1;
+}
+
+/* ---- start-up ---- */
+
+static int
+read_ca(struct console_hub *h, const char *path, const char **why)
+{
+	struct stat st;
+	ssize_t n;
+	int fd = open(path, OPEN_RO_SAFE);
+
+	*why = "--hub-ca: a regular file of at most 256 KiB";
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    st.st_size > HUB_CA_MAX) {
+		close(fd);
+		return -1;
+	}
+	h->ca = calloc(1, (size_t)st.st_size);
+	if (h->ca == NULL)
+		fatal("out of memory");
+	n = read_full(fd, h->ca, (size_t)st.st_size);
+	close(fd);
+	if (n != st.st_size)
+		return -1;
+	h->ca_len = (size_t)n;
+	return 0;
+}
+
+static unsigned
+url_port(const char *url)
+{
+	const char *p = strstr(url, "://"), *colon, *end;
+	unsigned long long v;
+	char num[8];
+
+	p = p ? p + 3 : url;
+	if (*p == '[')
+		p = strchr(p, ']');
+	colon = p ? strchr(p, ':') : NULL;
+	if (colon == NULL)
+		return strncmp(url, "https", 5) == 0 ? 443 : 80;
+	end = colon + 1 + strcspn(colon + 1, "/");
+	if ((size_t)(end - colon - 1) >= sizeof(num))
+		return 0;
+	memcpy(num, colon + 1, (size_t)(end - colon - 1));
+	num[end - colon - 1] = '\0';
+	return parse_u64(num, 1, 65535, &v) == 0 ? (unsigned)v : 0;
+}
+
+static int
+line_in(const char *text, size_t len, const char *line)
+{
+	char nl[160];
+
+	if (str_fmt(nl, sizeof(nl), "\n%s", line) != STR_OK)
+		return 0;
+	return memmem(text, len, nl, strlen(nl)) != NULL;
+}
+
+/* The approvers whose fingerprints a human typed on this terminal: a new
+ * device key counts only after that (docs/hub.md, "Keys"). The file lists
+ * "NAME FINGERPRINT" lines; a key that changed is asked again. */
+static int
+confirm_approvers(struct console_hub *h)
+{
+	char path[PATH_MAX + 32], line[128], *text = NULL;
+	size_t i, len = 0;
+	int fd, nconf = 0;
+
+	if (str_fmt(path, sizeof(path), "%s/confirmed", h->dir) != STR_OK)
+		return -1;
+	fd = open(path, OPEN_RO_SAFE);
+	if (fd >= 0) {
+		text = calloc(1, 64 * 1024 + 1);
+		if (text == NULL)
+			fatal("out of memory");
+		if (check_fd_owner_mode(fd, geteuid(), 1) == 0) {
+			ssize_t n = read_full(fd, text, 64 * 1024);
+			len = n > 0 ? (size_t)n : 0;
+		}
+		close(fd);
+	}
+	for (i = 0; i < h->pol->hub.napprovers; i++) {
+		char fp[HW_FP_LEN + 1], want[128];
+		const char *name = h->pol->hub.approvers[i].name;
+		long n;
+
+		hw_fingerprint(h->pol->hub.approvers[i].pk, fp);
+		if (str_fmt(want, sizeof(want), "%s %s\n", name, fp) != STR_OK)
+			return -1;
+		/* a whole line of the file: at its start or after a newline */
+		if (text != NULL && len > 0 && (strncmp(text, want,
+		    strlen(want)) == 0 || line_in(text, len, want))) {
+			h->confirmed[i] = 1;
+			nconf++;
+			continue;
+		}
+		term_printf(h->term, "hub approver %s: its device key is new "
+		    "here.\n  Type its fingerprint as `lox enroll` printed it "
+		    "on that device\n  (Enter: not now; its decisions do not "
+		    "count until then): ", name);
+		term_flush_input(h->term);
+		n = term_read_line(h->term, line, sizeof(line), 1,
+		    now_ms() + 10 * 60 * 1000);
+		if (n > 0 && strcmp(line, fp) == 0) {
+			int afd = open(path, O_WRONLY | O_CREAT | O_APPEND |
+			    O_NOFOLLOW | O_CLOEXEC, 0600);
+			if (afd < 0 || write_full(afd, want, strlen(want)) != 0 ||
+			    fsync(afd) != 0) {
+				if (afd >= 0)
+					close(afd);
+				free(text);
+				return -1;
+			}
+			close(afd);
+			h->confirmed[i] = 1;
+			nconf++;
+			term_printf(h->term, "  confirmed: %s's decisions count\n",
+			    name);
+		} else {
+			term_printf(h->term, "  not confirmed: %s's decisions do "
+			    "not count\n", name);
+		}
+	}
+	free(text);
+	if (nconf == 0)
+		term_printf(h->term, "WARNING: no approver is confirmed: no "
+		    "decision can count\n");
+	return 0;
+}
+
+int
+console_hub_open(struct console_hub *h, const struct policy *pol,
+    const char *home, const char *url, const char *ca_file,
+    struct term *term, const char **why)
+{
+	char path[PATH_MAX + 64];
+	enum hw_key_err ke;
+	enum hc_err e;
+
+	memset(h, 0, sizeof(*h));
+	h->pol = pol;
+	h->term = term;
+	h->poll_ms = 30000;
+	if (hc_url_ok(url) != 0 || str_fmt(h->url, sizeof(h->url), "%s", url) !=
+	    STR_OK || (h->port = url_port(url)) == 0) {
+		*why = "--hub: http(s)://HOST[:PORT] and nothing else";
+		return -1;
+	}
+	if (ca_file != NULL && read_ca(h, ca_file, why) != 0)
+		return -1;
+	if (key_path(home, path, sizeof(path)) != 0) {
+		*why = "the home path is too long";
+		return -1;
+	}
+	ke = hw_key_load(path, HW_ROLE_INSTANCE, &h->inst);
+	if (ke != HW_KEY_OK) {
+		*why = ke == HW_KEY_MISSING ? "no instance key: run `lockfile "
+		    "hub-key` first (docs/hub.md)" : hw_key_err_text(ke);
+		return -1;
+	}
+	/* The commitments to agents' tokens are keyed per session: the hub
+	 * sees them, never this key. */
+	h->commit_key = sodium_malloc(32);
+	if (h->commit_key == NULL)
+		fatal("out of locked memory");
+	randombytes_buf(h->commit_key, 32);
+	if (str_fmt(h->dir, sizeof(h->dir), "%s/.local/state/lockfile/hub",
+	    home) != STR_OK || str_fmt(h->plans, sizeof(h->plans), "%s/plans",
+	    h->dir) != STR_OK || mkdir_p(h->plans, 0700) != 0) {
+		*why = "the hub state directory cannot be made";
+		return -1;
+	}
+	h->hc.key = &h->inst;
+	h->hc.ca_pem = h->ca;
+	h->hc.ca_pem_len = h->ca_len;
+	h->hc.connect_timeout_ms = 5000;
+	if (str_fmt(h->hc.url, sizeof(h->hc.url), "%s", h->url) != STR_OK)
+		return -1;
+	if (confirm_approvers(h) != 0) {
+		*why = "the confirmed approvers cannot be written";
+		return -1;
+	}
+	e = hc_call(&h->hc, "GET", "/v1/health", NULL, 0, 64, 10000, NULL, NULL);
+	if (e != HC_OK) {
+		*why = "the hub cannot be reached (in hub mode the console never "
+		    "runs without it)";
+		return -1;
+	}
+	h->on = 1;
+	return 0;
+}
+
+static void
+wipe_ticket(struct hub_ticket_state *s)
+{
+	if (s->box_sk != NULL)
+		sodium_free(s->box_sk);
+	if (s->vals.plain != NULL)
+		hw_values_free(&s->vals);
+	sodium_memzero(s, sizeof(*s));
+}
+
+void
+console_hub_close(struct console_hub *h)
+{
+	size_t i;
+
+	for (i = 0; i < HUB_MAX_TICKETS; i++)
+		wipe_ticket(&h->t[i]);
+	hw_key_free(&h->inst);
+	if (h->commit_key != NULL)
+		sodium_free(h->commit_key);
+	h->commit_key = NULL;
+	free(h->ca);
+	h->ca = NULL;
+	h->on = 0;
+}
+
+/* ---- the ticket ---- */
+
+static struct hub_ticket_state *
+find(struct console_hub *h, const char *plan)
+{
+	size_t i;
+
+	for (i = 0; i < HUB_MAX_TICKETS; i++)
+		if (h->t[i].used && strcmp(h->t[i].plan, plan) == 0)
+			return &h->t[i];
+	return NULL;
+}
+
+static struct hub_ticket_state *
+slot(struct console_hub *h, const char *plan)
+{
+	struct hub_ticket_state *s = find(h, plan);
+	long long now = now_ms();
+	size_t i;
+
+	if (s != NULL) {
+		wipe_ticket(s);		/* a renewal replaces its ticket */
+		return s;
+	}
+	for (i = 0; i < HUB_MAX_TICKETS; i++)
+		if (!h->t[i].used)
+			return &h->t[i];
+	for (i = 0; i < HUB_MAX_TICKETS; i++)
+		if (h->t[i].expires_ms <= now) {
+			wipe_ticket(&h->t[i]);
+			return &h->t[i];
+		}
+	return NULL;
+}
+
+static void
+agent_label(uid_t uid, char *out, size_t len)
+{
+	struct passwd *pw = getpwuid(uid);
+
+	/* The account name from the password database, when it is plain. */
+	if (pw == NULL || strlen(pw->pw_name) > 32 ||
+	    !hw_text_ok(HW_T_PLAIN, pw->pw_name, strlen(pw->pw_name)) ||
+	    str_fmt(out, len, "uid %u (%s)", (unsigned)uid, pw->pw_name) !=
+	    STR_OK)
+		(void)!str_fmt(out, len, "uid %u", (unsigned)uid);
+}
+
+static int
+token(uid_t uid, char *out, size_t len)
+{
+	return str_fmt(out, len, "uid:%u", (unsigned)uid) == STR_OK ? 0 : -1;
+}
+
+static const struct manifest_input *
+input_of(const struct manifest *m, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < m->ninputs; i++)
+		if (strcmp(m->inputs[i].name, name) == 0)
+			return &m->inputs[i];
+	return NULL;
+}
+
+/* The masked screen from the card and the facts plan.c gave. */
+static int
+fill_screen(const struct plan_ticket *f, struct hw_ticket *t)
+{
+	const struct card *c = f->card;
+	struct hw_screen *s = &t->screen;
+	size_t i, j;
+
+	if (str_fmt(s->profile, sizeof(s->profile), "%s", f->profile) != STR_OK ||
+	    str_fmt(s->key, sizeof(s->key), "%s", f->key) != STR_OK ||
+	    str_fmt(s->handle, sizeof(s->handle), "%s", f->handle) != STR_OK)
+		return -1;
+	s->production = c->production;
+	if (c->handle == NULL && (c->typed_len != strlen(c->key) ||
+	    memcmp(c->typed, c->key, c->typed_len) != 0)) {
+		if (c->typed_len > HW_MAX_KEY ||
+		    memchr(c->typed, '\0', c->typed_len) != NULL)
+			return -1;
+		memcpy(s->typed, c->typed, c->typed_len);
+		s->typed[c->typed_len] = '\0';
+	}
+	s->content = f->content == PLAN_CONTENT_FETCHED ? HW_CONTENT_FETCHED :
+	    f->content == PLAN_CONTENT_FAILED ? HW_CONTENT_FAILED :
+	    HW_CONTENT_UNCHECKED;
+	if (f->content != PLAN_CONTENT_FAILED) {
+		memcpy(s->sha256, f->sha256, 32);
+		s->size = f->size;
+	}
+	s->reveals = c->reveals;
+	s->left_before = c->left_before;
+	if (c->nplugins > HW_MAX_PLUGINS)
+		return -1;
+	s->nplugins = c->nplugins;
+	for (i = 0; i < c->nplugins; i++) {
+		const struct card_plugin *cp = &c->plugins[i];
+		struct hw_plugin *p = &s->plugins[i];
+		if (str_fmt(p->name, sizeof(p->name), "%s", cp->m->name) != STR_OK ||
+		    str_fmt(p->version, sizeof(p->version), "%s",
+		    cp->m->version) != STR_OK ||
+		    str_fmt(p->question, sizeof(p->question), "%s",
+		    cp->m->question) != STR_OK ||
+		    str_fmt(p->one, sizeof(p->one), "%s", cp->m->one) != STR_OK ||
+		    str_fmt(p->zero, sizeof(p->zero), "%s", cp->m->zero) != STR_OK)
+			return -1;
+		p->official = cp->official;
+		p->nbind = cp->nbind;
+		for (j = 0; j < cp->nbind && j < HW_MAX_BIND; j++) {
+			if (str_fmt(p->bind[j].input, sizeof(p->bind[j].input), "%s",
+			    cp->bind[j].input) != STR_OK ||
+			    str_fmt(p->bind[j].placeholder,
+			    sizeof(p->bind[j].placeholder), "%s",
+			    cp->bind[j].placeholder) != STR_OK)
+				return -1;
+			p->bind[j].held = cp->bind[j].held;
+			p->bind[j].replayed = (uint32_t)cp->bind[j].replayed;
+		}
+	}
+	for (i = 0; i < f->nmoved && i < HW_MAX_MOVED; i++)
+		if (str_fmt(s->moved[i], sizeof(s->moved[i]), "%s", f->moved[i]) !=
+		    STR_OK)
+			return -1;
+	s->nmoved = f->nmoved < HW_MAX_MOVED ? f->nmoved : HW_MAX_MOVED;
+	/* the per-key answer ledger's lines, as the card has them */
+	for (i = 0; i < c->nledger && i < HW_MAX_LEDGER; i++) {
+		if (str_fmt(s->ledger[i].label, sizeof(s->ledger[i].label), "%s",
+		    c->ledger[i].label) != STR_OK)
+			return -1;
+		s->ledger[i].count = c->ledger[i].count;
+	}
+	s->nledger = c->nledger < HW_MAX_LEDGER ? c->nledger : HW_MAX_LEDGER;
+	/* The placeholders the human types in lox: those not held. */
+	for (i = 0; i < c->nplugins; i++)
+		for (j = 0; j < c->plugins[i].nbind; j++) {
+			const struct card_binding *b = &c->plugins[i].bind[j];
+			const struct manifest_input *in;
+			size_t k;
+			int dup = 0;
+
+			if (b->held)
+				continue;
+			for (k = 0; k < t->nph; k++)
+				dup |= strcmp(t->ph[k].name, b->placeholder) == 0;
+			in = input_of(c->plugins[i].m, b->input);
+			if (dup || in == NULL || t->nph == HW_MAX_PLACEHOLDERS)
+				continue;
+			if (str_fmt(t->ph[t->nph].name, sizeof(t->ph[0].name), "%s",
+			    b->placeholder) != STR_OK)
+				return -1;
+			t->ph[t->nph].kind = in->kind == INPUT_EMAIL ?
+			    HW_KIND_EMAIL : HW_KIND_TEXT;
+			t->ph[t->nph].max_bytes = in->max_bytes;
+			t->nph++;
+		}
+	return 0;
+}
+
+/* The plan hash: the content's sha256, the key or handle, each plugin
+ * with its pins and bindings (docs/hub.md). */
+static int
+plan_hash(const struct plan_ticket *f, uint8_t out[32])
+{
+	struct hw_plan p;
+	struct hw_plan_plugin pp[PROTO_MAX_PLUGINS];
+	const char *in[PROTO_MAX_PLUGINS][PROTO_MAX_INPUTS];
+	const char *ph[PROTO_MAX_PLUGINS][PROTO_MAX_INPUTS];
+	size_t i, j;
+
+	memset(&p, 0, sizeof(p));
+	p.profile = f->profile;
+	p.key = f->key;
+	p.handle = f->handle;
+	p.sha256 = f->content == PLAN_CONTENT_FAILED ? NULL : f->sha256;
+	p.nplugins = f->npins;
+	p.plugins = pp;
+	for (i = 0; i < f->npins; i++) {
+		const struct req_plugin *rp = &f->req->plugins[i];
+		pp[i].name = f->pins[i].name;
+		pp[i].version = f->pins[i].version;
+		pp[i].marketplace = f->pins[i].marketplace;
+		pp[i].manifest_sha256 = f->pins[i].manifest_sha256;
+		pp[i].binary_sha256 = f->pins[i].binary_sha256;
+		pp[i].nbind = rp->ninputs;
+		for (j = 0; j < rp->ninputs; j++) {
+			in[i][j] = rp->inputs[j].name;
+			ph[i][j] = rp->inputs[j].placeholder;
+		}
+		pp[i].input = in[i];
+		pp[i].placeholder = ph[i];
+	}
+	return hw_plan_hash(&p, out) == HW_OK ? 0 : -1;
+}
+
+static int
+hub_ask(void *ctx, const struct plan_ticket *f, char ticket[PLAN_ID_TEXT],
+    char instance[33])
+{
+	struct console_hub *h = ctx;
+	struct hub_ticket_state *s = slot(h, f->plan_id);
+	struct hw_ticket *t;
+	struct buf *b = NULL;
+	char tok[32];
+	long long ttl = (long long)h->pol->hub.ticket_ttl_s * 1000;
+	enum hc_err e;
+	int ret = -1;
+
+	if (s == NULL)
+		return -1;
+	t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		fatal("out of memory");
+	memset(s, 0, sizeof(*s));
+	s->box_sk = sodium_malloc(32);
+	if (s->box_sk == NULL)
+		fatal("out of locked memory");
+	crypto_box_keypair(s->box_pk, s->box_sk);
+	random_id(PROTO_PREFIX_TICKET, t->id, sizeof(t->id));
+	randombytes_buf(t->nonce, sizeof(t->nonce));
+	if (str_fmt(t->instance, sizeof(t->instance), "%s",
+	    h->pol->hub.instance) != STR_OK ||
+	    str_fmt(t->renews, sizeof(t->renews), "%s", f->renews) != STR_OK ||
+	    token(f->uid, tok, sizeof(tok)) != 0 || fill_screen(f, t) != 0 ||
+	    plan_hash(f, t->plan_hash) != 0)
+		goto out;
+	memcpy(t->instance_key, h->inst.pk, 32);
+	t->created_ms = (uint64_t)wall_ms();
+	t->expires_ms = t->created_ms + (uint64_t)ttl;
+	memcpy(t->policy_fp, h->pol->fingerprint, 32);
+	hw_agent_commit(h->commit_key, t->id, tok, strlen(tok), t->agent_commit);
+	agent_label(f->uid, t->agent_label, sizeof(t->agent_label));
+	memcpy(t->box_pk, s->box_pk, 32);
+	if (hw_ticket_encode(t, h->inst.sk, &b) != HW_OK)
+		goto out;
+	e = hc_call(&h->hc, "POST", "/v1/tickets", buf_data(b), buf_len(b), 4096,
+	    POST_MS, NULL, NULL);
+	if (e != HC_OK) {
+		logit("hub: the ticket was not taken: %s", hc_err_text(e));
+		goto out;
+	}
+	s->used = 1;
+	memcpy(s->plan, f->plan_id, strlen(f->plan_id) + 1);
+	memcpy(s->ticket, t->id, sizeof(t->id));
+	s->uid = f->uid;
+	memcpy(s->nonce, t->nonce, sizeof(s->nonce));
+	hw_hash(buf_data(b), buf_len(b), s->ticket_hash);
+	memcpy(s->commit, t->agent_commit, 32);
+	memcpy(s->policy_fp, t->policy_fp, 32);
+	s->expires_ms = now_ms() + ttl;
+	memcpy(ticket, t->id, sizeof(t->id));
+	memcpy(instance, t->instance, sizeof(t->instance));
+	ret = 0;
+out:
+	if (ret != 0)
+		wipe_ticket(s);
+	buf_free(b);
+	free(t);
+	return ret;
+}
+
+/* ---- the decision: the check chain of docs/hub.md, in its order ---- */
+
+static void
+refused(struct console_hub *h, const struct hub_ticket_state *s,
+    const char *cause)
+{
+	json_t *rec = json_object();
+	char line[160];
+
+	json_object_set_new(rec, "method", json_string("hub.decision"));
+	json_object_set_new(rec, "plan", json_string(s->plan));
+	json_object_set_new(rec, "ticket", json_string(s->ticket));
+	json_object_set_new(rec, "outcome", json_string("refused"));
+	json_object_set_new(rec, "cause", json_string(cause));
+	h->audit->write(h->audit_ctx, rec);
+	str_msg(line, sizeof(line), "  refused a decision for %s: %s",
+	    s->ticket, cause);
+	term_printf(h->term, "%s\n", line);
+}
+
+static int
+approver_of(const struct console_hub *h, const uint8_t pk[32])
+{
+	size_t i;
+
+	for (i = 0; i < h->pol->hub.napprovers; i++)
+		if (sodium_memcmp(h->pol->hub.approvers[i].pk, pk, 32) == 0)
+			return (int)i;
+	return -1;
+}
+
+static enum plan_verdict
+check(struct console_hub *h, struct hub_ticket_state *s, const struct buf *b,
+    uid_t uid)
+{
+	struct hw_envelope e;
+	struct hw_dev d;
+	struct hw_hub x;
+	uint8_t hash[HW_HASH_LEN];
+	char tok[32];
+	size_t i;
+	int a, ok = 0;
+
+	/* 1. strict parse */
+	if (hw_decision_parse(buf_data(b), buf_len(b), &e) != HW_OK ||
+	    hw_hub_parse(e.hub, e.hub_len, &x) != HW_OK ||
+	    hw_dev_parse(e.dev, e.dev_len, &d) != HW_OK) {
+		refused(h, s, "does not parse");
+		return PLAN_NO_DECISION;
+	}
+	/* 2. the hub's signature, under a pinned hub key */
+	for (i = 0; i < h->pol->hub.nkeys; i++)
+		if (sodium_memcmp(x.hub_key, h->pol->hub.keys[i], 32) == 0 &&
+		    hw_verify(e.hub, x.signed_len, x.sig,
+		    h->pol->hub.keys[i]) == HW_OK)
+			ok = 1;
+	hw_hash(e.dev, e.dev_len, hash);
+	if (!ok || sodium_memcmp(hash, x.dev_hash, HW_HASH_LEN) != 0 ||
+	    strcmp(x.ticket, s->ticket) != 0) {
+		refused(h, s, "not countersigned by a pinned hub key");
+		return PLAN_NO_DECISION;
+	}
+	/* 3. the device's signature, under a pinned and confirmed key, whose
+	 * name is the approver the hub names; the box it hashed */
+	a = approver_of(h, d.device_key);
+	if (a < 0 || !h->confirmed[a] ||
+	    hw_verify(e.dev, d.signed_len, d.sig,
+	    h->pol->hub.approvers[a].pk) != HW_OK ||
+	    strcmp(x.approver, h->pol->hub.approvers[a].name) != 0) {
+		refused(h, s, "not signed by a pinned, confirmed approver");
+		return PLAN_NO_DECISION;
+	}
+	hw_hash(e.box, e.box_len, hash);
+	if (sodium_memcmp(hash, d.box_hash, HW_HASH_LEN) != 0) {
+		refused(h, s, "the values box is not the one signed");
+		return PLAN_NO_DECISION;
+	}
+	/* 4. the pending ticket: its hash, this instance, its nonce */
+	if (sodium_memcmp(d.ticket_hash, s->ticket_hash, HW_HASH_LEN) != 0 ||
+	    sodium_memcmp(d.instance_key, h->inst.pk, 32) != 0 ||
+	    sodium_memcmp(d.nonce, s->nonce, HW_NONCE_LEN) != 0 ||
+	    strcmp(d.ticket, s->ticket) != 0) {
+		refused(h, s, "for another ticket, instance or nonce");
+		return PLAN_NO_DECISION;
+	}
+	/* 5. consumed: this decision (and any copy) is used up now */
+	{
+		struct hub_ticket_state held = *s;
+		uint8_t *sk = s->box_sk;
+		long long expires = s->expires_ms;
+
+		s->box_sk = NULL;
+		memset(s->ticket_hash, 0, sizeof(s->ticket_hash));
+		/* 6. the console's clock */
+		if (now_ms() > expires) {
+			sodium_free(sk);
+			refused(h, &held, "past its expiry");
+			return PLAN_EXPIRED;
+		}
+		/* 7. the policy unchanged */
+		if (sodium_memcmp(s->policy_fp, h->pol->fingerprint, 32) != 0) {
+			sodium_free(sk);
+			refused(h, &held, "the policy changed");
+			return PLAN_NO_DECISION;
+		}
+		/* 8. for the requesting agent */
+		if (token(uid, tok, sizeof(tok)) != 0)
+			fatal("token");
+		hw_agent_commit(h->commit_key, s->ticket, tok, strlen(tok), hash);
+		if (sodium_memcmp(hash, s->commit, HW_HASH_LEN) != 0) {
+			sodium_free(sk);
+			refused(h, &held, "for another agent");
+			return PLAN_NO_DECISION;
+		}
+		if (d.verdict == HW_DENY) {
+			sodium_free(sk);
+			return PLAN_DENIED;
+		}
+		/* 9. the box opens with the one-use key, which goes */
+		if (sk == NULL || hw_values_open(e.box, e.box_len, s->box_pk, sk,
+		    &s->vals) != HW_OK) {
+			if (sk != NULL)
+				sodium_free(sk);
+			refused(h, &held, "the values box does not open");
+			return PLAN_NO_DECISION;
+		}
+		sodium_free(sk);
+	}
+	s->approved = 1;
+	return PLAN_APPROVED;
+}
+
+static enum plan_verdict
+hub_await(void *ctx, const char *plan, uid_t uid, long long deadline)
+{
+	struct console_hub *h = ctx;
+	struct hub_ticket_state *s = find(h, plan);
+	char path[128];
+
+	/* No ticket state (the console restarted) or a used key: only a new
+	 * ticket can be decided on. */
+	if (s == NULL)
+		return PLAN_EXPIRED;
+	if (s->approved)
+		return PLAN_APPROVED;
+	if (s->box_sk == NULL)
+		return PLAN_EXPIRED;
+	if (str_fmt(path, sizeof(path), "/v1/tickets/%s/decision", s->ticket) !=
+	    STR_OK)
+		return PLAN_NO_DECISION;
+	for (;;) {
+		long long now = now_ms(), end = deadline < s->expires_ms ?
+		    deadline : s->expires_ms, wait;
+		struct buf *b = NULL;
+		enum plan_verdict v;
+		enum hc_err e;
+
+		if (now >= s->expires_ms)
+			return PLAN_EXPIRED;
+		if (now >= end)
+			return PLAN_NO_DECISION;
+		wait = end - now;
+		if (wait > h->poll_ms)
+			wait = h->poll_ms;
+		/* The hub's own long-poll deadline answers first (204). */
+		e = hc_call(&h->hc, "GET", path, NULL, 0, HW_MAX_DECISION,
+		    wait + 2000, &b, NULL);
+		if (e == HC_NO_DATA)
+			continue;
+		if (e != HC_OK) {
+			/* A hub that is down or refuses: told at once, on the
+			 * closed list; the ticket stays pending. */
+			buf_free(b);
+			return PLAN_NO_DECISION;
+		}
+		v = check(h, s, b, uid);
+		buf_free(b);
+		return v;
+	}
+}
+
+static long
+hub_value(void *ctx, const char *plan, const char *ph, uint8_t *buf, size_t cap)
+{
+	struct console_hub *h = ctx;
+	struct hub_ticket_state *s = find(h, plan);
+	size_t i;
+
+	if (s == NULL || !s->approved)
+		return -1;
+	for (i = 0; i < s->vals.n; i++)
+		if (strcmp(s->vals.v[i].name, ph) == 0) {
+			if (s->vals.v[i].len > cap)
+				return -1;
+			memcpy(buf, s->vals.v[i].bytes, s->vals.v[i].len);
+			return (long)s->vals.v[i].len;
+		}
+	return -1;
+}
+
+static void
+hub_forget(void *ctx, const char *plan)
+{
+	struct hub_ticket_state *s = find(ctx, plan);
+
+	if (s != NULL)
+		wipe_ticket(s);
+}
+
+/* ---- the pending plans, one file each (no secret in them) ---- */
+
+static int
+plan_path(const struct console_hub *h, const char *plan, char *out, size_t len)
+{
+	if (!id_is_valid(plan, PROTO_PREFIX_PLAN))
+		return -1;
+	return str_fmt(out, len, "%s/%s.json", h->plans, plan) == STR_OK ? 0 : -1;
+}
+
+/* Written in place (the console's filter has no rename): a record cut
+ * by a crash does not parse, and its plan fails closed. */
+static int
+hub_save(void *ctx, const char *plan, json_t *rec)
+{
+	struct console_hub *h = ctx;
+	char path[PATH_MAX + 64];
+	char *text;
+	int fd, rc;
+
+	if (plan_path(h, plan, path, sizeof(path)) != 0)
+		return -1;
+	text = jsonx_dump_line(rec);
+	if (text == NULL)
+		return -1;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	rc = fd < 0 || write_full(fd, text, strlen(text)) != 0 || fsync(fd) != 0;
+	if (fd >= 0 && close(fd) != 0)
+		rc = 1;
+	free(text);
+	if (rc) {
+		(void)unlink(path);
+		return -1;
+	}
+	return 0;
+}
+
+static json_t *
+hub_load(void *ctx, const char *plan)
+{
+	struct console_hub *h = ctx;
+	char path[PATH_MAX + 64], *text;
+	json_t *rec;
+	ssize_t n;
+	int fd;
+
+	if (plan_path(h, plan, path, sizeof(path)) != 0)
+		return NULL;
+	fd = open(path, OPEN_RO_SAFE);
+	if (fd < 0)
+		return NULL;
+	if (check_fd_owner_mode(fd, geteuid(), 1) != 0) {
+		close(fd);
+		return NULL;
+	}
+	text = malloc(PLAN_REC_MAX + 1);
+	if (text == NULL)
+		fatal("out of memory");
+	n = read_full(fd, text, PLAN_REC_MAX + 1);
+	close(fd);
+	rec = n > 0 && n <= PLAN_REC_MAX ? jsonx_parse(text, (size_t)n,
+	    PLAN_REC_MAX, 8) : NULL;
+	free(text);
+	return rec;
+}
+
+static void
+hub_drop(void *ctx, const char *plan)
+{
+	char path[PATH_MAX + 64];
+
+	if (plan_path(ctx, plan, path, sizeof(path)) == 0)
+		(void)unlink(path);
+}
+
+const struct plan_hub_ops console_hub_ops = {
+	.ask = hub_ask,
+	.await = hub_await,
+	.value = hub_value,
+	.forget = hub_forget,
+	.save = hub_save,
+	.load = hub_load,
+	.drop = hub_drop,
+};
+
+/* ---- lockfile hub-key ---- */
+
+int
+cmd_hub_key(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "home", required_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char usage[] =
+	    "usage: lockfile hub-key [--home DIR]\n\n"
+	    "Hub mode (docs/hub.md): make this console's instance key when it\n"
+	    "has none, and print it with its fingerprint: enroll it on the hub\n"
+	    "(lockhub enroll instance NAME KEY) and pin it in each approver's\n"
+	    "lox (lox enroll --instance NAME=KEY). Run as the console account.\n"
+	    "Exit status: 0 printed, 64 usage, 70 the key cannot be made or "
+	    "read.\n";
+	char home[PATH_MAX], path[PATH_MAX + 64], dir[PATH_MAX + 64];
+	char text[HW_KEY_TEXT_LEN + 1], fp[HW_FP_LEN + 1];
+	const char *homearg = NULL;
+	struct hw_keypair kp;
+	enum hw_key_err ke;
+	int ch;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'H': homearg = optarg; break;
+		case 'h': fputs(usage, stdout); return 0;
+		default: fputs(usage, stderr); return 64;
+		}
+	}
+	if (optind != argc) {
+		fputs(usage, stderr);
+		return 64;
+	}
+	if (getuid() == 0) {
+		logit("run it as the console account, never as root");
+		return 70;
+	}
+	if (home_resolve(homearg, home, sizeof(home)) != 0 ||
+	    key_path(home, path, sizeof(path)) != 0 ||
+	    str_fmt(dir, sizeof(dir), "%s/.local/share/lockfile/hub", home) !=
+	    STR_OK || mkdir_p(dir, 0700) != 0)
+		return 70;
+	ke = hw_key_load(path, HW_ROLE_INSTANCE, &kp);
+	if (ke == HW_KEY_MISSING) {
+		hw_key_generate(&kp);
+		ke = hw_key_save(path, HW_ROLE_INSTANCE, &kp);
+		if (ke == HW_KEY_OK)
+			printf("made the instance key %s\n", path);
+	}
+	if (ke != HW_KEY_OK) {
+		logit("%s: %s", path, hw_key_err_text(ke));
+		return 70;
+	}
+	hw_key_text(kp.pk, text);
+	hw_fingerprint(kp.pk, fp);
+	printf("instance-key %s\nfingerprint %s\n", text, fp);
+	hw_key_free(&kp);
+	return 0;
+}

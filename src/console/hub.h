@@ -1,0 +1,76 @@
+/* The console's side of hub mode (docs/hub.md): its instance key, the
+ * pinned hub and approver keys, the tickets it made and their one-use
+ * keys, the check chain of a decision, the pending plans kept across a
+ * restart. It implements plan.h's plan_hub_ops; plan.c never sees it.
+ *
+ * Replay state lives here, on the console: a ticket is pending until its
+ * first decision that holds consumes it; expiry is the console's clock;
+ * the one-use secret key is in sodium_malloc memory only, so after a
+ * restart the open tickets fail closed and are renewed. */
+#ifndef LOCKFILE_CONSOLE_HUB_H
+#define LOCKFILE_CONSOLE_HUB_H
+
+#include <limits.h>
+
+#include "console/plan.h"
+#include "console/policy.h"
+#include "hubclient/hubclient.h"
+#include "hubwire/keys.h"
+#include "hubwire/msg.h"
+#include "term/term.h"
+
+#define HUB_MAX_TICKETS		64
+#define HUB_CA_MAX		(256 * 1024)
+
+struct hub_ticket_state {
+	int used;
+	char plan[PLAN_ID_TEXT], ticket[PLAN_ID_TEXT];
+	uid_t uid;
+	uint8_t nonce[HW_NONCE_LEN];
+	uint8_t ticket_hash[HW_HASH_LEN];	/* of the signed ticket */
+	uint8_t commit[HW_HASH_LEN];		/* to the requesting agent */
+	uint8_t policy_fp[HW_HASH_LEN];
+	uint8_t box_pk[32];
+	uint8_t *box_sk;			/* sodium_malloc; NULL once used */
+	long long expires_ms;			/* monotonic: the console's clock */
+	int approved;
+	struct hw_values vals;			/* the opened box (locked) */
+};
+
+struct console_hub {
+	int on;
+	char url[HC_MAX_URL + 1];
+	unsigned port;				/* the one TCP port it connects to */
+	struct hw_keypair inst;			/* the instance key */
+	struct hubclient hc;
+	uint8_t *ca;				/* --hub-ca, read before confinement */
+	size_t ca_len;
+	uint8_t *commit_key;			/* per session, sodium_malloc */
+	char dir[PATH_MAX];			/* ~/.local/state/lockfile/hub */
+	char plans[PATH_MAX + 16];		/* dir/plans: the pending plans */
+	int confirmed[POLICY_MAX_APPROVERS];	/* fingerprint typed here */
+	const struct policy *pol;
+	struct term *term;
+	const struct plan_audit_ops *audit;
+	void *audit_ctx;
+	long long poll_ms;			/* one long-poll's client timeout */
+	struct hub_ticket_state t[HUB_MAX_TICKETS];
+};
+
+/* Start-up, before the console confines itself: the instance key (made
+ * by `lockfile hub-key`), the approvers whose fingerprints are confirmed
+ * on this terminal (asked for the others), the hub reachable (a console
+ * never runs without its hub), the pending plans' directory. 0, or -1
+ * with a static reason. */
+int console_hub_open(struct console_hub *h, const struct policy *pol,
+    const char *home, const char *url, const char *ca_file,
+    struct term *term, const char **why);
+void console_hub_close(struct console_hub *h);
+
+extern const struct plan_hub_ops console_hub_ops;
+
+/* `lockfile hub-key [--home DIR]`: make the instance key when there is
+ * none, and print it with its fingerprint. */
+int cmd_hub_key(int argc, char **argv);
+
+#endif
