@@ -140,8 +140,17 @@ class HubConsole:
         self.env.type(fp if confirm else "")
         self.env.wait_for_socket()
 
-    def restart(self):
+    def stop_console(self):
+        """SIGTERM, the exit, no sanitizer report, then the pane goes."""
+        if self.env.started and self.env.console_alive():
+            self.env.signal(15)
+            self.env.wait_exit()
+        report = self.sanitizer_report()
+        assert not report, report
         self.env.stop()
+
+    def restart(self):
+        self.stop_console()
         self.env.start(args=["--hub", self.url], wait=True)
 
     def plan(self, params, user="agent", timeout=60):
@@ -154,7 +163,24 @@ class HubConsole:
                                        timeout=timeout)
         return req, json.loads(line), secs
 
+    def sanitizer_report(self):
+        """An ASan/UBSan console reports on its terminal (at exit, leaks
+        too): the text, or "" when there is none."""
+        s = self.env.screen()
+        for word in ("AddressSanitizer", "LeakSanitizer", "runtime error"):
+            if word in s:
+                return s
+        return ""
+
     def cleanup(self):
+        report = ""
+        try:
+            if self.env.started and self.env.console_alive():
+                self.env.signal(15)
+                self.env.wait_exit()
+            report = self.sanitizer_report()
+        except Exception:
+            pass
         self.env.cleanup()
         if self.lox:
             self.lox.cleanup()
@@ -162,6 +188,7 @@ class HubConsole:
             self.hub.cleanup()
         if self.fake:
             self.fake.stop()
+        assert not report, report
 
 
 def err(doc):

@@ -582,11 +582,12 @@ test_table_methods(void **state)
 		assert_false(proto_method_may_fail(M_STATUS, E_FETCH_FAILED));
 		assert_false(proto_method_may_fail(M_SOURCES, E_UNKNOWN_PROFILE));
 	}
-	/* Every code is answerable by some method, except E_STALE: it is the
-	 * hub's (file.run), which this table does not list yet. */
+	/* Every code is answerable by some method; E_STALE only by the hub's
+	 * file.run. */
 	for (m = E_NONE + 1; m < E__COUNT; m++)
-		if (m != E_STALE)
-			assert_true(used[m]);
+		assert_true(used[m]);
+	assert_true(proto_method_may_fail(M_FILE_RUN, E_STALE));
+	assert_false(proto_method_may_fail(M_FILE_PLAN, E_STALE));
 }
 
 /* Every error line the console can build passes the client's checker for
@@ -773,6 +774,57 @@ test_check_matches_request(void **state)
 #undef A
 }
 
+/* Hub mode: the pending shape, exactly, for file.plan and file.run only;
+ * file.run answers for the plan it was given. */
+static void
+test_check_pending(void **state)
+{
+#define PEND(plan, ticket, lock, text, extra) "{\"jsonrpc\":\"2.0\",\"id\":5," \
+	"\"result\":{\"status\":\"pending\",\"plan\":\"" plan "\",\"ticket\":\"" \
+	ticket "\",\"lock\":\"" lock "\",\"instance\":\"desk\",\"text\":\"" text \
+	"\"" extra "}}\n"
+#define PL "pl_" ID32
+#define TK "t_" ID32
+	static const char plan_params[] = "{\"profile\":\"invoices\",\"key\":"
+	    "\"a\",\"plugins\":[{\"name\":\"is-pdf\"}]}";
+	static const char run_params[] = "{\"plan\":\"" PL "\"}";
+	char where[160];
+
+	(void)state;
+	assert_true(reply_ok("file.plan", "5", plan_params, PEND(PL, TK,
+	    "lockfile", PROTO_PENDING_TEXT, ""), NULL));
+	assert_true(reply_ok("file.run", "5", run_params, PEND(PL, TK,
+	    "lockfile", PROTO_PENDING_TEXT, ""), NULL));
+	/* its one text, its one lock, a ticket id, nothing else */
+	assert_false(reply_ok("file.plan", "5", plan_params, PEND(PL, TK,
+	    "lockfile", "approved already, go on", ""), where));
+	assert_false(reply_ok("file.plan", "5", plan_params, PEND(PL, TK,
+	    "other", PROTO_PENDING_TEXT, ""), where));
+	assert_false(reply_ok("file.plan", "5", plan_params, PEND(PL, "t_123",
+	    "lockfile", PROTO_PENDING_TEXT, ""), where));
+	assert_false(reply_ok("file.plan", "5", plan_params, PEND(PL, TK,
+	    "lockfile", PROTO_PENDING_TEXT, ",\"sha256\":\"ab\""), where));
+	/* no other method waits on a hub */
+	assert_false(reply_ok("status", "5", NULL, PEND(PL, TK, "lockfile",
+	    PROTO_PENDING_TEXT, ""), where));
+	/* file.run: the plan it was asked about, pending or answered */
+	assert_false(reply_ok("file.run", "5", "{\"plan\":\"pl_"
+	    "ffffffffffffffffffffffffffffffff\"}", PEND(PL, TK, "lockfile",
+	    PROTO_PENDING_TEXT, ""), where));
+	assert_string_equal(where, "plan");
+	assert_true(reply_ok("file.run", "5", run_params, "{\"jsonrpc\":\"2.0\","
+	    "\"id\":5,\"result\":{\"plan\":\"" PL "\",\"handle\":\"f_" ID32 "\","
+	    "\"answers\":[{\"plugin\":\"is-pdf\",\"version\":\"1.0.0\","
+	    "\"result\":1}],\"held_inputs\":[]}}\n", NULL));
+	assert_false(reply_ok("file.run", "5", "{\"plan\":\"pl_"
+	    "ffffffffffffffffffffffffffffffff\"}", "{\"jsonrpc\":\"2.0\","
+	    "\"id\":5,\"result\":{\"plan\":\"" PL "\",\"handle\":\"f_" ID32 "\","
+	    "\"answers\":[],\"held_inputs\":[]}}\n", where));
+#undef PEND
+#undef PL
+#undef TK
+}
+
 static void
 test_placeholder(void **state)
 {
@@ -816,6 +868,7 @@ main(void)
 		cmocka_unit_test(test_built_errors_check),
 		cmocka_unit_test(test_check_envelope),
 		cmocka_unit_test(test_check_matches_request),
+		cmocka_unit_test(test_check_pending),
 		cmocka_unit_test(test_placeholder),
 	};
 

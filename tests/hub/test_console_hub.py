@@ -1,0 +1,478 @@
+"""The console in hub mode, end to end: the real console (its own account,
+a real terminal, a simulated host) with --hub, a real lockhub and lox
+approving in a real terminal; and the same console against a hostile hub
+(the test double speaking lockhub's API, holding the hub key the policy
+pins and the approver's device key) for every forged, replayed, expired
+and swapped decision. Every response is gated on the closed list."""
+import json
+import os
+import time
+
+import pytest
+
+from consolehub import HubConsole, err, pending  # noqa: E402 (sys.path)
+import hubwire as hw  # noqa: E402
+from lfenv import assert_no_leak, check_reply  # noqa: E402
+
+PDF_PLAN = {"profile": "invoices", "key": "2024/a.pdf",
+            "plugins": [{"name": "is-pdf"}]}
+EMAIL_PLAN = {"profile": "invoices", "key": "2024/c.txt",
+              "plugins": [{"name": "is-pdf"},
+                          {"name": "contains", "inputs": {"needle": "${email}"}}]}
+
+
+def gated(req, doc):
+    assert check_reply(req, json.dumps(doc) + "\n") in ("result",) or \
+        check_reply(req, json.dumps(doc) + "\n").startswith("error")
+    return doc
+
+
+def no_new_files(w, before, timeout=5):
+    """Nothing fetched stays: the work directory holds what it held (the
+    deleter may take a moment to remove a released spool)."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        if set(w.env.work_entries()) <= set(before):
+            return
+        time.sleep(0.1)
+    raise AssertionError("files left: %r" % (set(w.env.work_entries()) -
+                                             set(before)))
+
+
+def answers(doc):
+    return {a["plugin"]: a["result"] for a in doc["result"]["answers"]}
+
+
+def approve_in_lox(w, tid, values=(), answer="y"):
+    w.lox.start("approve", tid)
+    for v in values:
+        w.lox.wait_screen(r"value for \$\{")
+        w.lox.type(v)
+    w.lox.wait_screen(r"Approve\?")
+    w.lox.type(answer)
+    code = w.lox.exit_status()
+    screen = w.lox.screen()
+    w.lox.stop()
+    return code, screen
+
+
+@pytest.fixture(scope="module")
+def real():
+    w = HubConsole(real=True)
+    w.start()
+    w.env.pane_log_start()
+    yield w
+    w.cleanup()
+
+
+@pytest.fixture(scope="module")
+def hostile():
+    w = HubConsole(real=False)
+    w.start()
+    yield w
+    w.cleanup()
+
+
+# ---- a real hub, lox in a real terminal -------------------------------
+
+def test_approved_in_lox_with_a_value(real):
+    w = real
+    req, doc, secs = w.plan(EMAIL_PLAN)
+    gated(req, doc)
+    plan, tid = pending(doc)
+    assert secs >= 0.9      # the pending answer waits for the quantum
+    code, screen = approve_in_lox(w, tid, values=["alice@example.org"])
+    assert code == 0
+    # what the human saw: the signed fields, the content's hash and size
+    assert '"2024/c.txt"' in screen and "27 bytes" in screen
+    req, doc, _ = w.run(plan)
+    gated(req, doc)
+    assert_no_leak(json.dumps(doc), extra=["c.txt", "alice@"])
+    assert answers(doc) == {"is-pdf": 0, "contains": 1}
+    assert doc["result"]["held_inputs"] == ["email"]
+    # The value reached fd 6 only: not the window, the audit, the hub.
+    assert b"alice@example.org" not in w.env.pane_log()
+    assert "alice@example.org" not in json.dumps(w.env.audit())
+    db = b"".join(open(os.path.join(w.hub.state, f), "rb").read()
+                  for f in os.listdir(w.hub.state) if f.startswith("hub.db"))
+    assert b"alice@example.org" not in db
+    rec = [a for a in w.env.audit() if a.get("method") == "file.run"][-1]
+    assert rec["decision"] == "approved" and rec["outcome"] == "answered"
+    # The value is held now: the next ticket says so and asks nothing.
+    req, doc, _ = w.plan(EMAIL_PLAN)
+    plan, tid = pending(doc)
+    code, screen = approve_in_lox(w, tid)
+    assert code == 0 and "value held by the console" in screen
+    req, doc, _ = w.run(plan)
+    assert answers(gated(req, doc)) == {"is-pdf": 0, "contains": 1}
+
+
+def test_denied_in_lox(real):
+    w = real
+    req, doc, _ = w.plan(PDF_PLAN)
+    plan, tid = pending(doc)
+    r = w.lox.run("deny", tid, "not", "today")
+    assert r.returncode == 0
+    req, doc, _ = w.run(plan)
+    assert err(gated(req, doc)) == "E_APPROVAL_DENIED"
+    # the plan is over
+    req, doc, _ = w.run(plan)
+    assert err(gated(req, doc)) == "E_APPROVAL_TIMEOUT"
+    assert "today" not in json.dumps(w.env.audit())
+
+
+def test_stale_content(real):
+    w = real
+    req, doc, _ = w.plan({"profile": "invoices", "key": "2024/a.pdf",
+                          "plugins": [{"name": "is-pdf"}]})
+    plan, tid = pending(doc)
+    assert approve_in_lox(w, tid)[0] == 0
+    path = os.path.join(w.src, "2024/a.pdf")
+    with open(path, "ab") as f:
+        f.write(b"% appended after the approval\n")
+    before = w.env.work_entries()
+    try:
+        req, doc, _ = w.run(plan)
+        assert err(gated(req, doc)) == "E_STALE"
+        no_new_files(w, before)     # the spool released
+        rec = [a for a in w.env.audit() if a.get("method") == "file.run"][-1]
+        assert rec["outcome"] == "E_STALE" and "plugins" not in rec
+    finally:
+        from consolehub import FILES
+        with open(path, "wb") as f:
+            f.write(FILES["2024/a.pdf"])
+
+
+def test_fetch_failure_told_after_approval(real):
+    w = real
+    req, doc, secs = w.plan({"profile": "invoices", "key": "2024/missing.pdf",
+                             "plugins": [{"name": "is-pdf"}]})
+    # Planning is no existence oracle: pending, on the quantum.
+    plan, tid = pending(gated(req, doc))
+    assert secs >= 0.9
+    code, screen = approve_in_lox(w, tid)
+    assert code == 0 and "COULD NOT BE FETCHED" in screen
+    req, doc, secs = w.run(plan)
+    assert err(gated(req, doc)) == "E_FETCH_FAILED"
+    assert secs >= 0.9
+
+
+def test_unknown_and_foreign_plans(real):
+    w = real
+    req, doc, _ = w.run("pl_" + "ab" * 16)
+    assert err(gated(req, doc)) == "E_APPROVAL_TIMEOUT"
+    req, doc, _ = w.plan(PDF_PLAN)
+    plan, tid = pending(doc)
+    # another account runs the agent's plan: nobody decided on it for them
+    req, doc, _ = w.run(plan, user="lockfile")
+    assert err(gated(req, doc)) == "E_APPROVAL_TIMEOUT"
+    assert w.lox.run("deny", tid).returncode == 0
+
+
+def test_production_refused_with_y(real):
+    """lox asks for yes in full on a production profile (the console's
+    rule); a y cancels and nothing is posted."""
+    w = real
+    req, doc, _ = w.plan(PDF_PLAN)
+    plan, tid = pending(doc)
+    w.lox.start("approve", tid)
+    w.lox.wait_screen(r"Approve\?")
+    w.lox.type("n")
+    assert w.lox.exit_status() == 75
+    w.lox.stop()
+    assert w.lox.run("deny", tid).returncode == 0
+
+
+# ---- a hostile hub --------------------------------------------------------
+
+def plan_on(w):
+    req, doc, _ = w.plan(PDF_PLAN)
+    return pending(gated(req, doc))
+
+
+def refused_run(w, plan, cause):
+    before = len(w.env.audit())
+    files = w.env.work_entries()
+    req, doc, _ = w.run(plan)
+    assert err(gated(req, doc)) == "E_APPROVAL_TIMEOUT", doc
+    new = w.env.audit()[before:]
+    assert any(a.get("method") == "hub.decision" and a.get("cause") == cause
+               for a in new), new
+    # nothing fetched or run
+    no_new_files(w, files)
+    assert not any("plugins" in a for a in new)
+
+
+def forge(w, case, tid, other_tid=None):
+    if case == "hub key alone":
+        return w.decision(tid, device=w.hub_key)
+    if case == "unknown device":
+        return w.decision(tid, device=hw.Key())
+    if case == "not countersigned":
+        return w.decision(tid, hub_key=hw.Key())
+    if case == "another approver name":
+        return w.decision(tid, approver="bob")
+    if case == "another instance":
+        return w.decision(tid, dev_over={"instance_key": hw.Key().pk})
+    if case == "another nonce":
+        return w.decision(tid, dev_over={"nonce": os.urandom(32)})
+    if case == "another ticket":
+        # a genuine decision on another ticket, countersigned by the
+        # (hostile) hub for this one
+        return w.decision(other_tid, hub_over={"ticket": tid})
+    if case == "swapped box":
+        t = hw.dec_ticket(w.ticket(tid))
+        d = hw.dec_decision(w.decision(tid, values=[]))
+        evil = hw.seal([("email", b"evil@example.org")], t["box_pk"])
+        return hw.enc_decision(d["dev"], d["hub"], evil)
+    if case == "garbage":
+        return b"LHDECISN\x00\x01 not a decision"
+    raise AssertionError(case)
+
+
+CAUSES = {
+    "hub key alone": "not signed by a pinned, confirmed approver",
+    "unknown device": "not signed by a pinned, confirmed approver",
+    "not countersigned": "not countersigned by a pinned hub key",
+    "another approver name": "not signed by a pinned, confirmed approver",
+    "another instance": "for another ticket, instance or nonce",
+    "another nonce": "for another ticket, instance or nonce",
+    "another ticket": "for another ticket, instance or nonce",
+    "swapped box": "the values box is not the one signed",
+    "garbage": "does not parse",
+}
+
+
+@pytest.mark.parametrize("case", list(CAUSES))
+def test_forged_decisions_refused(hostile, case):
+    w = hostile
+    plan, tid = plan_on(w)
+    other_plan, other_tid = plan_on(w)
+    w.decisions[tid] = forge(w, case, tid, other_tid)
+    refused_run(w, plan, CAUSES[case])
+    # the genuine decision still runs it: the forgery changed nothing
+    w.decisions[tid] = w.decision(tid)
+    req, doc, _ = w.run(plan)
+    assert answers(gated(req, doc)) == {"is-pdf": 1}
+    w.decisions[other_tid] = w.decision(other_tid, verdict=hw.DENY)
+    req, doc, _ = w.run(other_plan)
+    assert err(gated(req, doc)) == "E_APPROVAL_DENIED"
+
+
+def test_replayed_decision(hostile):
+    w = hostile
+    plan, tid = plan_on(w)
+    good = w.decision(tid)
+    w.decisions[tid] = good
+    req, doc, _ = w.run(plan)
+    assert answers(gated(req, doc)) == {"is-pdf": 1}
+    # the same plan again: it is done
+    req, doc, _ = w.run(plan)
+    assert err(gated(req, doc)) == "E_APPROVAL_TIMEOUT"
+    # the used decision, countersigned again for a new ticket
+    plan2, tid2 = plan_on(w)
+    d = hw.dec_decision(good)
+    w.decisions[tid2] = hw.enc_decision(d["dev"], hw.countersign(
+        d["dev"], w.hub_key, ticket=tid2), d["box"])
+    refused_run(w, plan2, "for another ticket, instance or nonce")
+
+
+def test_another_agents_token(hostile):
+    """A decision for the agent's ticket does not run the plan for another
+    account."""
+    w = hostile
+    plan, tid = plan_on(w)
+    w.decisions[tid] = w.decision(tid)
+    files = w.env.work_entries()
+    req, doc, _ = w.run(plan, user="lockfile")
+    assert err(gated(req, doc)) == "E_APPROVAL_TIMEOUT"
+    no_new_files(w, files)
+    req, doc, _ = w.run(plan)
+    assert answers(gated(req, doc)) == {"is-pdf": 1}
+
+
+def test_ticket_contents(hostile):
+    """What the console signs: its instance key, the masked screen with the
+    content's sha256 and size, the plan hash, an agent commitment that is
+    not the uid, the placeholders to type."""
+    w = hostile
+    req, doc, _ = w.plan(EMAIL_PLAN)
+    plan, tid = pending(doc)
+    tb = w.ticket(tid)
+    t = hw.dec_ticket(tb)
+    assert hw.verify(tb, t["signed_len"], t["sig"], w.inst_pk)
+    assert t["instance"] == "desk" and t["instance_key"] == w.inst_pk
+    s = t["screen"]
+    assert s["key"] == "2024/c.txt" and s["content"] == hw.CONTENT_FETCHED
+    assert s["size"] == 27 and len(s["sha256"]) == 32
+    assert [p["name"] for p in s["plugins"]] == ["is-pdf", "contains"]
+    assert t["placeholders"] == [dict(name="email", kind=hw.KIND_TEXT,
+                                      max_bytes=1024)]
+    assert b"uid:" not in tb and t["agent_commit"] != b"\0" * 32
+    assert t["expires_ms"] - t["created_ms"] == 60000
+    w.decisions[tid] = w.decision(tid, verdict=hw.DENY)
+    req, doc, _ = w.run(plan)
+    assert err(doc) == "E_APPROVAL_DENIED"
+
+
+def test_values_from_the_box(hostile):
+    w = hostile
+    req, doc, _ = w.plan(EMAIL_PLAN)
+    plan, tid = pending(doc)
+    # A value that does not fit its input: refused, never run.
+    w.decisions[tid] = w.decision(tid, values=[("email", b"bad\x01value")])
+    files = w.env.work_entries()
+    req, doc, _ = w.run(plan)
+    assert err(gated(req, doc)) == "E_INPUT_INVALID"
+    no_new_files(w, files)
+    req, doc, _ = w.plan(EMAIL_PLAN)
+    plan, tid = pending(doc)
+    w.decisions[tid] = w.decision(tid, values=[("email", b"nobody@nowhere")])
+    req, doc, _ = w.run(plan)
+    assert answers(gated(req, doc)) == {"is-pdf": 0, "contains": 0}
+
+
+def test_hub_down(hostile):
+    """The hub gone: the answers are on the closed list and nothing hangs."""
+    w = hostile
+    plan, tid = plan_on(w)
+    w.fake.stop()
+    try:
+        t0 = time.monotonic()
+        req, doc, _ = w.run(plan)
+        assert err(gated(req, doc)) == "E_APPROVAL_TIMEOUT"
+        req, doc, _ = w.plan(PDF_PLAN)
+        assert err(gated(req, doc)) == "E_APPROVAL_TIMEOUT"
+        assert time.monotonic() - t0 < 30
+    finally:
+        port = w.fake.port if w.fake.srv else None
+        from fakehub import _Server, _Handler
+        import threading
+        w.fake.srv = _Server(("127.0.0.1", int(w.url.rsplit(":", 1)[1])),
+                             _Handler)
+        w.fake.srv.hub = w.fake
+        threading.Thread(target=w.fake.srv.serve_forever, daemon=True).start()
+        del port
+
+
+# ---- expiry, renewal, restart ---------------------------------------------
+
+def test_expiry_renewal_and_moved_inputs():
+    w = HubConsole(real=False, ttl=5)
+    try:
+        w.start()
+        plan, tid = plan_on(w)
+        # The plugin updated meanwhile, and the ticket expires.
+        w.env.install_plugin("is-pdf", manifest_edit=lambda m: m.update(
+            version="1.0.1"))
+        w.decisions[tid] = w.decision(tid)   # too late: past its expiry
+        time.sleep(5.5)
+        req, doc, _ = w.run(plan)
+        plan2, tid2 = pending(gated(req, doc))
+        assert plan2 == plan and tid2 != tid
+        t = hw.dec_ticket(w.ticket(tid2))
+        assert t["renews"] == tid
+        # named unchecked, never presented as unchanged; what moved, by name
+        assert t["screen"]["content"] == hw.CONTENT_UNCHECKED
+        assert t["screen"]["moved"] == ["plugin is-pdf: version"]
+        assert t["screen"]["plugins"][0]["version"] == "1.0.1"
+        # The old ticket's decision cannot run the renewal.
+        w.decisions[tid2] = w.decisions[tid]
+        refused_run(w, plan, "not countersigned by a pinned hub key")
+        w.decisions[tid2] = w.decision(tid2)
+        req, doc, _ = w.run(plan)
+        res = gated(req, doc)["result"]
+        assert res["answers"] == [{"plugin": "is-pdf", "version": "1.0.1",
+                                   "result": 1}]
+    finally:
+        w.cleanup()
+
+
+def test_restart_fails_closed():
+    w = HubConsole(real=False)
+    try:
+        w.start()
+        # A held value, then a plan that reuses it.
+        req, doc, _ = w.plan(EMAIL_PLAN)
+        plan, tid = pending(doc)
+        w.decisions[tid] = w.decision(tid, values=[("email", b"alice@example.org")])
+        req, doc, _ = w.run(plan)
+        assert answers(gated(req, doc))["contains"] == 1
+        req, doc, _ = w.plan(EMAIL_PLAN)
+        reuse_plan, reuse_tid = pending(doc)
+        assert hw.dec_ticket(w.ticket(reuse_tid))["placeholders"] == []
+        # An open ticket without values.
+        plain_plan, plain_tid = plan_on(w)
+        w.restart()
+        # A genuine decision on a ticket from before the restart cannot
+        # be opened: the ticket is asked again.
+        w.decisions[plain_tid] = w.decision(plain_tid)
+        req, doc, _ = w.run(plain_plan)
+        p2, t2 = pending(gated(req, doc))
+        assert p2 == plain_plan and t2 != plain_tid
+        assert hw.dec_ticket(w.ticket(t2))["renews"] == plain_tid
+        w.decisions[t2] = w.decision(t2)
+        req, doc, _ = w.run(plain_plan)
+        assert answers(gated(req, doc)) == {"is-pdf": 1}
+        # The value the reusing plan relied on is gone with the restart.
+        w.decisions[reuse_tid] = w.decision(reuse_tid)
+        files = w.env.work_entries()
+        req, doc, _ = w.run(reuse_plan)
+        assert err(gated(req, doc)) == "E_INPUT_INVALID"
+        no_new_files(w, files)
+    finally:
+        w.cleanup()
+
+
+def test_policy_change_voids_pending_plans():
+    w = HubConsole(real=False)
+    try:
+        w.start()
+        plan, tid = plan_on(w)
+        w.stop_console()
+        w.quantum = 2
+        w.policy = w.policy_text()
+        w.env.write_policy(text=w.policy)
+        w.env.start(args=["--hub", w.url], wait=True)
+        w.decisions[tid] = w.decision(tid)
+        files = w.env.work_entries()
+        req, doc, _ = w.run(plan)
+        assert err(gated(req, doc)) == "E_APPROVAL_TIMEOUT"
+        no_new_files(w, files)
+    finally:
+        w.cleanup()
+
+
+def test_unconfirmed_approver_does_not_count():
+    w = HubConsole(real=False)
+    try:
+        w.start(confirm=False)
+        plan, tid = plan_on(w)
+        w.decisions[tid] = w.decision(tid)
+        refused_run(w, plan, "not signed by a pinned, confirmed approver")
+    finally:
+        w.cleanup()
+
+
+def test_start_refusals():
+    """Hub mode both ways or neither, and never without its hub."""
+    w = HubConsole(real=False)
+    try:
+        w.env.write_policy(text=w.policy)
+        # [hub] in the policy, no --hub
+        w.env.start(wait=False)
+        w.env.wait_screen(r"start the console with --hub")
+        w.env.stop()
+        # --hub, the hub unreachable
+        w.fake.stop()
+        w.env.start(args=["--hub", w.url], wait=False)
+        w.env.wait_screen(r"hub approver alice")
+        w.env.type("")
+        w.env.wait_screen(r"the hub cannot be reached")
+        w.env.stop()
+        # --hub without [hub]
+        w.env.write_policy(answer_quantum_s=1)
+        w.env.start(args=["--hub", w.url], wait=False)
+        w.env.wait_screen(r"--hub needs the policy's \[hub\]")
+    finally:
+        w.cleanup()
