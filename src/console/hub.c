@@ -742,29 +742,31 @@ plan_path(const struct console_hub *h, const char *plan, char *out, size_t len)
 	return str_fmt(out, len, "%s/%s.json", h->plans, plan) == STR_OK ? 0 : -1;
 }
 
-/* Written in place (the console's filter has no rename): a record cut
- * by a crash does not parse, and its plan fails closed. */
+/* Written whole to a temporary name, then renamed over the record
+ * (renameat: the console's filter allows it, Landlock within this
+ * directory only): a crash leaves the old record or the new one. */
 static int
 hub_save(void *ctx, const char *plan, json_t *rec)
 {
 	struct console_hub *h = ctx;
-	char path[PATH_MAX + 64];
+	char path[PATH_MAX + 64], tmp[PATH_MAX + 80];
 	char *text;
 	int fd, rc;
 
-	if (plan_path(h, plan, path, sizeof(path)) != 0)
+	if (plan_path(h, plan, path, sizeof(path)) != 0 ||
+	    str_fmt(tmp, sizeof(tmp), "%s.tmp", path) != STR_OK)
 		return -1;
 	text = jsonx_dump_line(rec);
 	if (text == NULL)
 		return -1;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-	    0600);
+	(void)unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	rc = fd < 0 || write_full(fd, text, strlen(text)) != 0 || fsync(fd) != 0;
 	if (fd >= 0 && close(fd) != 0)
 		rc = 1;
 	free(text);
-	if (rc) {
-		(void)unlink(path);
+	if (rc || renameat(AT_FDCWD, tmp, AT_FDCWD, path) != 0) {
+		(void)unlink(tmp);
 		return -1;
 	}
 	return 0;

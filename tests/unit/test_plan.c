@@ -18,7 +18,13 @@
  * card, in its place in the order, across handles and per uid; the card's
  * own-entry line; each answer, plugin_error and fetch failure counted; the
  * record written before the answer leaves, and a ledger that cannot take
- * it stopping the console with nothing sent). */
+ * it stopping the console with nothing sent); hub mode through a fake hub
+ * (the pending answer after a first fetch whose bytes go, quantized; the
+ * run after an approval; E_STALE with the spool released; a fetch failure
+ * told only after the approval; no decision, another uid, a denial, a hub
+ * that takes no ticket, a local console's file.run; values from the box,
+ * held ones, one gone with a restart; the renewal of an expired ticket,
+ * its content named unchecked). */
 #include "console/plan.h"
 #include "console/policy.h"
 #include "lib/crypto.h"
@@ -288,6 +294,91 @@ ledger_reopen(void)
 	close(fd);
 	E.ledger = L;
 }
+
+/* ---- a fake hub (plan.h's plan_hub_ops) ---- */
+
+static struct {
+	int ask_fails;
+	int nask;
+	enum plan_content content;	/* the last ticket's */
+	int has_sha;
+	unsigned long long size;
+	char renews[PLAN_ID_TEXT];
+	size_t nmoved;
+	int held0;			/* the last card's first binding held */
+	enum plan_verdict verdict;
+	const char *value;		/* the box's value for any placeholder */
+	json_t *saved;			/* plan id -> record */
+	int nforget;
+} H;
+
+static int
+hub_ask(void *ctx, const struct plan_ticket *t, char ticket[PLAN_ID_TEXT],
+    char instance[33])
+{
+	H.nask++;
+	if (H.ask_fails)
+		return -1;
+	H.content = t->content;
+	H.has_sha = t->sha256 != NULL && t->content != PLAN_CONTENT_FAILED;
+	H.size = t->size;
+	(void)!str_fmt(H.renews, sizeof(H.renews), "%s", t->renews);
+	H.nmoved = t->nmoved;
+	H.held0 = t->card->nplugins > 0 && t->card->plugins[t->card->nplugins -
+	    1].nbind > 0 ? t->card->plugins[t->card->nplugins - 1].bind[0].held
+	    : -1;
+	(void)!str_fmt(ticket, PLAN_ID_TEXT, "t_%032x", (unsigned)H.nask);
+	(void)!str_fmt(instance, 33, "desk");
+	return 0;
+}
+
+static enum plan_verdict
+hub_await(void *ctx, const char *plan, uid_t uid, long long deadline)
+{
+	return H.verdict;
+}
+
+static long
+hub_value(void *ctx, const char *plan, const char *ph, uint8_t *buf,
+    size_t cap)
+{
+	size_t n;
+
+	if (H.value == NULL)
+		return -1;
+	n = strlen(H.value);
+	memcpy(buf, H.value, n);
+	return (long)n;
+}
+
+static void
+hub_forget(void *ctx, const char *plan)
+{
+	H.nforget++;
+}
+
+static int
+hub_save(void *ctx, const char *plan, json_t *rec)
+{
+	json_object_set(H.saved, plan, rec);
+	return 0;
+}
+
+static json_t *
+hub_load(void *ctx, const char *plan)
+{
+	return json_incref(json_object_get(H.saved, plan));
+}
+
+static void
+hub_drop(void *ctx, const char *plan)
+{
+	json_object_del(H.saved, plan);
+}
+
+static const struct plan_hub_ops fake_hub = {
+	hub_ask, hub_await, hub_value, hub_forget, hub_save, hub_load, hub_drop,
+};
 
 /* ---- the temporary home: store, source, policy ---- */
 
@@ -1297,6 +1388,299 @@ test_level0_results(void **state)
 	pol.security_level = 1;
 }
 
+
+/* ---- hub mode: the pipeline's hub paths through a fake hub ---- */
+
+static void
+hub_on(void)
+{
+	json_decref(H.saved);
+	memset(&H, 0, sizeof(H));
+	H.saved = json_object();
+	E.hub = &fake_hub;
+}
+
+static void
+hub_off(void)
+{
+	E.hub = NULL;
+	json_decref(H.saved);
+	H.saved = NULL;
+}
+
+static json_t *
+run_plan(const char *plan_id, uid_t uid)
+{
+	struct request r;
+	struct peer peer;
+	json_t *j;
+	char *line;
+
+	memset(&r, 0, sizeof(r));
+	r.magic = REQUEST_MAGIC;
+	r.method = M_FILE_RUN;
+	r.id_kind = RID_INT;
+	r.id_int = 8;
+	r.has_plan = 1;
+	(void)!str_fmt(r.plan, sizeof(r.plan), "%s", plan_id);
+	memset(&peer, 0, sizeof(peer));
+	peer.uid = uid;
+	peer.fd = -1;
+	line = plan_run(&E, &r, &peer);
+	assert_non_null(line);
+	j = json_loads(line, 0, NULL);
+	assert_non_null(j);
+	free(line);
+	return j;
+}
+
+/* A pending answer: its plan id (into out). */
+static void
+pending_of(const json_t *j, char *out)
+{
+	const json_t *r = json_object_get(j, "result");
+
+	assert_non_null(r);
+	assert_string_equal(json_string_value(json_object_get(r, "status")),
+	    "pending");
+	assert_string_equal(json_string_value(json_object_get(r, "text")),
+	    PROTO_PENDING_TEXT);
+	(void)!str_fmt(out, 40, "%s", json_string_value(json_object_get(r,
+	    "plan")));
+}
+
+static void
+test_hub_pending_and_run(void **state)
+{
+	struct request r;
+	json_t *j;
+	char id[40];
+	long long before = fake_now(NULL);
+
+	hub_on();
+	req_init(&r, "2024/a.txt");
+	req_plugin(&r, "p-one", NULL, NULL);
+	j = plan(&r, UID_A);
+	pending_of(j, id);
+	json_decref(j);
+	/* the first fetch: its hash and size for the ticket, its bytes gone */
+	assert_int_equal(H.nask, 1);
+	assert_int_equal(H.content, PLAN_CONTENT_FETCHED);
+	assert_true(H.has_sha);
+	assert_int_equal(H.size, 13);
+	assert_int_equal(work_files(), 0);
+	assert_int_equal(F.ndecide, 0);	/* never the console's card */
+	assert_int_equal(F.nsleep, 1);	/* the pending answer is quantized */
+	assert_true(F.slept_until >= before + QUANTUM_MS);
+	assert_string_equal(audit_str("outcome"), "pending");
+	assert_non_null(json_object_get(H.saved, id));
+	/* approved: fetched again, run, answered at the quantum */
+	H.verdict = PLAN_APPROVED;
+	F.nsleep = 0;
+	j = run_plan(id, UID_A);
+	assert_null(err_of(j));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j,
+	    "result"), "plan")), id);
+	assert_int_equal(F.nrun, 1);
+	assert_string_equal(F.input_seen, "file A bytes\n");
+	assert_int_equal(F.nsleep, 1);
+	assert_null(json_object_get(H.saved, id));	/* done */
+	json_decref(j);
+	/* done means done */
+	j = run_plan(id, UID_A);
+	assert_string_equal(err_of(j), "E_APPROVAL_TIMEOUT");
+	json_decref(j);
+	hub_off();
+}
+
+static void
+replace_a(const char *bytes)
+{
+	char path[PATH_MAX + 32];
+
+	(void)!str_fmt(path, sizeof(path), "%s/2024/a.txt", srcdir);
+	write_file(path, bytes, strlen(bytes), 0600);
+}
+
+static void
+test_hub_stale(void **state)
+{
+	struct request r;
+	json_t *j;
+	char id[40];
+
+	hub_on();
+	req_init(&r, "2024/a.txt");
+	req_plugin(&r, "p-one", NULL, NULL);
+	j = plan(&r, UID_A);
+	pending_of(j, id);
+	json_decref(j);
+	replace_a("other bytes!\n");
+	H.verdict = PLAN_APPROVED;
+	j = run_plan(id, UID_A);
+	replace_a("file A bytes\n");
+	assert_string_equal(err_of(j), "E_STALE");
+	assert_int_equal(F.nrun, 0);	/* no plugin on the new bytes */
+	assert_int_equal(work_files(), 0);	/* the spool released */
+	json_decref(j);
+	hub_off();
+}
+
+static void
+test_hub_fetch_failure_after_approval(void **state)
+{
+	struct request r;
+	json_t *j;
+	char id[40];
+
+	hub_on();
+	req_init(&r, "2024/missing.txt");
+	req_plugin(&r, "p-one", NULL, NULL);
+	j = plan(&r, UID_A);
+	pending_of(j, id);	/* not told at plan time */
+	json_decref(j);
+	assert_int_equal(H.content, PLAN_CONTENT_FAILED);
+	assert_false(H.has_sha);
+	H.verdict = PLAN_APPROVED;
+	F.nsleep = 0;
+	j = run_plan(id, UID_A);
+	assert_string_equal(err_of(j), "E_FETCH_FAILED");
+	assert_int_equal(F.nsleep, 1);	/* on the quantum */
+	json_decref(j);
+	hub_off();
+}
+
+static void
+test_hub_verdicts(void **state)
+{
+	struct request r;
+	json_t *j;
+	char id[40];
+
+	hub_on();
+	req_init(&r, "2024/a.txt");
+	req_plugin(&r, "p-one", NULL, NULL);
+	j = plan(&r, UID_A);
+	pending_of(j, id);
+	json_decref(j);
+	/* none that holds: refused, the plan still pending */
+	H.verdict = PLAN_NO_DECISION;
+	j = run_plan(id, UID_A);
+	assert_string_equal(err_of(j), "E_APPROVAL_TIMEOUT");
+	assert_non_null(json_object_get(H.saved, id));
+	json_decref(j);
+	/* another agent's plan is as unknown as none */
+	H.verdict = PLAN_APPROVED;
+	j = run_plan(id, UID_B);
+	assert_string_equal(err_of(j), "E_APPROVAL_TIMEOUT");
+	assert_int_equal(F.nrun, 0);
+	json_decref(j);
+	/* denied: over */
+	H.verdict = PLAN_DENIED;
+	j = run_plan(id, UID_A);
+	assert_string_equal(err_of(j), "E_APPROVAL_DENIED");
+	assert_null(json_object_get(H.saved, id));
+	json_decref(j);
+	/* the hub does not take a ticket */
+	H.ask_fails = 1;
+	j = plan(&r, UID_A);
+	assert_string_equal(err_of(j), "E_APPROVAL_TIMEOUT");
+	assert_int_equal(json_object_size(H.saved), 0);
+	json_decref(j);
+	/* a local console has no file.run */
+	hub_off();
+	j = run_plan(id, UID_A);
+	assert_string_equal(err_of(j), "E_BAD_REQUEST");
+	json_decref(j);
+}
+
+static void
+test_hub_values(void **state)
+{
+	struct request r;
+	json_t *j;
+	char id[40], id2[40];
+
+	hub_on();
+	req_init(&r, "2024/a.txt");
+	req_plugin(&r, "p-in", "needle", "email");
+	j = plan(&r, UID_A);
+	pending_of(j, id);
+	json_decref(j);
+	assert_int_equal(H.held0, 0);
+	/* the value comes from the decision's box, to fd 6 */
+	H.verdict = PLAN_APPROVED;
+	H.value = "box-value";
+	j = run_plan(id, UID_A);
+	assert_null(err_of(j));
+	assert_memory_equal(F.values_seen, "\0\0\0\x09" "box-value", 13);
+	json_decref(j);
+	/* held now: the next ticket says so */
+	j = plan(&r, UID_A);
+	pending_of(j, id2);
+	json_decref(j);
+	assert_int_equal(H.held0, 1);
+	/* a restart: the value is gone, the ticket too; the renewal finds the
+	 * value the plan relied on no longer held */
+	values_wipe(&vals);
+	values_init(&vals);
+	H.verdict = PLAN_EXPIRED;
+	j = run_plan(id2, UID_A);
+	assert_string_equal(err_of(j), "E_INPUT_INVALID");
+	assert_null(json_object_get(H.saved, id2));
+	json_decref(j);
+	/* a box without the value */
+	j = plan(&r, UID_A);
+	pending_of(j, id);
+	json_decref(j);
+	H.verdict = PLAN_APPROVED;
+	H.value = NULL;
+	{
+		size_t files = work_files();	/* the first run's handle */
+		j = run_plan(id, UID_A);
+		assert_string_equal(err_of(j), "E_INPUT_INVALID");
+		assert_int_equal(work_files(), files);	/* nothing fetched */
+	}
+	json_decref(j);
+	hub_off();
+}
+
+static void
+test_hub_renewal(void **state)
+{
+	struct request r;
+	json_t *j;
+	char id[40], id2[40];
+
+	hub_on();
+	req_init(&r, "2024/a.txt");
+	req_plugin(&r, "p-one", NULL, NULL);
+	j = plan(&r, UID_A);
+	pending_of(j, id);
+	json_decref(j);
+	/* expired: asked again as a new ticket for the same plan, its content
+	 * named unchecked, renewing the first */
+	H.verdict = PLAN_EXPIRED;
+	F.nsleep = 0;
+	j = run_plan(id, UID_A);
+	pending_of(j, id2);
+	json_decref(j);
+	assert_string_equal(id2, id);
+	assert_int_equal(H.nask, 2);
+	assert_int_equal(H.content, PLAN_CONTENT_UNCHECKED);
+	assert_string_equal(H.renews, "t_00000000000000000000000000000001");
+	assert_int_equal(H.nmoved, 0);
+	assert_int_equal(F.nsleep, 1);
+	assert_int_equal(F.nrun, 0);
+	/* the renewal approved: the run checks the sha256 then */
+	H.verdict = PLAN_APPROVED;
+	j = run_plan(id, UID_A);
+	assert_null(err_of(j));
+	assert_int_equal(F.nrun, 1);
+	json_decref(j);
+	hub_off();
+}
+
 int
 main(void)
 {
@@ -1318,6 +1702,12 @@ main(void)
 		cmocka_unit_test_setup(test_answer_cap, fresh),
 		cmocka_unit_test_setup(test_ledger_counts, fresh),
 		cmocka_unit_test_setup(test_ledger_failure_sends_nothing, fresh),
+		cmocka_unit_test_setup(test_hub_pending_and_run, fresh),
+		cmocka_unit_test_setup(test_hub_stale, fresh),
+		cmocka_unit_test_setup(test_hub_fetch_failure_after_approval, fresh),
+		cmocka_unit_test_setup(test_hub_verdicts, fresh),
+		cmocka_unit_test_setup(test_hub_values, fresh),
+		cmocka_unit_test_setup(test_hub_renewal, fresh),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
