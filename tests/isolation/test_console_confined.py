@@ -23,10 +23,16 @@ def gdb_call(pid, *exprs):
     argv = ["gdb", "-p", str(pid), "-batch", "-nx"]
     for e in exprs:
         argv += ["-ex", "print %s" % e]
-    r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       timeout=120)
-    out = r.stdout.decode("utf-8", "replace")
-    vals = [int(v) for v in re.findall(r"^\$\d+ = (-?\d+)$", out, re.M)]
+    # gdb on this kernel sometimes cannot set up the call frame ("Couldn't
+    # write extended state status": the AVX-512 state): the call never ran
+    # then, so it is tried again; any other output is a failure.
+    for _ in range(4):
+        r = subprocess.run(argv, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=120)
+        out = r.stdout.decode("utf-8", "replace")
+        vals = [int(v) for v in re.findall(r"^\$\d+ = (-?\d+)$", out, re.M)]
+        if vals or "Couldn't write extended state" not in out:
+            break
     assert len(vals) == len(exprs), out
     return vals
 
