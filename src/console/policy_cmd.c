@@ -8,6 +8,7 @@
 #include "lib/escape.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/render.h"
 #include "lib/str.h"
 
 #include <errno.h>
@@ -254,11 +255,13 @@ cmd_policy(int argc, char **argv)
 		sha256_mem(old, oldlen, pol.fingerprint);
 		hex_encode(pol.fingerprint, SHA256_LEN, fp);
 		printf("approved policy (fingerprint %s):\n", fp);
-		/* Line by line, each escaped on its own: a literal "\x0a" in
-		 * the text stays text, never a line break. */
+		/* Line by line, each rendered on its own as every screen
+		 * renders (docs/rendering.md): a literal "\x0a" in the text
+		 * stays text, never a line break; names in their own script. */
+		unsigned rflags = render_locale_flags();
 		for (size_t pos = 0, n; (line = next_line(old, oldlen, &pos,
 		    &n)) != NULL;) {
-			escape_text(line, n, safe, sizeof(safe));
+			render_text(line, n, rflags, 0, safe, sizeof(safe), NULL);
 			printf("   %s\n", safe);
 		}
 		text = policy_read_file(edit, &len, &rwhy);

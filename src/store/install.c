@@ -13,6 +13,7 @@
 #include "protocol/shape.h"
 #include "lib/escape.h"
 #include "lib/log.h"
+#include "lib/render.h"
 #include "lib/str.h"
 
 #include <stdio.h>
@@ -329,7 +330,10 @@ print_installed(const struct change *ch, const char *verb)
 {
 	char q[PROTO_MAX_MANIFEST_TEXT * 4 + 8];
 
-	escape_text(ch->newm.question, strlen(ch->newm.question), q, sizeof(q));
+	/* the human's terminal: rendered as every screen is
+	 * (docs/rendering.md) */
+	render_text(ch->newm.question, strlen(ch->newm.question),
+	    render_locale_flags(), 0, q, sizeof(q), NULL);
 	printf("%s %s %s from %s%s\n  question: %s\n", verb, ch->ie.name,
 	    ch->ie.version, ch->m->name, ch->m->official ? " (official)" :
 	    " WARNING: unofficial marketplace", q);

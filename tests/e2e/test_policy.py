@@ -81,3 +81,21 @@ def test_show_never_fakes_a_line(env):
     assert not any(l.strip().startswith("allowed_uids") for l in lines), out
     assert any("a note" in l and "allowed_uids" in l for l in lines), out
     assert all(0x20 <= ord(ch) < 0x7f for ch in out.replace("\n", "")), out
+
+
+def test_show_renders_as_every_screen(env):
+    # docs/rendering.md: under a UTF-8 locale a name is shown in its own
+    # script and a deceptive character as a visible escape; without one,
+    # both as escapes (the previous binary escaped every non-ASCII byte)
+    text = BASE + "# Zo\u00eb-M\u00fcller \u202eevil\n"
+    env.write_policy(text=text)
+    pw_env = {"PATH": "/usr/bin:/bin", "HOME": env.home, "LANG": "C.UTF-8"}
+    r = as_user(CONSOLE_USER, [env.binary, "policy", "--home", env.home,
+                               "show"], env=pw_env, check=True)
+    out = r.stdout.decode()
+    assert "# Zo\u00eb-M\u00fcller \\u{202E}evil" in out, out
+    assert "\u202e" not in out
+    r = as_user(CONSOLE_USER, [env.binary, "policy", "--home", env.home,
+                               "show"], check=True)
+    out = r.stdout.decode()
+    assert "# Zo\\u{00EB}-M\\u{00FC}ller \\u{202E}evil" in out, out
