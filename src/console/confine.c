@@ -6,6 +6,7 @@
 #include "sandbox/landlock_abi.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/str.h"
 #include "lib/sysconf.h"
 
 #include <errno.h>
@@ -225,19 +226,6 @@ confine_apply(const struct confine_spec *s, const struct landlock_caps *caps,
 	return confine_filter_load(s->network, why);
 }
 
-/* The directory of a path (the socket's). */
-static int
-parent_dir(const char *path, char *out, size_t outlen)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (slash == NULL || slash == path || (size_t)(slash - path) >= outlen)
-		return -1;
-	memcpy(out, path, (size_t)(slash - path));
-	out[slash - path] = '\0';
-	return 0;
-}
-
 int
 confine_console(struct console *c, const char **why)
 {
@@ -268,7 +256,7 @@ confine_console(struct console *c, const char **why)
 	 * which holds the approved policy) */
 	if (c->ledger_dir[0] != '\0')
 		r |= confine_add(s, c->ledger_dir, CONFINE_WRITE, 0);
-	if (parent_dir(c->lis.path, dir, sizeof(dir)) == 0)
+	if (str_dirname(c->lis.path, dir, sizeof(dir)) == STR_OK)
 		r |= confine_add(s, dir, CONFINE_UNLINK, 0);
 	sc = sysconf_dir(&swhy);
 	if (sc != NULL)

@@ -15,18 +15,6 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-static int
-dir_of(const char *path, char *out, size_t outlen)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (slash == NULL || slash == path || (size_t)(slash - path) >= outlen)
-		return -1;
-	memcpy(out, path, (size_t)(slash - path));
-	out[slash - path] = '\0';
-	return 0;
-}
-
 int
 listener_check_dir(const char *dir, uid_t console, int have_gid, gid_t gid,
     char *why, size_t whylen)
@@ -90,7 +78,7 @@ listener_open(struct listener *l, const char *sockpath,
 	}
 	if (strlen(sockpath) >= sizeof(sa.sun_path) ||
 	    strlen(sockpath) >= sizeof(l->path) ||
-	    dir_of(sockpath, dir, sizeof(dir)) != 0) {
+	    str_dirname(sockpath, dir, sizeof(dir)) != STR_OK) {
 		*why = "socket path too long or without a directory";
 		return -1;
 	}

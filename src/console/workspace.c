@@ -2,6 +2,7 @@
 #include "console/workspace.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/rmtree.h"
 #include "lib/paths.h"
 #include "lib/str.h"
 
@@ -15,36 +16,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-/* Remove a directory tree below dirfd without following symlinks. */
-static void
-rm_tree_at(int parent, const char *name, int depth)
-{
-	int fd;
-	DIR *d;
-	struct dirent *de;
-
-	if (unlinkat(parent, name, 0) == 0 || errno == ENOENT)
-		return;
-	if (depth > 8)
-		return;
-	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	d = fdopendir(fd);
-	if (d == NULL) {
-		close(fd);
-		return;
-	}
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		rm_tree_at(dirfd(d), de->d_name, depth + 1);
-	}
-	closedir(d);
-	if (unlinkat(parent, name, AT_REMOVEDIR) != 0 && errno != ENOENT)
-		logit_errno("workspace: cannot remove an entry");
-}
 
 static void
 sweep(const char *root)
@@ -63,7 +34,8 @@ sweep(const char *root)
 	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		rm_tree_at(dirfd(d), de->d_name, 0);
+		if (rm_tree_at(dirfd(d), de->d_name) != 0)
+			logit_errno("workspace: cannot remove an entry");
 	}
 	closedir(d);
 }

@@ -59,3 +59,36 @@ jsonx_dump_line(const json_t *v)
 		fatal("json_dumps failed");
 	return s;
 }
+
+int
+jsonx_exact_keys(const json_t *obj, const char *const *keys)
+{
+	size_t n = 0;
+
+	if (!json_is_object(obj))
+		return -1;
+	for (; keys[n] != NULL; n++)
+		if (json_object_get(obj, keys[n]) == NULL)
+			return -1;
+	return json_object_size(obj) == n ? 0 : -1;
+}
+
+int
+jsonx_only_keys(const json_t *obj, const char *const *allowed)
+{
+	const char *k;
+	json_t *v;
+
+	if (!json_is_object(obj))
+		return -1;
+	json_object_foreach((json_t *)obj, k, v) {
+		size_t i;
+
+		for (i = 0; allowed[i] != NULL; i++)
+			if (strcmp(k, allowed[i]) == 0)
+				break;
+		if (allowed[i] == NULL)
+			return -1;
+	}
+	return 0;
+}

@@ -22,4 +22,11 @@ int jsonx_depth(const char *data, size_t len, int max_depth);
  * characters as \\u escapes). Caller frees. */
 char *jsonx_dump_line(const json_t *v);
 
+/* A JSON object's keys: exactly the NULL-terminated list (each present,
+ * no other), or only keys from it. 0 when they are, -1 otherwise (and for
+ * anything that is not an object). The one reader of every strict
+ * document's key set: requests, manifests, indexes, profile tables. */
+int jsonx_exact_keys(const json_t *obj, const char *const *keys);
+int jsonx_only_keys(const json_t *obj, const char *const *allowed);
+
 #endif

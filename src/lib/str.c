@@ -2,6 +2,7 @@
 #include "lib/str.h"
 
 #include <stdio.h>
+#include <string.h>
 
 enum str_err
 str_vfmt(char *dst, size_t size, const char *fmt, va_list ap)
@@ -74,4 +75,20 @@ str_msg(char *dst, size_t size, const char *fmt, ...)
 	va_start(ap, fmt);
 	str_vmsg(dst, size, fmt, ap);
 	va_end(ap);
+}
+
+enum str_err
+str_dirname(const char *path, char *out, size_t outlen)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (outlen > 0)
+		out[0] = '\0';
+	if (slash == NULL || slash == path)
+		return STR_E_NO_DIR;
+	if ((size_t)(slash - path) >= outlen)
+		return STR_E_TRUNCATED;
+	memcpy(out, path, (size_t)(slash - path));
+	out[slash - path] = '\0';
+	return STR_OK;
 }

@@ -20,6 +20,7 @@ enum str_err {
 	STR_OK = 0,
 	STR_E_TRUNCATED,	/* did not fit (dst emptied) */
 	STR_E_FORMAT,		/* the C library refused the format */
+	STR_E_NO_DIR,		/* str_dirname: no directory part */
 };
 
 enum str_err str_fmt(char *dst, size_t size, const char *fmt, ...)
@@ -31,5 +32,11 @@ void str_msg(char *dst, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void str_vmsg(char *dst, size_t size, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
+
+/* The directory part of an absolute or relative path ("/run/lf/sock" ->
+ * "/run/lf"): STR_E_NO_DIR when there is no slash or only the leading
+ * one, STR_E_TRUNCATED when it does not fit (out is empty then). */
+enum str_err str_dirname(const char *path, char *out, size_t outlen)
+    __attribute__((warn_unused_result));
 
 #endif

@@ -4,6 +4,7 @@
  * one as invalid. Nothing here goes through strtol or sscanf: every digit
  * is read by hand against the grammar, with the int64 range checked. */
 #include "lib/toml_int.h"
+#include "lib/text.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -22,18 +23,6 @@ static int
 is_digit(int c)
 {
 	return c >= '0' && c <= '9';
-}
-
-static int
-digit_value(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return 99;
 }
 
 /* ---- integers ---- */
@@ -69,7 +58,7 @@ parse_integer(const char *s, size_t n, long long *out)
 			prev_digit = 0;
 			continue;
 		}
-		if ((d = digit_value((unsigned char)s[i])) >= base)
+		if ((d = hex_digit((unsigned char)s[i])) < 0 || d >= base)
 			return INT_SYNTAX;
 		if (v > (limit - (unsigned)d) / (unsigned)base)
 			range = 1;

@@ -25,24 +25,6 @@ copy_str(char *dst, size_t dstlen, const json_t *v)
 	return 0;
 }
 
-/* Only the listed keys may appear in obj. */
-static int
-only_keys(const json_t *obj, const char *const *allowed)
-{
-	const char *k;
-	json_t *v;
-
-	json_object_foreach((json_t *)obj, k, v) {
-		size_t i;
-		for (i = 0; allowed[i] != NULL; i++)
-			if (strcmp(k, allowed[i]) == 0)
-				break;
-		if (allowed[i] == NULL)
-			return -1;
-	}
-	return 0;
-}
-
 static int
 parse_id(const json_t *id, struct request *req)
 {
@@ -81,7 +63,7 @@ parse_plugins(const json_t *arr, struct request *req)
 		json_t *val, *inputs;
 
 		memset(&tmp, 0, sizeof(tmp));
-		if (!json_is_object(p) || only_keys(p, pkeys) != 0)
+		if (!json_is_object(p) || jsonx_only_keys(p, pkeys) != 0)
 			return -1;
 		if (copy_str(tmp.name, sizeof(tmp.name),
 		    json_object_get(p, "name")) != 0 ||
@@ -144,7 +126,7 @@ parse_params(enum lf_method m, const json_t *params, struct request *req)
 		return -1;
 	switch (m) {
 	case M_STATUS:
-		if (only_keys(params, k_status) != 0)
+		if (jsonx_only_keys(params, k_status) != 0)
 			return -1;
 		if ((v = json_object_get(params, "profile")) != NULL) {
 			if (copy_str(req->profile, sizeof(req->profile), v) != 0 ||
@@ -155,9 +137,9 @@ parse_params(enum lf_method m, const json_t *params, struct request *req)
 		return 0;
 	case M_SOURCES:
 	case M_FILE_PLUGINS:
-		return only_keys(params, k_none);
+		return jsonx_only_keys(params, k_none);
 	case M_FILE_PLAN:
-		if (only_keys(params, k_plan) != 0)
+		if (jsonx_only_keys(params, k_plan) != 0)
 			return -1;
 		if ((v = json_object_get(params, "handle")) != NULL) {
 			if (json_object_get(params, "profile") != NULL ||
@@ -187,7 +169,7 @@ parse_params(enum lf_method m, const json_t *params, struct request *req)
 			req->error = E_LITERAL_INPUT;
 		return 0;
 	case M_FILE_RUN:
-		if (only_keys(params, k_run) != 0 ||
+		if (jsonx_only_keys(params, k_run) != 0 ||
 		    copy_str(req->plan, sizeof(req->plan),
 		    json_object_get(params, "plan")) != 0 ||
 		    !id_is_valid(req->plan, PROTO_PREFIX_PLAN))
@@ -195,7 +177,7 @@ parse_params(enum lf_method m, const json_t *params, struct request *req)
 		req->has_plan = 1;
 		return 0;
 	case M_FILE_RELEASE:
-		if (only_keys(params, k_release) != 0 ||
+		if (jsonx_only_keys(params, k_release) != 0 ||
 		    copy_str(req->handle, sizeof(req->handle),
 		    json_object_get(params, "handle")) != 0 ||
 		    !id_is_valid(req->handle, PROTO_PREFIX_HANDLE))
@@ -203,7 +185,7 @@ parse_params(enum lf_method m, const json_t *params, struct request *req)
 		req->has_handle = 1;
 		return 0;
 	case M_CHANGE_REQUEST:
-		if (only_keys(params, k_change) != 0 ||
+		if (jsonx_only_keys(params, k_change) != 0 ||
 		    copy_str(req->text, sizeof(req->text),
 		    json_object_get(params, "text")) != 0 ||
 		    req->text[0] == '\0')
@@ -243,7 +225,7 @@ request_parse(const char *line, size_t len,
 	}
 	ver = json_object_get(doc, "jsonrpc");
 	method = json_object_get(doc, "method");
-	if (only_keys(doc, top) != 0 || !json_is_string(ver) ||
+	if (jsonx_only_keys(doc, top) != 0 || !json_is_string(ver) ||
 	    strcmp(json_string_value(ver), "2.0") != 0 ||
 	    !json_is_string(method))
 		goto out;

@@ -128,7 +128,7 @@ cred_validate(const json_t *t, const char **why)
 
 	*why = "credentials must be a table with file, or command and sha256 "
 	    "(and optionally env, pass_env, timeout_s, max_bytes)";
-	if (!json_is_object(t) || pt_only_keys(t, keys) != 0)
+	if (!json_is_object(t) || jsonx_only_keys(t, keys) != 0)
 		return -1;
 	has_file = json_object_get(t, "file") != NULL;
 	has_cmd = json_object_get(t, "command") != NULL;

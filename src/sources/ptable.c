@@ -4,25 +4,6 @@
 #include <string.h>
 
 int
-pt_only_keys(const json_t *t, const char *const *allowed)
-{
-	const char *k;
-	json_t *v;
-	size_t i;
-
-	if (!json_is_object(t))
-		return -1;
-	json_object_foreach((json_t *)t, k, v) {
-		for (i = 0; allowed[i] != NULL; i++)
-			if (strcmp(k, allowed[i]) == 0)
-				break;
-		if (allowed[i] == NULL)
-			return -1;
-	}
-	return 0;
-}
-
-int
 pt_str(const json_t *t, const char *key, char *out, size_t outlen)
 {
 	const json_t *v = json_object_get(t, key);

@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <jansson.h>
 
-/* 0 when every key of t is in the NULL-terminated list, else -1. */
-int pt_only_keys(const json_t *t, const char *const *allowed);
+/* Unknown keys: jsonx_only_keys() (lib/jsonx.h). */
+#include "lib/jsonx.h"
 
 /* A string value: 0 absent, 1 present and valid (copied to out, which
  * holds outlen bytes including the NUL), -1 present but not a string, too

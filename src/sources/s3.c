@@ -137,7 +137,7 @@ s3_parse(const json_t *t, struct source *s, const char **why)
 
 	memset(s, 0, sizeof(*s));
 	*why = "s3 profile: unknown key (see docs/sources.md)";
-	if (pt_only_keys(t, s3_keys) != 0)
+	if (jsonx_only_keys(t, s3_keys) != 0)
 		return -1;
 	*why = "s3 profile: endpoint must be http(s)://host[:port] (lowercase "
 	    "host, no path)";

@@ -125,7 +125,7 @@ sftp_parse(const json_t *t, struct source *s, const char **why)
 
 	memset(s, 0, sizeof(*s));
 	*why = "sftp profile: unknown key (see docs/sources.md)";
-	if (pt_only_keys(t, sftp_keys) != 0)
+	if (jsonx_only_keys(t, sftp_keys) != 0)
 		return -1;
 	*why = "sftp profile: host must be a lowercase host name or address";
 	if (pt_str(t, "host", s->host, sizeof(s->host)) != 1 ||

@@ -82,17 +82,6 @@ version_cmp(const char *a, const char *b)
 }
 
 static int
-exact_keys(const json_t *o, const char *const *keys)
-{
-	size_t n = 0;
-
-	for (; keys[n] != NULL; n++)
-		if (json_object_get(o, keys[n]) == NULL)
-			return -1;
-	return json_object_size(o) == n ? 0 : -1;
-}
-
-static int
 get_hash(const json_t *o, const char *k, uint8_t out[SHA256_LEN])
 {
 	const json_t *v = json_object_get(o, k);
@@ -109,7 +98,7 @@ parse_version_entry(const char *name, const char *version, const json_t *v,
 	static const char *const keys[] = { "manifest_sha256",
 	    "binary_sha256", "yanked", NULL };
 
-	if (!json_is_object(v) || exact_keys(v, keys) != 0 ||
+	if (!json_is_object(v) || jsonx_exact_keys(v, keys) != 0 ||
 	    strlen(version) >= sizeof(e->version) || !version_is_valid(version))
 		return -1;
 	memset(e, 0, sizeof(*e));
@@ -175,7 +164,7 @@ index_parse(const char *data, size_t len, struct mindex *ix, const char **why)
 	if (doc == NULL || !json_is_object(doc))
 		goto out;
 	*why = "index keys are not exactly the documented ones";
-	if (exact_keys(doc, top) != 0)
+	if (jsonx_exact_keys(doc, top) != 0)
 		goto out;
 	*why = "index schema is not 1";
 	v = json_object_get(doc, "schema");

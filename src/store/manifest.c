@@ -35,17 +35,6 @@ get_uint(const json_t *o, const char *key, long long min, long long max,
 	return 0;
 }
 
-static int
-exact_keys(const json_t *o, const char *const *keys)
-{
-	size_t n = 0;
-
-	for (; keys[n] != NULL; n++)
-		if (json_object_get(o, keys[n]) == NULL)
-			return -1;
-	return json_object_size(o) == n ? 0 : -1;
-}
-
 const char *
 input_kind_name(enum input_kind k)
 {
@@ -74,7 +63,7 @@ manifest_parse(const char *data, size_t len, struct manifest *m,
 	if (doc == NULL || !json_is_object(doc))
 		goto out;
 	*why = "manifest keys are not exactly the documented ones";
-	if (exact_keys(doc, top) != 0)
+	if (jsonx_exact_keys(doc, top) != 0)
 		goto out;
 	*why = "manifest schema is not 1";
 	if (get_uint(doc, "schema", 1, 1, &x) != 0)
@@ -109,7 +98,7 @@ manifest_parse(const char *data, size_t len, struct manifest *m,
 		struct manifest_input *in = &m->inputs[i];
 		char kind[8];
 		size_t j;
-		if (!json_is_object(v) || exact_keys(v, inp) != 0 ||
+		if (!json_is_object(v) || jsonx_exact_keys(v, inp) != 0 ||
 		    get_text(v, "name", in->name, sizeof(in->name), 32) != 0 ||
 		    !name_is_input(in->name) ||
 		    get_text(v, "kind", kind, sizeof(kind), 7) != 0 ||
@@ -131,7 +120,7 @@ manifest_parse(const char *data, size_t len, struct manifest *m,
 		goto out;
 	*why = "manifest limits invalid";
 	limits = json_object_get(doc, "limits");
-	if (!json_is_object(limits) || exact_keys(limits, lim) != 0)
+	if (!json_is_object(limits) || jsonx_exact_keys(limits, lim) != 0)
 		goto out;
 	if (get_uint(limits, "cpu_s", 1, LF_PLUGIN_CPU_S_MAX, &x) != 0)
 		goto out;

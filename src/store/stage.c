@@ -4,6 +4,7 @@
 #include "lib/fdutil.h"
 #include "lib/log.h"
 #include "lib/paths.h"
+#include "lib/rmtree.h"
 #include "lib/str.h"
 
 #include <dirent.h>
@@ -16,39 +17,6 @@
 #include <unistd.h>
 
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-#define MAX_DEPTH 8
-
-/* Remove parent/name and everything below it, without following links. */
-static int
-rm_tree_at(int parent, const char *name, int depth)
-{
-	struct dirent *de;
-	DIR *d;
-	int fd, ret = 0;
-
-	if (unlinkat(parent, name, 0) == 0 || errno == ENOENT)
-		return 0;
-	if ((errno != EISDIR && errno != EPERM) || depth > MAX_DEPTH)
-		return -1;
-	fd = openat(parent, name, DIR_FLAGS);
-	if (fd < 0)
-		return -1;
-	d = fdopendir(fd);
-	if (d == NULL) {
-		close(fd);
-		return -1;
-	}
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (rm_tree_at(dirfd(d), de->d_name, depth + 1) != 0)
-			ret = -1;
-	}
-	closedir(d);
-	if (unlinkat(parent, name, AT_REMOVEDIR) != 0 && errno != ENOENT)
-		ret = -1;
-	return ret;
-}
 
 static void
 sweep(int storefd)
@@ -66,7 +34,7 @@ sweep(int storefd)
 	}
 	while ((de = readdir(d)) != NULL)
 		if (strncmp(de->d_name, STAGE_PREFIX, strlen(STAGE_PREFIX)) == 0 &&
-		    rm_tree_at(storefd, de->d_name, 0) != 0)
+		    rm_tree_at(storefd, de->d_name) != 0)
 			logit("cannot remove a stale staging directory");
 	closedir(d);
 }
@@ -173,7 +141,7 @@ stage_commit(struct stage *s, const char *name, const char *version,
 	namefd = plugfd < 0 ? -1 : open_or_make(plugfd, name);
 	if (namefd < 0)
 		goto out;
-	if (rm_tree_at(namefd, version, 0) != 0 ||
+	if (rm_tree_at(namefd, version) != 0 ||
 	    renameat(s->fd, sub, namefd, version) != 0 ||
 	    fsync(namefd) != 0 || fsync(plugfd) != 0)
 		goto out;
@@ -220,7 +188,7 @@ stage_remove_version(struct stage *s, const char *name, const char *version)
 		ret = errno == ENOENT ? 0 : -1;
 		goto out;
 	}
-	ret = rm_tree_at(namefd, version, 0);
+	ret = rm_tree_at(namefd, version);
 	close(namefd);
 	/* Fails harmlessly while other versions are left. */
 	(void)unlinkat(plugfd, name, AT_REMOVEDIR);
@@ -238,7 +206,7 @@ stage_end(struct stage *s)
 		s->fd = -1;
 	}
 	if (s->storefd >= 0) {
-		if (s->name[0] != '\0' && rm_tree_at(s->storefd, s->name, 0) != 0)
+		if (s->name[0] != '\0' && rm_tree_at(s->storefd, s->name) != 0)
 			logit("cannot remove the staging directory");
 		close(s->storefd);	/* releases the flock */
 		s->storefd = -1;

@@ -76,17 +76,6 @@ relart_name_valid(const char *name, enum relart_kind kind)
 	return 1;
 }
 
-static int
-exact_keys(const json_t *o, const char *const *keys)
-{
-	size_t n = 0;
-
-	for (; keys[n] != NULL; n++)
-		if (json_object_get(o, keys[n]) == NULL)
-			return -1;
-	return json_object_size(o) == n ? 0 : -1;
-}
-
 /* A JSON string as a C string of at most max bytes, no NUL inside. */
 static const char *
 cstr(const json_t *v, size_t max)
@@ -118,7 +107,7 @@ parse_artifact(const char *name, const json_t *v, struct relart *a)
 	const json_t *x;
 
 	memset(a, 0, sizeof(*a));
-	if (!json_is_object(v) || exact_keys(v, keys) != 0)
+	if (!json_is_object(v) || jsonx_exact_keys(v, keys) != 0)
 		return -1;
 	s = cstr(json_object_get(v, "kind"), 16);
 	if (s == NULL || parse_kind(s, &a->kind) != 0 ||
@@ -156,7 +145,7 @@ relman_parse(const char *data, size_t len, struct relman *m, const char **why)
 	if (doc == NULL || !json_is_object(doc))
 		goto out;
 	*why = "release manifest keys are not exactly the documented ones";
-	if (exact_keys(doc, top) != 0)
+	if (jsonx_exact_keys(doc, top) != 0)
 		goto out;
 	*why = "release manifest schema is not 1";
 	v = json_object_get(doc, "schema");
