@@ -18,8 +18,12 @@
 
 #include "sources/source.h"
 
+/* Four slots of 256 KiB: 1 MiB, most of what a fetch adds to the console's
+ * peak memory (every slot is written whole, then wiped). Larger slots
+ * bought no speed on a 512 MiB local fetch and cost the console its
+ * 16 MiB budget (bench/README.md, "bench/fetch"). */
 #define SINK_BUFS 4
-#define SINK_BUF_SIZE (1024 * 1024)
+#define SINK_BUF_SIZE (256 * 1024)
 
 struct sink_slot {
 	uint8_t *data;
