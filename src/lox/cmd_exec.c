@@ -152,6 +152,17 @@ cmd_policy(struct lox *l, int argc, char **argv)
 
 	if (common_opts(l, argc, argv, &k, &o, 0) != 0)
 		return LOX_EX_USAGE;
+	/* The options may also follow show or approve, as the README
+	 * writes them (`lox policy approve --source N=DIR`). */
+	if (k < argc && (strcmp(argv[k], "show") == 0 ||
+	    strcmp(argv[k], "approve") == 0) && k + 1 < argc) {
+		int rest;
+
+		if (common_opts(l, argc - k, argv + k, &rest, &o, 0) != 0)
+			return LOX_EX_USAGE;
+		if (rest == argc - k)
+			argc = k + 1;	/* every word after the verb was an option */
+	}
 	if (k + 1 == argc && strcmp(argv[k], "show") == 0) {
 		args[2] = "show";
 		return run_lockfile(l, &o, args);
@@ -187,7 +198,7 @@ cmd_policy(struct lox *l, int argc, char **argv)
 		return run_lockfile(l, &o, args);
 	}
 	lox_err("usage: lox policy [--instance NAME] [--image IMAGE] "
-	    "show|approve|load FILE");
+	    "[--source NAME=DIR]... show|approve|load FILE");
 	return LOX_EX_USAGE;
 }
 

@@ -252,6 +252,14 @@ def test_console_commands_mount_the_sources_read_only(tmp):
         assert argv[m + 1] == ("type=bind,source=%s,target=/srv/lockfile/inv,"
                                "readonly" % os.path.realpath(src)), cmd
         assert m < argv.index("lockfile-console"), cmd
+    # the README's order: the options after the verb
+    argv = dry("policy", "approve", "--source", "inv=" + src)
+    assert argv[-3:] == ["lockfile", "policy", "approve"], argv
+    assert ("type=bind,source=%s,target=/srv/lockfile/inv,readonly"
+            % os.path.realpath(src)) in argv
+    r = lox("--dry-run", "policy", "approve", "--source", "inv=" + src,
+            "extra")
+    assert r.returncode == 64 and r.stdout == b""
     for bad in ("inv=/proc", "inv=/var/run", "Inv=" + src, "inv=relative"):
         r = lox("--dry-run", "policy", "--source", bad, "approve")
         assert r.returncode == 64 and r.stdout == b"", bad
