@@ -283,3 +283,36 @@ def test_quoting_keeps_control_bytes_off_the_terminal():
     r = lox("agent", "--print", "--", "echo", "a\x1b[2Jb", "it's")
     assert r.returncode == 0 and b"\x1b" not in r.stdout
     assert b"'it'\\''s'" in r.stdout
+
+
+def quick_start_lox_lines(path, heading):
+    """The `lox ...` command lines of a guide's quick start, comments off."""
+    with open(path) as f:
+        text = f.read()
+    part = text[text.index(heading):]
+    part = part[:part.index("\n## ", 1)]
+    lines = []
+    for line in part.splitlines():
+        line = line.split("#")[0].strip()
+        if line.startswith("lox "):
+            lines.append(shlex.split(line)[1:])
+    return lines
+
+
+@pytest.mark.parametrize("guide,heading", [
+    ("README.md", "## Quick start: Docker"),
+    (os.path.join("docs", "docker.md"), "## Quick start")])
+def test_the_quick_start_lox_lines_are_accepted(tmp, guide, heading):
+    # Every lox line of the quick start as written (its source directory
+    # made here): `lox policy approve --source ...` answered usage once,
+    # which only a human following the README found.
+    src = os.path.join(tmp, "srv-invoices")
+    os.makedirs(src, exist_ok=True)
+    lines = quick_start_lox_lines(os.path.join(ROOT, guide), heading)
+    assert len(lines) >= 3, lines
+    for args in lines:
+        args = [a.replace("/srv/invoices", src) for a in args]
+        if args[:2] == ["policy", "load"]:
+            args[2] = os.path.join(ROOT, "docker", "policy.example.toml")
+        r = lox("--dry-run", *args)
+        assert r.returncode == 0, (args, r.stderr)
