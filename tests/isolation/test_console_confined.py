@@ -127,6 +127,21 @@ def test_plans_and_parser_worker_restart_under_confinement(iso):
     assert '"result":1' in approved(iso)
 
 
+def test_parser_worker_core_limit_is_one_byte(iso):
+    # RLIMIT_CORE 1 as the plugins get (docs/sandbox.md): a piped
+    # core_pattern ignores 0 (and, under fs.suid_dumpable=2, the worker's
+    # PR_SET_DUMPABLE 0 too), and skips exactly 1. The worker was at 0.
+    pid = started(iso)
+    iso.rpc("status")
+    assert wait_for(lambda: workers(pid), 10)
+    with open("/proc/%d/limits" % workers(pid)[0]) as f:
+        line = [l for l in f if l.startswith("Max core file size")][0]
+    assert line.split()[4:6] == ["1", "1"], line
+    with open("/proc/%d/limits" % workers(pid)[0]) as f:
+        fsize = [l for l in f if l.startswith("Max file size")][0]
+    assert fsize.split()[3:5] == ["0", "0"], fsize
+
+
 def test_sanitized_console_is_confined_and_exits_cleanly(iso):
     asan = os.environ.get("BUILD_ASAN")
     if not asan or not os.path.exists(os.path.join(asan, "lockfile")):
