@@ -73,6 +73,7 @@ reproduce:
 lint: build
 	scripts/lint/cppcheck $(CURDIR)/$(BUILD)
 	scripts/lint/banned
+	scripts/lint/layers --self-test
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ) $(INSTALL_BUILD) build-uids
