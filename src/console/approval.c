@@ -192,7 +192,7 @@ approval_ask(struct term *t, const struct card *c, long long deadline_ms)
 		    "Approve? type 'yes' to approve, 'n <reason>' to deny: " :
 		    "Approve? 'y' to approve, 'n <reason>' to deny: ");
 		n = term_read_line(t, line, sizeof(line), 1, deadline_ms);
-		if (n == -1) {
+		if (n == TERM_TIMEOUT) {
 			term_printf(t, "\n  no decision in time: refused\n");
 			return DECISION_TIMEOUT;
 		}
@@ -200,7 +200,7 @@ approval_ask(struct term *t, const struct card *c, long long deadline_ms)
 			term_printf(t, "\n  the agent went away: plan withdrawn\n");
 			return DECISION_WITHDRAWN;
 		}
-		if (n == -2)
+		if (n == TERM_ENDED)
 			return DECISION_TIMEOUT;	/* terminal gone */
 		if (n >= 0 && (strcmp(line, "yes") == 0 ||
 		    (!c->production && strcmp(line, "y") == 0))) {

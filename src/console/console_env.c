@@ -44,7 +44,7 @@ term_read_value(void *ctx, const char *placeholder,
 	}
 	if (n < 0) {
 		term_printf(&c->term, "  no value for ${%s}\n", placeholder);
-		return n == -1 ? PLAN_VALUE_TIMEOUT : PLAN_VALUE_NONE;
+		return n == TERM_TIMEOUT ? PLAN_VALUE_TIMEOUT : PLAN_VALUE_NONE;
 	}
 	return n;
 }

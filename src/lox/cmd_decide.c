@@ -197,7 +197,7 @@ read_values(struct term *tm, const struct hw_ticket *t, struct hw_value *v,
 			term_printf(tm, "\n");
 			if (n > 0 && input_value_fits(&in, b, (size_t)n))
 				break;
-			if (n < 0 && n != -3)
+			if (n < 0 && n != TERM_TOO_LONG)
 				return -1;
 			term_printf(tm, "  that does not fit the input (%s, 1 to "
 			    "%u bytes)\n", p->kind == HW_KIND_EMAIL ? "an email "

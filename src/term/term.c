@@ -90,7 +90,7 @@ term_read_line(struct term *t, char *buf, size_t cap, int echo,
 	struct termios tio;
 	size_t len = 0;
 	int too_long = 0, restore = 0;
-	long ret = -2;
+	long ret = TERM_ENDED;
 
 	if (!echo && t->have_saved) {
 		tio = t->saved;
@@ -112,7 +112,7 @@ term_read_line(struct term *t, char *buf, size_t cap, int echo,
 		ssize_t n;
 
 		if (left <= 0) {
-			ret = -1;
+			ret = TERM_TIMEOUT;
 			break;
 		}
 		n = poll(pfd, 3, left > 1000 ? 1000 : (int)left);
@@ -121,7 +121,7 @@ term_read_line(struct term *t, char *buf, size_t cap, int echo,
 		if (n < 0 || (pfd[1].revents & POLLIN)) {
 			/* error, or a signal to stop: the signal stays queued for
 			 * the main loop, which ends the session */
-			ret = -2;
+			ret = TERM_ENDED;
 			break;
 		}
 		if (pfd[2].revents & (POLLHUP | POLLERR)) {
@@ -136,11 +136,11 @@ term_read_line(struct term *t, char *buf, size_t cap, int echo,
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n <= 0) {
-			ret = -2;
+			ret = TERM_ENDED;
 			break;
 		}
 		if (c == '\n' || c == '\r') {
-			ret = too_long ? -3 : (long)len;
+			ret = too_long ? TERM_TOO_LONG : (long)len;
 			break;
 		}
 		if (len + 1 < cap)

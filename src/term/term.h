@@ -38,12 +38,15 @@ void term_untrusted(struct term *t, const char *s, size_t len, size_t max);
 
 void term_flush_input(struct term *t);
 
+/* What term_read_line() returns instead of a line's length. */
+#define TERM_TIMEOUT	(-1)	/* the deadline passed */
+#define TERM_ENDED	(-2)	/* end of input, an error, or intr_fd readable */
+#define TERM_TOO_LONG	(-3)	/* longer than cap (the rest is discarded) */
+#define TERM_PEER_GONE	(-4)	/* peer_fd hung up */
+
 /* Read one line (without its newline) before deadline_ms (monotonic).
- * Returns its length, -1 on timeout, -2 on end of input, error or intr_fd
- * readable, -3 when the line was longer than cap (the rest is discarded),
- * -4 when peer_fd hung up. With echo 0 the terminal does not echo and buf
- * is the only copy. */
-#define TERM_PEER_GONE (-4)
+ * Returns its length or one of the TERM_* codes above. With echo 0 the
+ * terminal does not echo and buf is the only copy. */
 long term_read_line(struct term *t, char *buf, size_t cap, int echo,
     long long deadline_ms);
 
