@@ -1,4 +1,4 @@
-/* Isolation checks (SPEC section 11, seed "Preconditions"): no other account
+/* Isolation checks (docs/isolation.md): no other account
  * sees a plugin's processes, and the console's terminal is the human's.
  *
  * /proc, host mode (no container declaration): /proc is a procfs mounted

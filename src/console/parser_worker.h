@@ -1,4 +1,4 @@
-/* The request parser in its own process. Boundary (SPEC section 4): the
+/* The request parser in its own process. Boundary (docs/security.md): the
  * process that holds credentials and files never runs a parser over agent
  * bytes. The console re-executes its own binary as `lockfile
  * __parse-worker` with only a socket on fd 3: a fresh image that holds

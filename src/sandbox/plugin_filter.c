@@ -264,7 +264,7 @@ build_rules(scmp_filter_ctx ctx)
 }
 
 /* Everything below is refused by the default action (EPERM); named here
- * so that a reader sees the refusals the seed requires are deliberate.
+ * so that a reader sees the refusals docs/sandbox.md lists are deliberate.
  * socket socketpair connect bind listen accept accept4 sendto recvfrom
  * sendmsg recvmsg ptrace process_vm_readv process_vm_writev mount umount2
  * pivot_root chroot bpf keyctl add_key request_key execveat memfd_create

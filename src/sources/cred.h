@@ -2,8 +2,7 @@
  * (at start, before the console confines itself: console/confine.h) and
  * held in locked memory (libsodium: mlock, guard pages, no core dump)
  * until the profile is closed at the end of the session, which wipes them
- * (the seed: "keeps the secret access key in the console's memory for the
- * session"). Two origins, named in the profile's `credentials` table:
+ * (docs/sources.md, credentials; docs/security.md's credentials row). Two origins, named in the profile's `credentials` table:
  *   file    = "~/..."   a file in the console's home: regular, owned by the
  *                       console account, no group or other bits (0600/0400),
  *                       opened beneath the home without following links;

@@ -2,8 +2,8 @@
  * source"). Boundary: the agent cannot read the file itself. A local
  * profile's directory, every directory below it on the way to a key, and
  * the file must belong to the console account (or root), give group and
- * others no permission at all, and carry no ACL: the seed's "(0700,
- * lockfile)". One rule, used by the source at open and before each fetch,
+ * others no permission at all, and carry no ACL (docs/security.md: local
+ * sources 0700, the console account's). One rule, used by the source at open and before each fetch,
  * by `lockfile policy approve` and by `lockfile doctor`. Refusals name the
  * path and the mode for the human (terminal, doctor, audit); the agent
  * only ever sees E_UNKNOWN_PROFILE or E_FETCH_FAILED. */

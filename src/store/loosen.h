@@ -1,4 +1,4 @@
-/* A loosening (SPEC section 8): a new version of an installed plugin that
+/* A loosening (docs/marketplace.md, "Loosening"): a new version of an installed plugin that
  * asks another question, gives 1 or 0 another meaning, takes a wider input
  * or larger limits (manifest_is_tightening() says no). The human must see
  * the old and the new text side by side on the console terminal and type
