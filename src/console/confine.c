@@ -1,7 +1,6 @@
 /* Self-confinement of the console (see confine.h): the Landlock ruleset
  * and the glue that builds it from the console's own state. */
 #include "console/confine.h"
-#include "console/console.h"
 #include "term/iso.h"
 #include "sandbox/landlock_abi.h"
 #include "lib/fdutil.h"
@@ -227,37 +226,12 @@ confine_apply(const struct confine_spec *s, const struct landlock_caps *caps,
 }
 
 int
-confine_console(struct console *c, const char **why)
+confine_add_system(struct confine_spec *s)
 {
-	struct confine_spec *s = calloc(1, sizeof(*s));
-	struct landlock_caps caps;
 	const char *swhy = NULL, *sc;
-	char dir[PATH_MAX];
 	size_t i;
-	int r = 0, ret = -1;
+	int r = 0;
 
-	if (s == NULL)
-		fatal("out of memory");
-	/* Before our own filter and no_new_privs mask the container's. */
-	isolation_snapshot(&c->iso.snap);
-	confine_spec_init(s);
-	r |= confine_add(s, c->home, CONFINE_READ, 0);
-	/* Landlock grants execute beneath a directory that exists now: the
-	 * store root is created before the first `plugin install`, or a
-	 * plugin installed later could never run in this session. */
-	if (mkdir_p(c->store.root, 0700) != 0) {
-		*why = "the plugin store directory cannot be created";
-		goto out;
-	}
-	r |= confine_add(s, c->store.root, CONFINE_EXEC, 0);
-	r |= confine_add(s, c->ws.root, CONFINE_WRITE, 0);
-	/* the ledger's own directory: its appends, and a compaction's new
-	 * file renamed over the old (never the state directory beside it,
-	 * which holds the approved policy) */
-	if (c->ledger_dir[0] != '\0')
-		r |= confine_add(s, c->ledger_dir, CONFINE_WRITE, 0);
-	if (str_dirname(c->lis.path, dir, sizeof(dir)) == STR_OK)
-		r |= confine_add(s, dir, CONFINE_UNLINK, 0);
 	sc = sysconf_dir(&swhy);
 	if (sc != NULL)
 		r |= confine_add(s, sc, CONFINE_READ, 1);
@@ -267,52 +241,10 @@ confine_console(struct console *c, const char **why)
 	r |= confine_add(s, "/dev/urandom", CONFINE_READ, 1);
 	for (i = 0; i < sizeof(nss_files) / sizeof(nss_files[0]); i++)
 		r |= confine_add(s, nss_files[i], CONFINE_READ, 1);
-	for (i = 0; i < c->pol.nprofiles; i++) {
-		const struct profile *pr = &c->pol.profiles[i];
-		json_t *path = json_object_get(pr->table, "path");
-		if (strcmp(pr->kind->name, "local") != 0) {
-			s->network = 1;
-			if (pr->src != NULL && pr->kind->tcp_ports != NULL)
-				s->nports += pr->kind->tcp_ports(pr->src,
-				    s->ports + s->nports,
-				    CONFINE_MAX_PORTS - s->nports);
-		}
-		else if (json_is_string(path))
-			r |= confine_add(s, json_string_value(path), CONFINE_READ, 1);
-	}
-	/* Hub mode: TCP to the hub's port, and the pending plans' records
-	 * (docs/hub.md). */
-	if (c->hub.on) {
-		s->network = 1;
-		if (s->nports < CONFINE_MAX_PORTS)
-			s->ports[s->nports++] = c->hub.port;
-		r |= confine_add(s, c->hub.dir, CONFINE_WRITE, 0);
-	}
 	if (s->network)
 		for (i = 0; i < sizeof(net_files) / sizeof(net_files[0]); i++)
 			r |= confine_add(s, net_files[i], CONFINE_READ, 1);
-	/* The parser worker is a fresh exec of our own binary. */
-	if (c->parser.exefd >= 0)
-		r |= confine_add_fd(s, c->parser.exefd, "/proc/self/exe",
-		    CONFINE_EXEC);
-	if (r != 0 || confine_add_loaded_objects(s) != 0) {
-		*why = "too many paths to confine the console";
-		goto out;
-	}
-	if (c->sb.ll.abi > 0) {
-		caps = c->sb.ll;
-	} else if (landlock_probe(&caps, &swhy) != 0) {
-		/* No Landlock: the sandbox is unavailable too (plans are
-		 * refused); the console still gets its seccomp filter. */
-		term_printf(&c->term, "WARNING: no Landlock (%s): the console is "
-		    "confined by seccomp only\n", swhy);
-		memset(&caps, 0, sizeof(caps));
-	}
-	if (confine_apply(s, &caps, why) != 0)
-		goto out;
-	ret = 0;
-out:
-	confine_spec_free(s);
-	free(s);
-	return ret;
+	if (r != 0 || confine_add_loaded_objects(s) != 0)
+		return -1;
+	return 0;
 }

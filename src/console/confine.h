@@ -1,6 +1,6 @@
 /* The console confines itself once it has opened what it needs, so a bug
- * in the console is not a way out (issue 7). Boundary: after start the
- * console can read its home, the policy's local sources, /proc, the
+ * in the console is not a way out (docs/isolation.md). Boundary: after
+ * start the console can read its home, the policy's local sources, /proc, the
  * system configuration and what glibc needs; write only below its work
  * directory; execute only the plugin store, its own binary (the parser
  * worker) and the dynamic loader; make no TCP connection unless a profile
@@ -20,8 +20,6 @@
 #include <stdint.h>
 
 #include "sandbox/landlock.h"
-
-struct console;
 
 #define CONFINE_MAX_PATHS 96
 
@@ -71,10 +69,11 @@ int confine_apply(const struct confine_spec *s,
 /* The console filter (confine_filter.c). 0 or -1 with a static reason. */
 int confine_filter_load(int network, const char **why);
 
-/* The console: record the isolation snapshot (before anything of ours
- * hides it), build the spec from c, apply. Called once, at the end of
- * start-up, after everything is opened and before the first request.
- * 0, or -1 with a static reason. */
-int confine_console(struct console *c, const char **why);
+/* What every confined console reads whatever its policy: the system
+ * configuration directory, /proc, /dev/null and /dev/tty, /dev/urandom,
+ * what glibc's name service reads, the resolver's and CA files when
+ * s->network is set (so set it first), and the mapped shared objects.
+ * Called last by the spec's builder (console.c). 0 or -1 when full. */
+int confine_add_system(struct confine_spec *s);
 
 #endif

@@ -18,6 +18,7 @@
 #include "lib/str.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
@@ -387,6 +388,90 @@ open_ledger(struct console *c)
 	return 0;
 }
 
+/* The confinement of this console (confine.h, docs/isolation.md): its
+ * home, the store (execute), the workspace and the ledger's directory
+ * (write), the socket's directory (unlink), each local profile's path,
+ * each network profile's TCP ports, the hub's port and records, the
+ * parser worker's binary, then what every console reads. The isolation
+ * snapshot is taken first: our own filter would mask the container's. */
+static int
+confine_self(struct console *c, const char **why)
+{
+	struct confine_spec *s = calloc(1, sizeof(*s));
+	struct landlock_caps caps;
+	const char *swhy = NULL;
+	char dir[PATH_MAX];
+	size_t i;
+	int r = 0, ret = -1;
+
+	if (s == NULL)
+		fatal("out of memory");
+	isolation_snapshot(&c->iso.snap);
+	confine_spec_init(s);
+	r |= confine_add(s, c->home, CONFINE_READ, 0);
+	/* Landlock grants execute beneath a directory that exists now: the
+	 * store root is created before the first `plugin install`, or a
+	 * plugin installed later could never run in this session. */
+	if (mkdir_p(c->store.root, 0700) != 0) {
+		*why = "the plugin store directory cannot be created";
+		goto out;
+	}
+	r |= confine_add(s, c->store.root, CONFINE_EXEC, 0);
+	r |= confine_add(s, c->ws.root, CONFINE_WRITE, 0);
+	/* the ledger's own directory: its appends, and a compaction's new
+	 * file renamed over the old (never the state directory beside it,
+	 * which holds the approved policy) */
+	if (c->ledger_dir[0] != '\0')
+		r |= confine_add(s, c->ledger_dir, CONFINE_WRITE, 0);
+	if (str_dirname(c->lis.path, dir, sizeof(dir)) == STR_OK)
+		r |= confine_add(s, dir, CONFINE_UNLINK, 0);
+	for (i = 0; i < c->pol.nprofiles; i++) {
+		const struct profile *pr = &c->pol.profiles[i];
+		json_t *path = json_object_get(pr->table, "path");
+		if (strcmp(pr->kind->name, "local") != 0) {
+			s->network = 1;
+			if (pr->src != NULL && pr->kind->tcp_ports != NULL)
+				s->nports += pr->kind->tcp_ports(pr->src,
+				    s->ports + s->nports,
+				    CONFINE_MAX_PORTS - s->nports);
+		}
+		else if (json_is_string(path))
+			r |= confine_add(s, json_string_value(path), CONFINE_READ, 1);
+	}
+	/* Hub mode: TCP to the hub's port, and the pending plans' records
+	 * (docs/hub.md). */
+	if (c->hub.on) {
+		s->network = 1;
+		if (s->nports < CONFINE_MAX_PORTS)
+			s->ports[s->nports++] = c->hub.port;
+		r |= confine_add(s, c->hub.dir, CONFINE_WRITE, 0);
+	}
+	/* The parser worker is a fresh exec of our own binary. */
+	if (c->parser.exefd >= 0)
+		r |= confine_add_fd(s, c->parser.exefd, "/proc/self/exe",
+		    CONFINE_EXEC);
+	if (r != 0 || confine_add_system(s) != 0) {
+		*why = "too many paths to confine the console";
+		goto out;
+	}
+	if (c->sb.ll.abi > 0) {
+		caps = c->sb.ll;
+	} else if (landlock_probe(&caps, &swhy) != 0) {
+		/* No Landlock: the sandbox is unavailable too (plans are
+		 * refused); the console still gets its seccomp filter. */
+		term_printf(&c->term, "WARNING: no Landlock (%s): the console is "
+		    "confined by seccomp only\n", swhy);
+		memset(&caps, 0, sizeof(caps));
+	}
+	if (confine_apply(s, &caps, why) != 0)
+		goto out;
+	ret = 0;
+out:
+	confine_spec_free(s);
+	free(s);
+	return ret;
+}
+
 static int
 start(struct console *c, const char *homearg, const char *sockpath,
     const char *group, const char *uids, const char *hub_url,
@@ -475,7 +560,7 @@ start(struct console *c, const char *homearg, const char *sockpath,
 	}
 	/* Everything is open: from here on the console confines itself
 	 * (confine.h); nothing after this line may need a new path. */
-	if (confine_console(c, &why) != 0) {
+	if (confine_self(c, &why) != 0) {
 		logit("self-confinement failed: %s", why);
 		return -1;
 	}

@@ -33,7 +33,8 @@ struct console;
 /* Facts only observable before the console confines itself: its own
  * filter and no_new_privs would mask the container's. A seccomp filter and
  * no_new_privs cannot be removed, so what is seen here holds for the
- * process's life. Taken by confine_console(); doctor takes a fresh one. */
+ * process's life. Taken by the console before it confines itself (console.c);
+ * doctor takes a fresh one. */
 struct iso_snapshot {
 	int taken;
 	int seccomp_mode;	/* "Seccomp:" of /proc/self/status, -1 unknown */
