@@ -466,10 +466,11 @@ policy_parse(const char *text, size_t len, const char *home,
 	UINT("ledger_window_s", ledger_window_s, 60, 366 * 86400, 86400);
 #undef UINT
 	v = json_object_get(doc, "work_dir");
-	if (expand_path(v ? json_string_value(v) : LF_HOME_WORK_DEFAULT,
+	/* the type first: a number or a table has no string to expand */
+	if ((v != NULL && !json_is_string(v)) ||
+	    expand_path(v ? json_string_value(v) : LF_HOME_WORK_DEFAULT,
 	    v ? json_string_length(v) : strlen(LF_HOME_WORK_DEFAULT),
-	    home, p->work_dir, sizeof(p->work_dir)) != 0 ||
-	    (v != NULL && !json_is_string(v))) {
+	    home, p->work_dir, sizeof(p->work_dir)) != 0) {
 		str_msg(why, wl, "work_dir must be an absolute path or start "
 		    "with ~/");
 		at(&w, doc, "work_dir");

@@ -99,3 +99,17 @@ def test_show_renders_as_every_screen(env):
                                "show"], check=True)
     out = r.stdout.decode()
     assert "# Zo\\u{00EB}-M\\u{00FC}ller \\u{202E}evil" in out, out
+
+
+def test_a_work_dir_that_is_not_a_string_is_refused(env):
+    # `work_dir = 0` crashed every reader of the policy (a NULL string
+    # expanded: fuzz_policy found it); now a static refusal with its line
+    env.write_policy(text=BASE)
+    env.write_policy(approved=False, text=BASE + "work_dir = 0\n")
+    r = as_user(CONSOLE_USER, [env.binary, "policy", "--home", env.home,
+                               "approve"], input=b"approve\n")
+    err = (r.stdout + r.stderr).decode()
+    assert r.returncode not in (0, -11, 139) and r.returncode > 0, (
+        r.returncode, err)
+    assert "work_dir must be an absolute path" in err, err
+    assert approved_text(env) == BASE
