@@ -1,10 +1,15 @@
-/* Commands provided by the console module. */
+/* Commands provided by the console module, for src/main.c's table: the
+ * entry points only. It does not include console.h, so the command table
+ * never sees struct console (docs/hacking.md, "Layers"). */
 #ifndef LOCKFILE_CONSOLE_CMD_H
 #define LOCKFILE_CONSOLE_CMD_H
 
-#include "console/audit.h"
-#include "console/console.h"
-#include "console/parser_worker.h"
-#include "console/policy_cmd.h"
+#include "console/audit.h"		/* cmd_audit */
+#include "console/hub.h"		/* cmd_hub_key */
+#include "console/parser_worker.h"	/* cmd_parse_worker */
+#include "console/policy_cmd.h"		/* cmd_policy */
+
+/* `lockfile console` (console.c) */
+int cmd_console(int argc, char **argv);
 
 #endif

@@ -6,6 +6,7 @@
  * fresh exec of it) before anything is loaded; inherited descriptors are
  * closed; the process is non-dumpable with no core. */
 #include "config.h"
+#include "console/cmd.h"
 #include "console/confine.h"
 #include "console/console.h"
 #include "term/home.h"

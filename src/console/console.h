@@ -66,7 +66,4 @@ const struct profile *console_profile(const struct console *c,
 void console_env_init(struct console *c, void (*audit_failed)(struct console *),
     void (*ledger_failed)(struct console *, const char *why));
 
-/* `lockfile console` */
-int cmd_console(int argc, char **argv);
-
 #endif
