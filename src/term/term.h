@@ -16,11 +16,13 @@ struct term {
 	struct termios saved;
 	int have_saved;
 	int intr_fd;	/* -1, or an fd (the console's signalfd) whose being
-			 * readable ends a read at once (-2): a SIGTERM must
-			 * not wait for the human's decision */
+			 * readable ends a read at once (TERM_ENDED): a
+			 * SIGTERM must not wait for the human's decision */
 	int peer_fd;	/* -1, or the requesting agent's connection: its
-			 * hang-up ends a read at once (-4), so a plan whose
-			 * agent went away is withdrawn, not fetched */	unsigned render_flags;	/* for render_text(): RENDER_ASCII when the
+			 * hang-up ends a read at once (TERM_PEER_GONE), so a
+			 * plan whose agent went away is withdrawn, not
+			 * fetched */
+	unsigned render_flags;	/* for render_text(): RENDER_ASCII when the
 				 * locale is not UTF-8 (lib/render.h) */
 };
 
@@ -38,14 +40,17 @@ void term_untrusted(struct term *t, const char *s, size_t len, size_t max);
 
 void term_flush_input(struct term *t);
 
-/* What term_read_line() returns instead of a line's length. */
-#define TERM_TIMEOUT	(-1)	/* the deadline passed */
-#define TERM_ENDED	(-2)	/* end of input, an error, or intr_fd readable */
-#define TERM_TOO_LONG	(-3)	/* longer than cap (the rest is discarded) */
-#define TERM_PEER_GONE	(-4)	/* peer_fd hung up */
+/* What term_read_line() returns instead of a line's length: all
+ * negative, so "n < 0" is "no line". */
+enum term_read_end {
+	TERM_TIMEOUT = -1,	/* the deadline passed */
+	TERM_ENDED = -2,	/* end of input, an error, or intr_fd readable */
+	TERM_TOO_LONG = -3,	/* longer than cap (the rest is discarded) */
+	TERM_PEER_GONE = -4,	/* peer_fd hung up */
+};
 
 /* Read one line (without its newline) before deadline_ms (monotonic).
- * Returns its length or one of the TERM_* codes above. With echo 0 the
+ * Returns its length or one of enum term_read_end. With echo 0 the
  * terminal does not echo and buf is the only copy. */
 long term_read_line(struct term *t, char *buf, size_t cap, int echo,
     long long deadline_ms);
