@@ -1,6 +1,7 @@
 /* sigstore_verify(): the order of checks, the policy, the error table.
  *
- * Order (client-spec section 4, docs/sigstore.md):
+ * Order (docs/sigstore.md, "What is verified, in order", which follows
+ * Sigstore's client specification):
  *  0. policy against material; the artifact against the content (a
  *     messageDigest or in-toto subject that is not the artifact fails);
  *  1. trusted times: every RFC 3161 timestamp over the signature bytes,
