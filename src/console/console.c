@@ -174,19 +174,19 @@ dispatch(struct console *c, const struct request *req, const struct peer *p)
 	}
 	switch ((enum lf_method)req->method) {
 	case M_STATUS:
-		return handle_status(c, req);
+		return handle_status(&c->methods, req);
 	case M_SOURCES:
-		return handle_sources(c, req);
+		return handle_sources(&c->methods, req);
 	case M_FILE_PLUGINS:
-		return handle_plugins(c, req);
+		return handle_plugins(&c->methods, req);
 	case M_FILE_PLAN:
 		return plan_handle(&c->env, req, p);
 	case M_FILE_RUN:
 		return plan_run(&c->env, req, p);
 	case M_FILE_RELEASE:
-		return handle_release(c, req, p);
+		return handle_release(&c->methods, req, p);
 	case M_CHANGE_REQUEST:
-		return handle_change(c, req, p);
+		return handle_change(&c->methods, req, p);
 	default:
 		id = request_id_json(req);
 		line = proto_error_line((enum lf_method)req->method, id,
@@ -581,6 +581,8 @@ start(struct console *c, const char *homearg, const char *sockpath,
 	c->start_ms = c->last_request_ms = now_ms();
 	c->session_end_ms = c->start_ms +
 	    (long long)c->pol.session_timeout_s * 1000;
+	c->methods = (struct handler_env){ .plan = &c->env, .term = &c->term,
+	    .session_end_ms = c->session_end_ms };
 	return 0;
 }
 

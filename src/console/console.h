@@ -5,6 +5,7 @@
 #include <limits.h>
 
 #include "console/audit.h"
+#include "console/handlers.h"
 #include "console/hub.h"
 #include "console/isolation.h"
 #include "console/ledger.h"
@@ -36,28 +37,13 @@ struct console {
 	const char *scrub_words[POLICY_MAX_PROFILES * 8];
 	size_t nscrub;
 	struct plan_env env;		/* what plans borrow (plan.h) */
+	struct handler_env methods;	/* what the other methods borrow
+					 * (handlers.h) */
 	struct console_hub hub;		/* hub mode (hub.h), or hub.on 0 */
 	long long start_ms, last_request_ms, session_end_ms;
 	int sigfd;
 	int stopping;
 };
-
-/* Request handlers: each returns one response line (malloc'ed, with its
- * newline) built from the closed table. */
-char *handle_status(struct console *c, const struct request *req);
-char *handle_sources(struct console *c, const struct request *req);
-char *handle_plugins(struct console *c, const struct request *req);
-char *handle_release(struct console *c, const struct request *req,
-    const struct peer *peer);
-char *handle_change(struct console *c, const struct request *req,
-    const struct peer *peer);
-
-/* A profile the console serves: in the approved policy and opened at
- * start. One that could not be opened (the start-up line said why) is
- * answered as unknown and never offered: no card is shown for a plan that
- * cannot be fetched from. */
-const struct profile *console_profile(const struct console *c,
-    const char *name);
 
 /* console_env.c: fill c->env from the console's parts (after start-up
  * has opened them). audit_failed stops the console when the audit cannot

@@ -1,7 +1,9 @@
 /* The small request handlers: status, sources, file.plugins, file.release,
  * change.request. Each builds its response from the closed table. */
-#include "console/console.h"
+#include "console/handlers.h"
+#include "console/policy.h"
 #include "console/scrub.h"
+#include "console/workspace.h"
 #include "protocol/response.h"
 #include "lib/escape.h"
 #include "lib/fdutil.h"
@@ -13,26 +15,32 @@
 #include <string.h>
 #include <unistd.h>
 
-const struct profile *
-console_profile(const struct console *c, const char *name)
+/* A profile the console serves: in the approved policy and opened at
+ * start. One that could not be opened (the start-up line said why) is
+ * answered as unknown and never offered: no card is shown for a plan that
+ * cannot be fetched from. */
+static const struct profile *
+served_profile(const struct policy *pol, const char *name)
 {
-	const struct profile *pr = policy_profile(&c->pol, name);
+	const struct profile *pr = policy_profile(pol, name);
 
 	return pr != NULL && pr->src != NULL ? pr : NULL;
 }
 
 char *
-handle_status(struct console *c, const struct request *req)
+handle_status(const struct handler_env *m, const struct request *req)
 {
 	json_t *id = request_id_json(req), *r = json_object(), *protos;
+	const struct policy *pol = m->plan->pol;
 	const struct profile *pr = NULL;
-	long long left = (c->session_end_ms - now_ms()) / 1000;
+	const char *why;
+	long long left = (m->session_end_ms - now_ms()) / 1000;
 	int production = 0, p;
 	size_t i;
 	char *line;
 
 	if (req->has_profile) {
-		pr = console_profile(c, req->profile);
+		pr = served_profile(pol, req->profile);
 		if (pr == NULL) {
 			line = proto_error_line(M_STATUS, id, E_UNKNOWN_PROFILE);
 			json_decref(r);
@@ -41,9 +49,9 @@ handle_status(struct console *c, const struct request *req)
 		}
 		production = pr->production;
 	} else {
-		for (i = 0; i < c->pol.nprofiles; i++)
-			if (c->pol.profiles[i].src != NULL)
-				production |= c->pol.profiles[i].production;
+		for (i = 0; i < pol->nprofiles; i++)
+			if (pol->profiles[i].src != NULL)
+				production |= pol->profiles[i].production;
 	}
 	protos = json_array();
 	for (p = LF_PLUGIN_PROTOCOL_MIN; p <= LF_PLUGIN_PROTOCOL_MAX; p++)
@@ -51,15 +59,15 @@ handle_status(struct console *c, const struct request *req)
 	json_object_set_new(r, "console", json_string("up"));
 	json_object_set_new(r, "production", json_boolean(production));
 	json_object_set_new(r, "security_level",
-	    json_integer(c->pol.security_level));
+	    json_integer(pol->security_level));
 	json_object_set_new(r, "idle_timeout_s",
-	    json_integer(c->pol.idle_timeout_s));
+	    json_integer(pol->idle_timeout_s));
 	json_object_set_new(r, "session_left_s", json_integer(left < 0 ? 0 : left));
 	json_object_set_new(r, "plugin_protocol", protos);
-	json_object_set_new(r, "sandbox",
-	    json_string(c->sb.ready ? "ok" : "unavailable"));
+	json_object_set_new(r, "sandbox", json_string(m->plan->sandbox->ready(
+	    m->plan->sandbox_ctx, &why) ? "ok" : "unavailable"));
 	json_object_set_new(r, "answer_quantum_s",
-	    json_integer(c->pol.answer_quantum_s));
+	    json_integer(pol->answer_quantum_s));
 	if (pr != NULL)
 		json_object_set_new(r, "profile", json_string(pr->name));
 	line = proto_result_line(M_STATUS, id, r);
@@ -68,22 +76,23 @@ handle_status(struct console *c, const struct request *req)
 }
 
 char *
-handle_sources(struct console *c, const struct request *req)
+handle_sources(const struct handler_env *m, const struct request *req)
 {
+	const struct policy *pol = m->plan->pol;
 	json_t *id = request_id_json(req), *r = json_object();
 	json_t *list = json_array();
 	size_t i;
 	char *line;
 
-	for (i = 0; i < c->pol.nprofiles; i++) {
+	for (i = 0; i < pol->nprofiles; i++) {
 		json_t *o;
-		if (c->pol.profiles[i].src == NULL)
+		if (pol->profiles[i].src == NULL)
 			continue;	/* unavailable since start: not offered */
 		o = json_object();
 		json_object_set_new(o, "profile",
-		    json_string(c->pol.profiles[i].name));
+		    json_string(pol->profiles[i].name));
 		json_object_set_new(o, "production",
-		    json_boolean(c->pol.profiles[i].production));
+		    json_boolean(pol->profiles[i].production));
 		json_array_append_new(list, o);
 	}
 	json_object_set_new(r, "sources", list);
@@ -123,7 +132,7 @@ plugin_entry(const struct opened_plugin *op)
 }
 
 char *
-handle_plugins(struct console *c, const struct request *req)
+handle_plugins(const struct handler_env *m, const struct request *req)
 {
 	json_t *id = request_id_json(req), *r = json_object();
 	json_t *list = json_array();
@@ -131,16 +140,16 @@ handle_plugins(struct console *c, const struct request *req)
 	size_t i;
 	char *line;
 
-	if (store_reload(&c->store, &why) != 0)
+	if (store_reload(m->plan->store, &why) != 0)
 		logit("plugins.lock: %s", why);
-	for (i = 0; i < c->store.db.n; i++) {
+	for (i = 0; i < m->plan->store->db.n; i++) {
 		struct opened_plugin op;
-		const struct lock_entry *e = &c->store.db.e[i];
+		const struct lock_entry *e = &m->plan->store->db.e[i];
 		/* Only what can run is listed: yanked or tampered plugins are
 		 * left out (the console window says which). */
-		if (store_check_plugin(&c->store, e->name, NULL, &op, &why) !=
-		    STORE_OK) {
-			term_printf(&c->term, "  plugin %s %s not listed: %s\n",
+		if (store_check_plugin(m->plan->store, e->name, NULL, &op,
+		    &why) != STORE_OK) {
+			term_printf(m->term, "  plugin %s %s not listed: %s\n",
 			    e->name, e->version, why);
 			continue;
 		}
@@ -154,19 +163,19 @@ handle_plugins(struct console *c, const struct request *req)
 }
 
 char *
-handle_release(struct console *c, const struct request *req,
+handle_release(const struct handler_env *m, const struct request *req,
     const struct peer *peer)
 {
 	json_t *id = request_id_json(req), *rec = json_object();
-	long long start = c->env.clock->now_ms(c->env.clock_ctx);
+	long long start = m->plan->clock->now_ms(m->plan->clock_ctx);
 	struct ws_handle *h;
 	char *line;
 
 	json_object_set_new(rec, "method", json_string("file.release"));
 	json_object_set_new(rec, "peer_uid", json_integer(peer->uid));
 	json_object_set_new(rec, "handle", json_string(req->handle));
-	ws_expire(&c->ws, start);
-	h = ws_find(&c->ws, req->handle, peer->uid);
+	ws_expire(m->plan->ws, start);
+	h = ws_find(m->plan->ws, req->handle, peer->uid);
 	if (h == NULL) {
 		json_object_set_new(rec, "outcome", json_string("E_HANDLE_EXPIRED"));
 		line = proto_error_line(M_FILE_RELEASE, id, E_HANDLE_EXPIRED);
@@ -174,21 +183,21 @@ handle_release(struct console *c, const struct request *req,
 		json_object_set_new(rec, "outcome", json_string("released"));
 		json_object_set_new(rec, "profile", json_string(h->profile->name));
 		json_object_set_new(rec, "key", json_string(h->key));
-		ws_drop(&c->ws, h);
+		ws_drop(m->plan->ws, h);
 		json_t *r = json_object();
 		json_object_set_new(r, "released", json_true());
 		line = proto_result_line(M_FILE_RELEASE, id, r);
 	}
-	c->env.audit->write(c->env.audit_ctx, rec);
+	m->plan->audit->write(m->plan->audit_ctx, rec);
 	/* Deleting a larger file takes longer: the answer, refusal included,
 	 * waits for the quantum. */
-	plan_hold_quantum(&c->env, start);
+	plan_hold_quantum(m->plan, start);
 	json_decref(id);
 	return line;
 }
 
 char *
-handle_change(struct console *c, const struct request *req,
+handle_change(const struct handler_env *m, const struct request *req,
     const struct peer *peer)
 {
 	json_t *id = request_id_json(req), *rec = json_object(), *r;
@@ -196,14 +205,14 @@ handle_change(struct console *c, const struct request *req,
 
 	/* Only queued for the human: shown escaped, kept in the audit. Nothing
 	 * installs, trusts or loosens through the socket. */
-	term_printf(&c->term, "\n--- change request from uid %u (agent text, "
+	term_printf(m->term, "\n--- change request from uid %u (agent text, "
 	    "escaped) ---\n  ", (unsigned)peer->uid);
-	term_untrusted(&c->term, req->text, req->text_len, PROTO_MAX_TEXT);
-	term_printf(&c->term, "\n");
+	term_untrusted(m->term, req->text, req->text_len, PROTO_MAX_TEXT);
+	term_printf(m->term, "\n");
 	json_object_set_new(rec, "method", json_string("change.request"));
 	json_object_set_new(rec, "peer_uid", json_integer(peer->uid));
 	json_object_set_new(rec, "text", json_stringn(req->text, req->text_len));
-	c->env.audit->write(c->env.audit_ctx, rec);
+	m->plan->audit->write(m->plan->audit_ctx, rec);
 	r = json_object();
 	json_object_set_new(r, "queued", json_true());
 	line = proto_result_line(M_CHANGE_REQUEST, id, r);
