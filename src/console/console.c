@@ -116,8 +116,14 @@ send_line(int fd, const char *line)
 	return 0;
 }
 
+/* What read_line() returns instead of a line's length. */
+enum read_line_end {
+	READ_GONE = -1,		/* the peer is gone or too slow */
+	READ_TOO_LONG = -2,	/* over PROTO_MAX_LINE */
+};
+
 /* Read one line (bounded, within a deadline). Returns its length without
- * the newline, -1 when the peer is gone or too slow, -2 when over the cap. */
+ * the newline, or an enum read_line_end. */
 static long
 read_line(struct conn *cn, long wait_ms)
 {
@@ -137,12 +143,13 @@ read_line(struct conn *cn, long wait_ms)
 		/* PROTO_MAX_LINE counts the newline (docs/protocol.md); the
 		 * client holds itself to the same limit. */
 		if (nl != NULL)
-			return nl - cn->buf + 1 > PROTO_MAX_LINE ? -2 : nl - cn->buf;
+			return nl - cn->buf + 1 > PROTO_MAX_LINE ? READ_TOO_LONG
+			    : nl - cn->buf;
 		if (cn->len >= PROTO_MAX_LINE)
-			return -2;
+			return READ_TOO_LONG;
 		left = deadline - now_ms();
 		if (left <= 0)
-			return -1;
+			return READ_GONE;
 		if (poll(&pfd, 1, (int)left) <= 0)
 			continue;
 		n = recv(cn->fd, cn->buf + cn->len, sizeof(cn->buf) - cn->len,
@@ -150,7 +157,7 @@ read_line(struct conn *cn, long wait_ms)
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n <= 0)
-			return -1;
+			return READ_GONE;
 		cn->len += (size_t)n;
 		/* wait_ms is for the first byte of a pipelined request; a line
 		 * once begun has the full read allowance */
@@ -246,10 +253,10 @@ serve(struct console *c, int fd)
 		 * pauses. */
 		(void)ws_expire(&c->ws, now_ms());
 		n = read_line(cn, wait);
-		if (n == -1)
+		if (n == READ_GONE)
 			break;
 		c->last_request_ms = now_ms();
-		if (n == -2) {
+		if (n == READ_TOO_LONG) {
 			line = proto_error_line(M__COUNT, NULL, E_BAD_REQUEST);
 			(void)send_line(fd, line);
 			free(line);
