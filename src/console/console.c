@@ -19,8 +19,8 @@
 #include "lib/str.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>

@@ -15,18 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A profile the console serves: in the approved policy and opened at
- * start. One that could not be opened (the start-up line said why) is
- * answered as unknown and never offered: no card is shown for a plan that
- * cannot be fetched from. */
-static const struct profile *
-served_profile(const struct policy *pol, const char *name)
-{
-	const struct profile *pr = policy_profile(pol, name);
-
-	return pr != NULL && pr->src != NULL ? pr : NULL;
-}
-
 char *
 handle_status(const struct handler_env *m, const struct request *req)
 {
@@ -40,7 +28,7 @@ handle_status(const struct handler_env *m, const struct request *req)
 	char *line;
 
 	if (req->has_profile) {
-		pr = served_profile(pol, req->profile);
+		pr = policy_served_profile(pol, req->profile);
 		if (pr == NULL) {
 			line = proto_error_line(M_STATUS, id, E_UNKNOWN_PROFILE);
 			json_decref(r);

@@ -274,12 +274,7 @@ precheck(struct plan *pl)
 		json_object_set_new(pl->rec, "key", json_string(pl->key));
 	} else {
 		enum key_status ks;
-		/* A profile that could not be opened at start (the start-up
-		 * line said why) is answered as unknown: no card for a plan
-		 * that cannot be fetched from. */
-		pl->pr = policy_profile(e->pol, req->profile);
-		if (pl->pr != NULL && pl->pr->src == NULL)
-			pl->pr = NULL;
+		pl->pr = policy_served_profile(e->pol, req->profile);
 		if (pl->pr == NULL)
 			return refuse(pl, E_UNKNOWN_PROFILE, NULL);
 		json_object_set_new(pl->rec, "profile", json_string(pl->pr->name));
@@ -1318,8 +1313,8 @@ plan_run(const struct plan_env *e, const struct request *req,
 		}
 		pl->pr = pl->h->profile;
 	} else {
-		pl->pr = policy_profile(e->pol, pl->req->profile);
-		if (pl->pr == NULL || pl->pr->src == NULL) {
+		pl->pr = policy_served_profile(e->pol, pl->req->profile);
+		if (pl->pr == NULL) {
 			line = refuse(pl, E_APPROVAL_TIMEOUT, "its profile is gone");
 			goto out;
 		}

@@ -561,3 +561,11 @@ policy_profile(const struct policy *p, const char *name)
 			return &p->profiles[i];
 	return NULL;
 }
+
+const struct profile *
+policy_served_profile(const struct policy *p, const char *name)
+{
+	const struct profile *pr = policy_profile(p, name);
+
+	return pr != NULL && pr->src != NULL ? pr : NULL;
+}

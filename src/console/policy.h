@@ -83,5 +83,11 @@ char *policy_read_file(const char *path, size_t *len, const char **why);
 
 const struct profile *policy_profile(const struct policy *p,
     const char *name);
+/* A profile the console serves: in the approved policy and opened at
+ * start. One that could not be opened (the start-up line said why) is
+ * answered as unknown and never offered: no card is shown for a plan that
+ * cannot be fetched from. */
+const struct profile *policy_served_profile(const struct policy *p,
+    const char *name);
 
 #endif
