@@ -25,6 +25,8 @@ import re
 import shutil
 import sys
 
+EXECUTABLES = ("lockfile", "lockfile-console", "lockfile-parse-worker",
+               "lockfile-sandbox-run")
 KINDS = ("bin", "share", "plugin", "image", "trust", "tmpfiles", "source",
          "info")
 # What install.sh fetches and checks, besides the manifest and its bundle.
@@ -81,8 +83,11 @@ def cmd_manifest(a):
             os.chmod(dst, 0o755 if kind == "bin" else 0o644)
             arts[name] = {"kind": kind, "size": os.path.getsize(dst),
                           "sha256": sha256(dst)}
-    if not arts.get("lockfile", {}).get("kind") == "bin":
-        die("no bin/lockfile: a release carries the launcher")
+    # Every executable of a role (src/lib/paths.h, docs/hacking.md): one
+    # left out would leave an older one running beside the new.
+    for exe in EXECUTABLES:
+        if not arts.get(exe, {}).get("kind") == "bin":
+            die("no bin/%s: a release carries every executable" % exe)
     if len(arts) > 64:
         die("more than 64 artifacts")
     doc = {"schema": 1, "repository": a.repository, "tag": a.tag,

@@ -1,4 +1,4 @@
-/* Commands provided by the console module, for src/main.c's table: the
+/* Commands provided by the console module, for lockfile-console's table (main.c): the
  * entry points only. It does not include console.h, so the command table
  * never sees struct console (docs/hacking.md, "Layers"). */
 #ifndef LOCKFILE_CONSOLE_CMD_H
@@ -6,7 +6,6 @@
 
 #include "console/audit.h"		/* cmd_audit */
 #include "console/hub.h"		/* cmd_hub_key */
-#include "console/parser_worker.h"	/* cmd_parse_worker */
 #include "console/policy_cmd.h"		/* cmd_policy */
 
 /* `lockfile console` (console.c) */

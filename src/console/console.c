@@ -12,6 +12,7 @@
 #include "term/home.h"
 #include "console/isolation.h"
 #include "protocol/response.h"
+#include "lib/exe.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
 #include "lib/paths.h"
@@ -454,9 +455,9 @@ confine_self(struct console *c, const char **why)
 			s->ports[s->nports++] = c->hub.port;
 		r |= confine_add(s, c->hub.dir, CONFINE_WRITE, 0);
 	}
-	/* The parser worker is a fresh exec of our own binary. */
+	/* The parser worker is a fresh exec of lockfile-parse-worker. */
 	if (c->parser.exefd >= 0)
-		r |= confine_add_fd(s, c->parser.exefd, "/proc/self/exe",
+		r |= confine_add_fd(s, c->parser.exefd, LF_EXE_PARSE_WORKER,
 		    CONFINE_EXEC);
 	if (r != 0 || confine_add_system(s) != 0) {
 		*why = "too many paths to confine the console";
@@ -495,6 +496,13 @@ start(struct console *c, const char *homearg, const char *sockpath,
 	 * could replace is not the console the human approved. */
 	if (sysconf_check_binary(bwhy, sizeof(bwhy)) != 0) {
 		logit("refusing to run: %s", bwhy);
+		return -1;
+	}
+	/* The worker it runs, from the same directory, by the same rule. */
+	if (check_fd_owner_mode(c->parser.exefd, 0, 1) != 0) {
+		logit("refusing to run: " LF_EXE_PARSE_WORKER " beside it is not "
+		    "root's or is writable by others (install it root-owned: make "
+		    "install)");
 		return -1;
 	}
 	if (term_open(&c->term, &why) != 0) {
@@ -681,7 +689,7 @@ cmd_console(int argc, char **argv)
 	const char *group = LF_CLIENTS_GROUP, *uids = NULL, *end = "signal";
 	const char *hub_url = NULL, *hub_ca = NULL;
 	sigset_t mask;
-	int ch;
+	int ch, wfd = -1;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -712,10 +720,13 @@ cmd_console(int argc, char **argv)
 	c->term.fd = c->audit.fd = c->lis.fd = c->sigfd = -1;
 	dying = c;
 	log_set_cleanup(emergency_cleanup);
-	/* Our own binary, for the parser workers: opened before anything could
-	 * replace it. Each worker is a fresh exec of it (parser_worker.h). */
-	if (parser_start(&c->parser) != 0)
-		fatal_errno("parser worker");
+	/* The parser workers' executable, beside ours: opened before anything
+	 * could replace it, checked in start(). Each worker is a fresh exec
+	 * of it (parser_worker.h). */
+	if (exe_sibling_open(LF_EXE_PARSE_WORKER, &wfd) != EXE_OK)
+		fatal_errno("%s (install every executable beside "
+		    LF_EXE_CONSOLE ": make install)", LF_EXE_PARSE_WORKER);
+	parser_start(&c->parser, wfd);
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);

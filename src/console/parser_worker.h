@@ -1,7 +1,8 @@
 /* The request parser in its own process. Boundary (docs/security.md): the
  * process that holds credentials and files never runs a parser over agent
- * bytes. The console re-executes its own binary as `lockfile
- * __parse-worker` with only a socket on fd 3: a fresh image that holds
+ * bytes. The console executes lockfile-parse-worker (src/worker/, an
+ * executable of its own that links only what it parses with) with only a
+ * socket on fd 3: a fresh image that holds
  * nothing secret, confines itself (no_new_privs, an empty Landlock ruleset,
  * a seccomp filter of read/write/memory/exit, small rlimits) before reading
  * a byte, and answers each line with a fixed-form struct request that the
@@ -28,12 +29,14 @@ struct parser {
 	struct worker w[PARSER_MAX_WORKERS];
 	struct worker *cur;	/* the current connection's peer's worker */
 	unsigned long long tick;
-	int exefd;		/* our own binary, opened at start */
+	int exefd;		/* lockfile-parse-worker, opened at start */
 	unsigned restarts;
 };
 
-/* Open our own binary once, before anything can replace it. 0 or -1. */
-int parser_start(struct parser *p);
+/* Take the worker executable the console opened at start (before its
+ * confinement, checked as its own binary is: console.c); parser_stop()
+ * closes it. */
+void parser_start(struct parser *p, int exefd);
 void parser_stop(struct parser *p);
 
 /* One worker per peer uid: a worker that one agent's bytes compromised
@@ -51,8 +54,5 @@ void parser_end(struct parser *p);
  * as E_BAD_REQUEST and the worker is replaced. Never fails otherwise. */
 void parser_parse(struct parser *p, const char *line, size_t len,
     struct request *req);
-
-/* `lockfile __parse-worker`: the worker's main. */
-int cmd_parse_worker(int argc, char **argv);
 
 #endif

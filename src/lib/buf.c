@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sodium.h>
 
 struct buf {
 	uint8_t *d;
@@ -34,7 +33,7 @@ buf_free(struct buf *b)
 {
 	if (b == NULL)
 		return;
-	sodium_memzero(b->d, b->alloc);
+	explicit_bzero(b->d, b->alloc);
 	free(b->d);
 	free(b);
 }
@@ -42,7 +41,7 @@ buf_free(struct buf *b)
 void
 buf_reset(struct buf *b)
 {
-	sodium_memzero(b->d, b->alloc);
+	explicit_bzero(b->d, b->alloc);
 	b->len = 0;
 }
 
@@ -67,7 +66,7 @@ reserve(struct buf *b, size_t extra)
 	if (nd == NULL)
 		fatal("out of memory");
 	memcpy(nd, b->d, b->len);
-	sodium_memzero(b->d, b->alloc);
+	explicit_bzero(b->d, b->alloc);
 	free(b->d);
 	b->d = nd;
 	b->alloc = nalloc;
@@ -113,7 +112,7 @@ buf_printf(struct buf *b, const char *fmt, ...)
 	vsnprintf(tmp, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	n = buf_append(b, tmp, (size_t)n);
-	sodium_memzero(tmp, strlen(tmp));
+	explicit_bzero(tmp, strlen(tmp));
 	free(tmp);
 	return n;
 }
@@ -148,5 +147,5 @@ buf_consume(struct buf *b, size_t n)
 	ASSERT(n <= b->len);
 	memmove(b->d, b->d + n, b->len - n);
 	b->len -= n;
-	sodium_memzero(b->d + b->len, b->alloc - b->len);
+	explicit_bzero(b->d + b->len, b->alloc - b->len);
 }

@@ -53,6 +53,19 @@
 #define LF_SYS_SYSTEM		"system.toml"	/* the terminal rules */
 #define LF_SYS_HOST		"host.toml"	/* doctor --declare-host */
 
+/* The executables, one per role (docs/hacking.md, "Executables"), all
+ * installed in one directory (PREFIX/bin, as the build tree has them side
+ * by side): each finds the others beside itself (lib/exe.h), never on
+ * PATH. `lockfile` is the agent's and forwards the console-side commands,
+ * so the names users type stay the same. */
+#define LF_EXE_AGENT		"lockfile"		/* client, MCP */
+#define LF_EXE_CONSOLE		"lockfile-console"	/* console, store, update */
+#define LF_EXE_PARSE_WORKER	"lockfile-parse-worker"	/* hostile lines */
+#define LF_EXE_SANDBOX_RUN	"lockfile-sandbox-run"	/* one plugin */
+/* Every one, for a list: a release carries them all (docs/releases.md). */
+#define LF_EXE_ALL	LF_EXE_AGENT, LF_EXE_CONSOLE, LF_EXE_PARSE_WORKER, \
+			LF_EXE_SANDBOX_RUN
+
 /* The Docker images (docs/docker.md): where lox mounts the volumes. */
 #define LF_IMAGE_HOME		"/home/" LF_CONSOLE_ACCOUNT
 #define LF_IMAGE_SOURCES	"/srv/lockfile"

@@ -1,5 +1,5 @@
 /* Agent requests in fixed form. The parser (run in a separate sandboxed
- * process, src/console/parser_worker.c) turns one line of agent JSON into a
+ * process, lockfile-parse-worker: src/worker/parse_worker.c) turns one line of agent JSON into a
  * struct request; the console receives the struct over a pipe, checks it
  * with request_validate() and never parses agent JSON itself (OpenSSH's
  * privilege separation: the side that holds files and credentials rebuilds
@@ -13,6 +13,10 @@
 
 #define REQUEST_MAGIC 0x6c66726bU	/* "lfrk" */
 #define REQUEST_NONCE_LEN 16
+/* The worker's wire (src/worker/, console/parser_worker.c): its only
+ * descriptor, a SOCK_SEQPACKET socket; each message in is a nonce then one
+ * line, each message out one struct request. */
+#define PARSE_WORKER_FD 3
 
 enum req_id_kind { RID_NULL = 0, RID_INT, RID_STR };
 

@@ -1,13 +1,17 @@
-/* `lockfile sandbox-run`: run one plugin exactly as a plan does and print
- * one line: 1, 0 or "error: CLASS". A diagnostic for the console account,
- * and what the tests and benchmarks drive. Exit status by outcome class
- * only (docs/sandbox.md has the table): an answer of 1 and of 0 exit 0. */
+/* lockfile-sandbox-run, typed as `lockfile sandbox-run` (the agent's
+ * lockfile forwards it here by exec): run one plugin exactly as a plan
+ * does and print one line: 1, 0 or "error: CLASS". A diagnostic for the
+ * console account, and what the tests and benchmarks drive. An executable
+ * of its own (docs/hacking.md, "Executables"): the sandbox, libseccomp and
+ * SHA-256, nothing of the console's. Exit status by outcome class only
+ * (docs/sandbox.md has the table): an answer of 1 and of 0 exit 0. */
 #include "sandbox/sandbox.h"
-#include "sandbox/cmd.h"
 #include "lib/crypto.h"
+#include "lib/exe.h"
 #include "lib/fdutil.h"
 #include "lib/escape.h"
 #include "lib/log.h"
+#include "lib/paths.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,7 +43,8 @@ static const char usage_text[] =
 "Exit status: 0 answer (1 or 0 alike), 10 plugin error, 20 tampered,\n"
 "21 sandbox unavailable, 64 usage, 70 internal error.\n";
 
-int
+/* Exit status of a run for its outcome class. */
+static int
 sandbox_exit_code(enum outcome o)
 {
 	switch (o) {
@@ -105,7 +110,7 @@ add_value(uint8_t *buf, size_t *len, const char *path)
 }
 
 int
-cmd_sandbox_run(int argc, char **argv)
+main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "protocol", required_argument, NULL, 'p' },
@@ -130,6 +135,7 @@ cmd_sandbox_run(int argc, char **argv)
 
 	/* A plugin that closes fd 6 before its values are written must not
 	 * kill us with SIGPIPE (the child resets it to the default). */
+	exe_start("sandbox-run");
 	signal(SIGPIPE, SIG_IGN);
 	memset(&run, 0, sizeof(run));
 	run.protocol = LF_PLUGIN_PROTOCOL_1;

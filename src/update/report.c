@@ -8,6 +8,7 @@
 #include "store/trust.h"
 #include "lib/crypto.h"
 #include "lib/fdutil.h"
+#include "lib/paths.h"
 #include "lib/str.h"
 #include "lib/sysconf.h"
 
@@ -35,25 +36,37 @@ hash_at(int dirfd, const char *name, uint8_t sha[SHA256_LEN])
 }
 
 /* Every installed artifact of the manifest that is present under the
- * prefix has its SHA-256; this binary is the manifest's lockfile. */
+ * prefix has its SHA-256; this binary (lockfile-console, which runs
+ * doctor) is the manifest's artifact of its name, and every executable of
+ * a role (paths.h) is in the manifest: a release that left one out would
+ * leave an older one running beside the new. */
 static int
 check_files(const struct upd_dirs *d, const struct relman *m, int selffd,
-    char *bad, size_t badlen)
+    const char *self, char *bad, size_t badlen)
 {
+	static const char *const roles[] = { LF_EXE_ALL };
 	uint8_t sha[SHA256_LEN];
-	const struct relart *me = relman_find(m, "lockfile");
+	const struct relart *me = relman_find(m, self);
 	size_t i;
 
 	if (me == NULL || me->kind != RELART_BIN ||
 	    sha256_fd_pread(selffd, sha) != 0 ||
 	    !ct_equal(sha, me->sha256, SHA256_LEN)) {
-		str_msg(bad, badlen, "this binary is not the lockfile the "
-		    "signed manifest names");
+		str_msg(bad, badlen, "this binary is not the %s the signed "
+		    "manifest names", self);
 		return -1;
+	}
+	for (i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+		const struct relart *a = relman_find(m, roles[i]);
+		if (a == NULL || a->kind != RELART_BIN) {
+			str_msg(bad, badlen, "the signed manifest names no bin "
+			    "%s", roles[i]);
+			return -1;
+		}
 	}
 	for (i = 0; i < m->n; i++) {
 		const struct relart *a = &m->a[i];
-		if (!relart_installed(a) || strcmp(a->name, "lockfile") == 0)
+		if (!relart_installed(a) || strcmp(a->name, self) == 0)
 			continue;
 		if (hash_at(upd_dir_for(d, a), a->name, sha) != 0) {
 			if (errno == ENOENT)
@@ -151,8 +164,8 @@ update_report(char *detail, size_t len)
 		goto out;
 	}
 	selffd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	if (selffd < 0 || check_files(&d, &rec.m, selffd, bad, sizeof(bad)) !=
-	    0) {
+	if (selffd < 0 || check_files(&d, &rec.m, selffd,
+	    strrchr(exe, '/') + 1, bad, sizeof(bad)) != 0) {
 		str_msg(detail, len, "%s recorded, but %s", rec.m.tag,
 		    selffd < 0 ? "this binary cannot be read" : bad);
 		goto out;

@@ -362,8 +362,11 @@ class ConsoleEnv:
                         argv = f.read().split(b"\0")
                 except OSError:
                     continue
+                # lockfile execs lockfile-console in the same process
+                # (docs/hacking.md, "Executables"): either name, one pid.
                 if b"console" in argv and self.home.encode() in argv and \
-                        os.path.basename(argv[0]) == b"lockfile":
+                        os.path.basename(argv[0]) in (b"lockfile",
+                                                      b"lockfile-console"):
                     return int(d)
             if not self.console_alive():
                 return None

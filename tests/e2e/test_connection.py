@@ -170,7 +170,7 @@ sys.stdin.read()
 
 def workers(env):
     """{pid: context switches} of the console's parser workers (its
-    children running __parse-worker), seen as root from outside its
+    children running lockfile-parse-worker), seen as root from outside its
     namespace: a worker blocked in recv() switches once per line it
     reads, the others not at all."""
     found = {}
@@ -182,7 +182,7 @@ def workers(env):
                 ppid = int(f.read().rsplit(")", 1)[1].split()[1])
             with open("/proc/%s/cmdline" % pid, "rb") as f:
                 argv = f.read().split(b"\0")
-            if ppid != env.console_pid or b"__parse-worker" not in argv:
+            if ppid != env.console_pid or argv[:1] != [b"lockfile-parse-worker"]:
                 continue
             with open("/proc/%s/status" % pid) as f:
                 st = dict(l.split(":", 1) for l in f.read().splitlines())

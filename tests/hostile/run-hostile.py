@@ -296,28 +296,51 @@ def observed(a, rd, fx, obs, params, mode_input_mode):
     raise ValueError(o)
 
 
+def load_base(exe):
+    """Where exe loads with ASLR off (setarch -R, inherited across exec):
+    the child is stopped at its exec under ptrace and its first mapping of
+    the file read from /proc/PID/maps. Read from the process as it really
+    loads (a static PIE has no auxiliary vector to print), so a wrong guess
+    cannot pass for a refusal."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    ADDR_NO_RANDOMIZE, PTRACE_TRACEME = 0x0040000, 0
+    real = os.path.realpath(exe)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            libc.personality(ADDR_NO_RANDOMIZE)
+            libc.ptrace(PTRACE_TRACEME, 0, None, None)
+            os.execv(real, [real, "--help"])
+        finally:
+            os._exit(127)
+    try:
+        _, st = os.waitpid(pid, 0)
+        if not os.WIFSTOPPED(st):
+            raise RuntimeError("%s did not stop at its exec" % exe)
+        with open("/proc/%d/maps" % pid) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) >= 6 and parts[5] == real:
+                    return int(parts[0].split("-")[0], 16)
+        raise RuntimeError("no mapping of %s" % exe)
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+
+
 def guard_ip(lockfile):
-    """Where the launcher's execve returns when lockfile runs with ASLR off
-    (setarch -R): its load base read from its own auxiliary vector (glibc's
-    LD_SHOW_AUXV, AT_ENTRY minus the ELF entry point) plus the symbol's
-    offset. Read from the binary as it really loads, so a wrong guess cannot
-    pass for a refusal."""
-    auxv = subprocess.run(["setarch", "-R", "env", "LD_SHOW_AUXV=1", lockfile,
-                           "--version"], stdout=subprocess.PIPE,
-                          stderr=subprocess.DEVNULL, check=True).stdout.decode()
-    entry = [int(line.split()[1], 16) for line in auxv.splitlines()
-             if line.startswith("AT_ENTRY:")]
-    hdr = subprocess.run(["readelf", "-h", lockfile], stdout=subprocess.PIPE,
-                         check=True).stdout.decode()
-    e_entry = [int(line.split()[-1], 16) for line in hdr.splitlines()
-               if "Entry point address" in line]
-    syms = subprocess.run(["nm", lockfile], stdout=subprocess.PIPE,
+    """Where the launcher's execve returns when lockfile sandbox-run runs
+    with ASLR off: the load base of lockfile-sandbox-run beside lockfile
+    (docs/hacking.md, "Executables") plus the symbol's offset."""
+    exe = os.path.join(os.path.dirname(lockfile), "lockfile-sandbox-run")
+    syms = subprocess.run(["nm", exe], stdout=subprocess.PIPE,
                           check=True).stdout.decode()
     off = [int(line.split()[0], 16) for line in syms.splitlines()
            if line.endswith(" lf_plugin_execve_ret")]
-    if len(entry) != 1 or len(e_entry) != 1 or len(off) != 1:
-        raise RuntimeError("cannot locate lf_plugin_execve_ret in " + lockfile)
-    return entry[0] - e_entry[0] + off[0]
+    if len(off) != 1:
+        raise RuntimeError("cannot locate lf_plugin_execve_ret in " + exe)
+    return load_base(exe) + off[0]
 
 
 def run_one(a, mode, lockfile, top):

@@ -107,7 +107,7 @@ def workers(console_pid):
                 ppid = int(re.search(r"^PPid:\t(\d+)", f.read(), re.M).group(1))
         except (OSError, AttributeError):
             continue
-        if b"__parse-worker" in argv and ppid == console_pid:
+        if b"lockfile-parse-worker" in argv[:1] and ppid == console_pid:
             out.append(int(d))
     return out
 

@@ -180,6 +180,9 @@ class Runner:
         self.ctx = ctx
         self.n = 0
         self.failed = 0
+        # lockfile forwards sandbox-run to the executable beside it
+        # (docs/hacking.md, "Executables"): both are copied.
+        snapshot(ctx, os.path.join(ctx.build, "lockfile-sandbox-run"))
         self.lockfile = snapshot(ctx, os.path.join(ctx.build, "lockfile"))
         self._limits = None
 

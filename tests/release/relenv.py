@@ -40,6 +40,8 @@ from test_store_https import CA_BUNDLE, make_pki  # noqa: E402
 
 LOCKFILE = os.path.join(BUILD, "lockfile")
 PLAIN_LOCKFILE = os.path.join(PLUGIN_BUILD, "lockfile")
+EXECUTABLES = ("lockfile", "lockfile-console", "lockfile-parse-worker",
+               "lockfile-sandbox-run")
 RELEASE_PY = os.path.join(ROOT, "scripts", "release.py")
 INSTALL_SH = os.path.join(ROOT, "scripts", "install.sh")
 SECCOMP = os.path.join(ROOT, "docker", "seccomp.json")
@@ -64,10 +66,12 @@ class Release:
         self.out = os.path.join(self.dir, "out")
         for k in ("bin", "share", "trust", "info"):
             os.makedirs(os.path.join(self.stage, k))
-        with open(PLAIN_LOCKFILE, "rb") as f:
-            launcher = f.read()
-        self.put("bin", "lockfile", launcher + b"\0lockfile-test " +
-                 tag.encode() + b"\0")
+        # Every executable of a role (docs/hacking.md), each this build's
+        # with the tag appended, so two releases differ in every one.
+        for exe in EXECUTABLES:
+            with open(os.path.join(PLUGIN_BUILD, exe), "rb") as f:
+                self.put("bin", exe, f.read() + b"\0lockfile-test " +
+                         tag.encode() + b"\0")
         with open(SECCOMP, "rb") as f:
             self.put("share", "seccomp.json", f.read())
         self.put("bin", "lox", b"#!/bin/sh\necho lox " + tag.encode() + b"\n")
