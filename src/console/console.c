@@ -68,29 +68,6 @@ struct conn {
 };
 
 static int
-parse_uid_list(struct listener *l, const char *s)
-{
-	char tmp[1024], *p, *comma;
-	unsigned long long v;
-
-	if (s[0] == '\0')
-		return 0;
-	if (strlen(s) >= sizeof(tmp))
-		return -1;
-	memcpy(tmp, s, strlen(s) + 1);
-	/* Every field is a uid: an empty one ("1,,2", ",1", "1,") is refused,
-	 * not skipped (strtok would merge it away), as doctor reads it. */
-	for (p = tmp; p != NULL; p = comma) {
-		if ((comma = strchr(p, ',')) != NULL)
-			*comma++ = '\0';
-		if (parse_u64(p, 1, 0x7ffffffe, &v) != 0 ||
-		    listener_allow_uid(l, (uid_t)v) != 0)
-			return -1;
-	}
-	return 0;
-}
-
-static int
 send_line(int fd, const char *line)
 {
 	size_t len = strlen(line), off = 0;
@@ -488,6 +465,7 @@ start(struct console *c, const char *homearg, const char *sockpath,
 {
 	const char *why = NULL;
 	char fp[SHA256_HEX_LEN + 1], bwhy[PATH_MAX + 128];
+	struct agents_in in;
 	size_t i;
 
 	if (home_resolve(homearg, c->home, sizeof(c->home)) != 0)
@@ -516,15 +494,26 @@ start(struct console *c, const char *homearg, const char *sockpath,
 		logit("socket %s: %s", sockpath, why);
 		return -1;
 	}
-	if (LOCKFILE_ALLOWED_UIDS[0] != '\0' &&
-	    parse_uid_list(&c->lis, LOCKFILE_ALLOWED_UIDS) != 0)
+	/* Who the agents are, once (term/iso.h, the builder doctor uses
+	 * too): the socket lets in these uids and the isolation checks weigh
+	 * their groups. */
+	in = (struct agents_in){ .console_uid = c->lis.console_uid,
+	    .have_clients_gid = c->lis.have_clients_gid,
+	    .clients_gid = c->lis.clients_gid,
+	    .build_uids = LOCKFILE_ALLOWED_UIDS,
+	    .policy_uids = c->pol.allowed_uids, .npolicy = c->pol.nallowed,
+	    .cli_uids = uids };
+	switch (agents_build(&in, &c->agents)) {
+	case AGENTS_OK:
+		break;
+	case AGENTS_BAD_BUILD:
 		fatal("bad build-time ALLOWED_UIDS");
-	for (i = 0; i < c->pol.nallowed; i++)
-		(void)listener_allow_uid(&c->lis, c->pol.allowed_uids[i]);
-	if (uids != NULL && parse_uid_list(&c->lis, uids) != 0) {
+	case AGENTS_BAD_CLI:
 		logit("--allowed-uids: a comma-separated list of uids above 0");
 		return -1;
 	}
+	for (i = 0; i < c->agents.nallowed; i++)
+		ASSERT(listener_allow_uid(&c->lis, c->agents.allowed[i]) == 0);
 	if (sandbox_open(&c->sb) != 0)
 		term_printf(&c->term, "WARNING: plugin sandbox unavailable (%s): "
 		    "plans will be refused\n", c->sb.why);
@@ -570,7 +559,8 @@ start(struct console *c, const char *homearg, const char *sockpath,
 	}
 	console_env_init(c, console_audit_failed, console_ledger_failed);
 	/* A terminal an agent could drive or read is refused outright. */
-	if (isolation_terminal_ok(c, &why) != 0) {
+	if (isolation_terminal_ok(c->term.fd, &c->agents, &c->iso,
+	    &why) != 0) {
 		logit("refusing this terminal: %s", why);
 		return -1;
 	}
@@ -590,7 +580,7 @@ start(struct console *c, const char *homearg, const char *sockpath,
 	    "security level %d, quantum %us, %zu profile%s\n", LOCKFILE_VERSION,
 	    sockpath, fp, c->pol.security_level, c->pol.answer_quantum_s,
 	    c->pol.nprofiles, c->pol.nprofiles == 1 ? "" : "s");
-	if (isolation_proc_hidden(c, &why) != 0)
+	if (isolation_proc_hidden(&c->agents, &c->iso, &why) != 0)
 		term_printf(&c->term, "WARNING: %s: plans will be refused "
 		    "(E_PROC_NOT_HIDDEN)\n", why);
 	c->start_ms = c->last_request_ms = now_ms();

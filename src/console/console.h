@@ -34,6 +34,9 @@ struct console {
 	char ledger_dir[PATH_MAX];
 	struct values values;
 	struct isolation iso;		/* isolation.h: snapshot, last cause */
+	struct iso_agents agents;	/* term/iso.h: built once by start()
+					 * (agents_build); the listener's
+					 * allowed uids are these */
 	const char *scrub_words[POLICY_MAX_PROFILES * 8];
 	size_t nscrub;
 	struct plan_env env;		/* what plans borrow (plan.h) */
@@ -44,6 +47,10 @@ struct console {
 	int sigfd;
 	int stopping;
 };
+
+/* start() copies the agents' uids into the listener: each fits. */
+_Static_assert(ISO_MAX_AGENTS <= LISTENER_MAX_ALLOWED,
+    "the listener holds every allowed agent");
 
 /* console_env.c: fill c->env from the console's parts (after start-up
  * has opened them). audit_failed stops the console when the audit cannot

@@ -104,7 +104,9 @@ sb_ready(void *ctx, const char **why)
 static int
 sb_proc_hidden(void *ctx, const char **why)
 {
-	return isolation_proc_hidden(ctx, why);
+	struct console *c = ctx;
+
+	return isolation_proc_hidden(&c->agents, &c->iso, why);
 }
 
 static void

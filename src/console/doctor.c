@@ -59,7 +59,6 @@ static const char usage_text[] =
 "Exit status: 0 every condition holds, 1 some condition fails, 64 usage.\n";
 
 #define MAX_LINES 96
-#define MAX_UIDS 128
 
 struct doctor {
 	size_t n;
@@ -68,7 +67,6 @@ struct doctor {
 	char home[PATH_MAX];
 	const char *sockpath;
 	struct iso_agents agents;
-	uid_t uids[MAX_UIDS];
 	struct policy pol;
 	int have_policy;
 };
@@ -436,42 +434,24 @@ check_space(struct doctor *d)
 
 /* ---- the agents (as the console would see them) ---- */
 
+/* The console's own builder (agents_build, term/iso.h) on the same
+ * inputs: the clients group as listener_open resolves it, the build-time
+ * uids, the policy's (when it loads) and --allowed-uids. */
 static int
 agents_init(struct doctor *d, const char *group, const char *uids)
 {
 	struct group *gr = getgrnam(group);
-	unsigned long long v;
-	size_t i;
+	struct agents_in in = {
+		.console_uid = getuid(),
+		.have_clients_gid = gr != NULL,
+		.clients_gid = gr != NULL ? gr->gr_gid : 0,
+		.build_uids = LOCKFILE_ALLOWED_UIDS,
+		.policy_uids = d->have_policy ? d->pol.allowed_uids : NULL,
+		.npolicy = d->have_policy ? d->pol.nallowed : 0,
+		.cli_uids = uids,
+	};
 
-	memset(&d->agents, 0, sizeof(d->agents));
-	d->agents.console_uid = getuid();
-	if (gr != NULL) {
-		d->agents.clients_gid = gr->gr_gid;
-		d->agents.have_clients_gid = 1;
-	}
-	d->agents.allowed = d->uids;
-	if (d->have_policy)
-		for (i = 0; i < d->pol.nallowed && d->agents.nallowed < MAX_UIDS; i++)
-			d->uids[d->agents.nallowed++] = d->pol.allowed_uids[i];
-	for (i = 0; i < 2; i++) {
-		const char *list = i == 0 ? LOCKFILE_ALLOWED_UIDS : uids;
-		char tmp[1024], *p, *comma;
-		if (list == NULL || list[0] == '\0')
-			continue;
-		if (strlen(list) >= sizeof(tmp))
-			return -1;
-		memcpy(tmp, list, strlen(list) + 1);
-		for (p = tmp; p != NULL; p = comma) {
-			comma = strchr(p, ',');
-			if (comma != NULL)
-				*comma++ = '\0';
-			if (parse_u64(p, 1, 0x7ffffffe, &v) != 0)
-				return -1;
-			if (d->agents.nallowed < MAX_UIDS)
-				d->uids[d->agents.nallowed++] = (uid_t)v;
-		}
-	}
-	return 0;
+	return agents_build(&in, &d->agents) == AGENTS_OK ? 0 : -1;
 }
 
 static int

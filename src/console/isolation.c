@@ -6,7 +6,6 @@
  * the two that only the pre-confinement snapshot can see (the container's
  * seccomp filter and no_new_privs). */
 #include "console/isolation.h"
-#include "console/console.h"
 #include "console/mountinfo.h"
 #include "lib/fdutil.h"
 #include "lib/log.h"
@@ -527,40 +526,27 @@ isolation_proc_report(const struct iso_agents *a,
 }
 
 int
-isolation_proc_hidden(struct console *c, const char **why)
+isolation_proc_hidden(const struct iso_agents *a, struct isolation *iso,
+    const char **why)
 {
-	struct iso_agents a;
 	struct iso_report r;
 
-	isolation_agents(c, &a);
-	if (isolation_proc_report(&a, &c->iso.snap, &r) == 0)
+	if (isolation_proc_report(a, &iso->snap, &r) == 0)
 		return 0;
-	isolation_first_failure(&r, c->iso.why, sizeof(c->iso.why));
-	*why = c->iso.why;
+	isolation_first_failure(&r, iso->why, sizeof(iso->why));
+	*why = iso->why;
 	return -1;
 }
 
-void
-isolation_agents(const struct console *c, struct iso_agents *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->console_uid = c->lis.console_uid;
-	a->have_clients_gid = c->lis.have_clients_gid;
-	a->clients_gid = c->lis.clients_gid;
-	a->allowed = c->lis.allowed;
-	a->nallowed = c->lis.nallowed;
-}
-
 int
-isolation_terminal_ok(struct console *c, const char **why)
+isolation_terminal_ok(int ttyfd, const struct iso_agents *a,
+    struct isolation *iso, const char **why)
 {
-	struct iso_agents a;
 	struct iso_report r;
 
-	isolation_agents(c, &a);
-	if (isolation_terminal_report(c->term.fd, &a, &r) == 0)
+	if (isolation_terminal_report(ttyfd, a, &r) == 0)
 		return 0;
-	isolation_first_failure(&r, c->iso.why, sizeof(c->iso.why));
-	*why = c->iso.why;
+	isolation_first_failure(&r, iso->why, sizeof(iso->why));
+	*why = iso->why;
 	return -1;
 }

@@ -28,8 +28,6 @@
 #include "term/check.h"
 #include "term/iso.h"
 
-struct console;
-
 /* Facts only observable before the console confines itself: its own
  * filter and no_new_privs would mask the container's. A seccomp filter and
  * no_new_privs cannot be removed, so what is seen here holds for the
@@ -78,15 +76,18 @@ void isolation_kernel_report(const struct iso_agents *a, int container,
 int isolation_host_report(const struct iso_agents *a, struct iso_report *r,
     unsigned long long *proc_mount_id);
 
-/* The console's view: agents from its listener. */
-void isolation_agents(const struct console *c, struct iso_agents *a);
+/* The console's checks, on the agents console.c built (agents_build,
+ * term/iso.h) and its isolation state: never struct console
+ * (docs/hacking.md, "Layers"). */
 
 /* 0 when plugin processes are hidden; -1 with *why naming the failing
- * condition (points into c->iso, valid until the next call; the caller
+ * condition (points into iso->why, valid until the next call; the caller
  * copies it into the audit). */
-int isolation_proc_hidden(struct console *c, const char **why);
+int isolation_proc_hidden(const struct iso_agents *a, struct isolation *iso,
+    const char **why);
 
-/* 0 when the console's terminal passes; -1 with *why as above. */
-int isolation_terminal_ok(struct console *c, const char **why);
+/* 0 when the console's terminal (ttyfd) passes; -1 with *why as above. */
+int isolation_terminal_ok(int ttyfd, const struct iso_agents *a,
+    struct isolation *iso, const char **why);
 
 #endif

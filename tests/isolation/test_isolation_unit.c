@@ -140,7 +140,6 @@ test_agents(void)
 	gid_t agent_g, con_g, allowed_g, out_g;
 	struct group *clients = getgrnam("lockfile-clients");
 	struct iso_agents a;
-	uid_t list[2];
 	char who[160];
 
 	if (account("agent", &agent, &agent_g) != 0 ||
@@ -166,12 +165,11 @@ test_agents(void)
 	    "agents: an outsider's group is no agent's");
 	check(iso_agent_has_gid(&a, allowed_g, who, sizeof(who)) == 0,
 	    "agents: lf-allowed's group is no agent's while it is not allowed");
-	list[0] = allowed;
-	a.allowed = list;
+	a.allowed[0] = allowed;
 	a.nallowed = 1;
 	check(iso_agent_has_gid(&a, allowed_g, who, sizeof(who)) == 1,
 	    "agents: an allowed uid's group (%s)", who);
-	list[1] = 4000123;	/* no account */
+	a.allowed[1] = 4000123;	/* no account */
 	a.nallowed = 2;
 	check(iso_agent_has_gid(&a, out_g, who, sizeof(who)) == 1 &&
 	    strstr(who, "no account") != NULL, "agents: an allowed uid without "
