@@ -2,7 +2,7 @@
  * the console account; agent-side commands only talk to the socket. */
 #include "config.h"
 #include "commands.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/log.h"
 
 #include <stdio.h>

@@ -3,7 +3,7 @@
 #include "console/parser_worker.h"
 #include "sandbox/landlock.h"
 #include "lib/crypto.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/log.h"
 
 #include <errno.h>

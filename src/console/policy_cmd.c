@@ -5,9 +5,11 @@
 #include "console/policy.h"
 #include "console/policy_cmd.h"
 #include "term/term.h"
+#include "lib/clock.h"
 #include "lib/escape.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/log.h"
+#include "lib/mkdir.h"
 #include "lib/render.h"
 #include "lib/str.h"
 

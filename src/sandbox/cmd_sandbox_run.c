@@ -5,9 +5,10 @@
 #include "sandbox/sandbox.h"
 #include "sandbox/cmd.h"
 #include "lib/crypto.h"
-#include "lib/fdutil.h"
 #include "lib/escape.h"
+#include "lib/fd.h"
 #include "lib/log.h"
+#include "lib/num.h"
 
 #include <errno.h>
 #include <fcntl.h>
