@@ -7,9 +7,10 @@
 #include "console/audit.h"		/* cmd_audit */
 #include "console/hub.h"		/* cmd_hub_key */
 #include "console/parser_worker.h"	/* cmd_parse_worker */
-#include "console/policy_cmd.h"		/* cmd_policy */
 
 /* `lockfile console` (console.c) */
 int cmd_console(int argc, char **argv);
+/* `lockfile policy` (cmd_policy.c; console account) */
+int cmd_policy(int argc, char **argv);
 
 #endif
