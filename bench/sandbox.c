@@ -16,8 +16,9 @@
  * 1.25x bare, bwrap at least 3x sandboxed). Exit 0 when it measured, 1 when
  * a run went wrong. Must run as a non-root account, like the console. */
 #include "sandbox/sandbox.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/log.h"
+#include "lib/num.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,8 +1,9 @@
 /* A client call: the busy probe, the request, and what it ended in (see
  * client.h). */
 #include "client/client.h"
-#include "lib/fdutil.h"
+#include "lib/clock.h"
 #include "lib/log.h"
+#include "lib/num.h"
 #include "lib/paths.h"
 
 #include <errno.h>

@@ -18,7 +18,8 @@
 #include "client/mcp.h"
 #include "client/mcp_tools.h"
 #include "lib/buf.h"
-#include "lib/fdutil.h"
+#include "lib/clock.h"
+#include "lib/fd.h"
 #include "lib/jsonx.h"
 #include "lib/log.h"
 

@@ -1,7 +1,7 @@
 /* One request and its checked answer (see rpc.h). */
 #include "client/rpc.h"
+#include "lib/clock.h"
 #include "lib/crypto.h"
-#include "lib/fdutil.h"
 #include "lib/jsonx.h"
 #include "lib/log.h"
 

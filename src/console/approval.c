@@ -1,6 +1,6 @@
 /* The approval card (see approval.h). */
 #include "console/approval.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/render.h"
 #include "protocol/table.h"
 

@@ -3,7 +3,6 @@
 #include "console/confine.h"
 #include "term/iso.h"
 #include "sandbox/landlock_abi.h"
-#include "lib/fdutil.h"
 #include "lib/log.h"
 #include "lib/str.h"
 #include "lib/sysconf.h"

@@ -5,7 +5,7 @@
 #include "console/console.h"
 #include "console/isolation.h"
 #include "console/plan.h"
-#include "lib/fdutil.h"
+#include "lib/clock.h"
 
 #include <string.h>
 

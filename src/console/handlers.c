@@ -5,8 +5,8 @@
 #include "console/scrub.h"
 #include "console/workspace.h"
 #include "protocol/response.h"
+#include "lib/clock.h"
 #include "lib/escape.h"
-#include "lib/fdutil.h"
 #include "lib/log.h"
 #include "lib/str.h"
 

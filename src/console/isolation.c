@@ -7,8 +7,8 @@
  * seccomp filter and no_new_privs). */
 #include "console/isolation.h"
 #include "console/mountinfo.h"
-#include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/num.h"
 #include "lib/sysconf.h"
 #include "lib/toml.h"
 #include "lib/str.h"

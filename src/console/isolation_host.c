@@ -15,7 +15,6 @@
 #include "console/isolation.h"
 #include "console/mountinfo.h"
 #include "lib/escape.h"
-#include "lib/fdutil.h"
 #include "lib/log.h"
 #include "lib/paths.h"
 #include "lib/str.h"

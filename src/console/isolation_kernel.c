@@ -9,7 +9,8 @@
  * helper. Everything is read with stat and from /proc/sys: the confined
  * console may not list /var/log nor read extended attributes. */
 #include "console/isolation.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
+#include "lib/num.h"
 #include "lib/str.h"
 
 #include <errno.h>

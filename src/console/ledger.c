@@ -7,8 +7,9 @@
  * refusal is exactly the records before the bad one. */
 #include "console/ledger.h"
 #include "lib/buf.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/log.h"
+#include "lib/num.h"
 #include "lib/paths.h"
 #include "lib/str.h"
 #include "protocol/shape.h"

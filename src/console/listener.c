@@ -1,7 +1,6 @@
 /* The console socket (see listener.h). */
 #include "console/listener.h"
 #include "lib/escape.h"
-#include "lib/fdutil.h"
 #include "lib/log.h"
 #include "lib/str.h"
 

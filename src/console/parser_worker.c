@@ -2,7 +2,7 @@
 #include "config.h"
 #include "console/parser_worker.h"
 #include "lib/crypto.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/log.h"
 #include "lib/paths.h"
 

@@ -19,7 +19,7 @@
 #include "console/scrub.h"
 #include "protocol/key.h"
 #include "protocol/response.h"
-#include "lib/fdutil.h"
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/str.h"
 

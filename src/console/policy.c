@@ -1,7 +1,7 @@
 /* Policy parsing and validation (see policy.h). Strict: unknown keys are
  * refused, every number has a range, paths are absolute after "~". */
 #include "console/policy.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/log.h"
 #include "lib/paths.h"
 #include "lib/toml.h"

@@ -1,7 +1,9 @@
 /* The workspace (see workspace.h). */
 #include "console/workspace.h"
-#include "lib/fdutil.h"
+#include "lib/clock.h"
+#include "lib/fd.h"
 #include "lib/log.h"
+#include "lib/mkdir.h"
 #include "lib/rmtree.h"
 #include "lib/paths.h"
 #include "lib/str.h"

@@ -5,8 +5,8 @@
 #include "hub/hub.h"
 #include "hubwire/msg.h"
 #include "lib/crypto.h"
-#include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/num.h"
 #include "lib/str.h"
 
 #include <stdio.h>

@@ -7,8 +7,10 @@
  * connection out nor sees its client go away; every suspended connection
  * resumed before the daemon stops. */
 #include "hub/hub.h"
-#include "lib/fdutil.h"
+#include "lib/clock.h"
+#include "lib/fd.h"
 #include "lib/log.h"
+#include "lib/num.h"
 #include "lib/str.h"
 
 #include <arpa/inet.h>

@@ -4,8 +4,9 @@
 #include "config.h"
 #include "hub/hub.h"
 #include "hubwire/keys.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/log.h"
+#include "lib/num.h"
 #include "lib/str.h"
 
 #include <errno.h>

@@ -4,6 +4,7 @@
 #include "hubwire/msg.h"
 #include "lib/crypto.h"
 #include "lib/log.h"
+#include "lib/num.h"
 #include "lib/str.h"
 
 #include <string.h>
@@ -58,14 +59,14 @@ hc_url_ok(const char *url)
 		p += n;
 	}
 	if (*p == ':') {
-		unsigned port = 0;
-		size_t i;
+		char digits[6];
+		unsigned long long port;
 		n = strspn(p + 1, "0123456789");
-		if (n == 0 || n > 5 || p[1] == '0')
+		if (n == 0 || n >= sizeof(digits))
 			return -1;
-		for (i = 0; i < n; i++)
-			port = port * 10 + (unsigned)(p[1 + i] - '0');
-		if (port > 65535)
+		memcpy(digits, p + 1, n);
+		digits[n] = '\0';
+		if (parse_u64(digits, 1, 65535, &port) != 0)
 			return -1;
 		p += 1 + n;
 	}

@@ -2,7 +2,7 @@
 #include "hubwire/keys.h"
 #include "hubwire/wire.h"
 #include "lib/crypto.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/log.h"
 #include "lib/str.h"
 

@@ -1,6 +1,6 @@
 /* This process's start and its sibling executables (see exe.h). */
 #include "lib/exe.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/log.h"
 #include "lib/str.h"
 

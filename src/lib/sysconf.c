@@ -1,8 +1,8 @@
 /* The system configuration directory (see sysconf.h). */
 #include "config.h"
+#include "lib/fd.h"
 #include "lib/sysconf.h"
 #include "lib/escape.h"
-#include "lib/fdutil.h"
 #include "lib/log.h"
 #include "lib/str.h"
 

@@ -16,8 +16,8 @@
  * cancelled (nothing sent). */
 #include "config.h"
 #include "lox/hub.h"
+#include "lib/clock.h"
 #include "lib/crypto.h"
-#include "lib/fdutil.h"
 #include "lib/log.h"
 #include "lib/render.h"
 #include "lib/str.h"

@@ -3,7 +3,8 @@
  * strictly (unknown keys refused) and every value is checked before use. */
 #include "config.h"
 #include "lox/hub.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
+#include "lib/mkdir.h"
 #include "lib/str.h"
 #include "lib/toml.h"
 

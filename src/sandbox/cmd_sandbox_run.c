@@ -8,10 +8,11 @@
 #include "sandbox/sandbox.h"
 #include "lib/crypto.h"
 #include "lib/exe.h"
-#include "lib/fdutil.h"
 #include "lib/escape.h"
+#include "lib/fd.h"
 #include "lib/log.h"
 #include "lib/paths.h"
+#include "lib/num.h"
 
 #include <errno.h>
 #include <fcntl.h>

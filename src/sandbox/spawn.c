@@ -8,7 +8,8 @@
  * non-blocking under one poll with the wall-clock deadline. */
 #include "sandbox/sandbox.h"
 #include "sandbox/landlock_abi.h"
-#include "lib/fdutil.h"
+#include "lib/clock.h"
+#include "lib/fd.h"
 #include "lib/log.h"
 #include "lib/str.h"
 

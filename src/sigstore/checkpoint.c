@@ -8,7 +8,7 @@
  * claims to be the log and does not verify fails the whole note. */
 #include "sigstore/internal.h"
 #include "lib/crypto.h"
-#include "lib/fdutil.h"
+#include "lib/num.h"
 
 #include <limits.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
 #include "sigstore/cmd.h"
 #include "sigstore/internal.h"
 #include "lib/crypto.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/log.h"
 #include "lib/paths.h"
 

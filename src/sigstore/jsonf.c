@@ -5,7 +5,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "lib/fdutil.h"
+#include "lib/num.h"
 
 static int
 listed(const char *key, const char *const *list)

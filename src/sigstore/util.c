@@ -1,6 +1,6 @@
 /* Allocation, strict base64 and time parsing for the Sigstore verifier. */
 #include "sigstore/internal.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/log.h"
 
 #include <fcntl.h>

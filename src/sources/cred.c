@@ -2,8 +2,9 @@
  * (see cred.h). */
 #include "sources/cred.h"
 #include "sources/ptable.h"
+#include "lib/clock.h"
 #include "lib/crypto.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/log.h"
 #include "lib/str.h"
 

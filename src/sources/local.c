@@ -7,7 +7,7 @@
 #include "sources/local.h"
 #include "sources/source.h"
 #include "sources/sink.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/log.h"
 #include "lib/str.h"
 

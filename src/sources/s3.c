@@ -16,7 +16,7 @@
 #include "sources/ptable.h"
 #include "sources/s3url.h"
 #include "sources/sink.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/log.h"
 #include "lib/str.h"
 

@@ -1,6 +1,6 @@
 /* S3 request text (see s3url.h). */
 #include "sources/s3url.h"
-#include "lib/fdutil.h"
+#include "lib/num.h"
 #include "lib/str.h"
 
 #include <stdio.h>

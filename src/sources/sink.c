@@ -6,7 +6,7 @@
  * refusing its own initialised object is a broken invariant, fatal (the
  * console's cleanup still runs: lib/log.h). */
 #include "sources/sink.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/log.h"
 
 #include <errno.h>

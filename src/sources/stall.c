@@ -2,7 +2,7 @@
  * fails); a mutex refusing its own initialised object is a broken
  * invariant, fatal (the console's cleanup still runs: lib/log.h). */
 #include "sources/stall.h"
-#include "lib/fdutil.h"
+#include "lib/clock.h"
 #include "lib/log.h"
 
 #include <errno.h>

@@ -3,7 +3,7 @@
 #define LOCKFILE_STORE_CMD_H
 
 /* lockfile plugin install|update|verify|list|remove (install.c,
- * plugin_cmd.c). Console account only; never reachable from the socket. */
+ * cmd_plugin.c). Console account only; never reachable from the socket. */
 int cmd_plugin(int argc, char **argv);
 
 #endif

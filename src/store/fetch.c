@@ -1,7 +1,7 @@
 /* Marketplace transport (see fetch.h). */
 #include "store/fetch.h"
 #include "lib/buf.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/log.h"
 #include "lib/str.h"
 #include "config.h"

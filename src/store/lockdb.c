@@ -1,7 +1,7 @@
 /* plugins.lock reading and atomic writing (see lockdb.h). */
 #include "store/lockdb.h"
 #include "protocol/shape.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/jsonx.h"
 #include "lib/log.h"
 #include "lib/str.h"

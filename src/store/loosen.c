@@ -6,8 +6,8 @@
 #include "store/loosen.h"
 #include "term/check.h"
 #include "term/term.h"
-#include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/clock.h"
 #include "lib/str.h"
 
 #include <stdio.h>

@@ -4,7 +4,7 @@
 #include "store/fetch.h"
 #include "sandbox/sandbox.h"
 #include "lib/buf.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/log.h"
 #include "lib/paths.h"
 #include "lib/str.h"

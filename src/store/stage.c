@@ -1,8 +1,8 @@
 /* Store write side (see stage.h). */
 #include "store/stage.h"
 #include "lib/crypto.h"
-#include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/mkdir.h"
 #include "lib/paths.h"
 #include "lib/rmtree.h"
 #include "lib/str.h"

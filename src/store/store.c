@@ -1,6 +1,6 @@
 /* Store read side (see store.h). */
 #include "store/store.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/log.h"
 #include "lib/paths.h"
 #include "lib/str.h"

@@ -3,7 +3,7 @@
  * so the uids the socket lets in are the uids whose groups the checks
  * weigh (docs/isolation.md, "proc.hidepid-gid"). */
 #include "term/iso.h"
-#include "lib/fdutil.h"
+#include "lib/num.h"
 
 #include <string.h>
 

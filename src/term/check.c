@@ -10,7 +10,7 @@
  * an invisible ancestor is not seen: docs/isolation.md, residuals. */
 #include "term/check.h"
 #include "term/iso.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/log.h"
 #include "lib/paths.h"
 #include "lib/sysconf.h"

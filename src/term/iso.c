@@ -4,8 +4,8 @@
  * an agent whose groups cannot be known counts as having every group). */
 #include "term/iso.h"
 #include "lib/escape.h"
-#include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/num.h"
 #include "lib/str.h"
 
 #include <errno.h>

@@ -1,6 +1,7 @@
 /* The console terminal (see term.h). */
 #include "term/term.h"
-#include "lib/fdutil.h"
+#include "lib/clock.h"
+#include "lib/fd.h"
 #include "lib/log.h"
 #include "lib/render.h"
 #include "lib/str.h"

@@ -6,8 +6,8 @@
 #include "update/update.h"
 #include "update/manifest.h"
 #include "store/fetch.h"
-#include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/num.h"
 
 #include <getopt.h>
 #include <stdio.h>

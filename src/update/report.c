@@ -7,8 +7,8 @@
 #include "update/state.h"
 #include "store/trust.h"
 #include "lib/crypto.h"
-#include "lib/fdutil.h"
 #include "lib/paths.h"
+#include "lib/fd.h"
 #include "lib/str.h"
 #include "lib/sysconf.h"
 

@@ -1,7 +1,7 @@
 /* The installed layout and its records (see state.h). */
 #include "update/state.h"
 #include "lib/crypto.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/str.h"
 #include "lib/sysconf.h"
 #include "store/trust.h"

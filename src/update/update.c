@@ -6,7 +6,7 @@
 #include "store/trust.h"
 #include "lib/buf.h"
 #include "lib/crypto.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/str.h"
 #include "lib/log.h"
 #include "lib/paths.h"

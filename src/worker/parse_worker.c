@@ -14,7 +14,7 @@
 #include "sandbox/landlock.h"
 #include "lib/crypto.h"
 #include "lib/exe.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/log.h"
 #include "lib/paths.h"
 

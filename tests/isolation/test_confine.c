@@ -15,7 +15,8 @@
 #include "config.h"
 #include "console/confine.h"
 #include "sandbox/sandbox.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
+#include "lib/mkdir.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,7 +7,7 @@
  * Runs as root (it makes root-owned and non-root-owned files); TAP. */
 #include "console/isolation.h"
 #include "term/iso.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -23,7 +23,7 @@
 #include "testsign.h"
 #include "sigstore/internal.h"
 #include "lib/crypto.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/jsonx.h"
 #include "lib/log.h"
 

@@ -13,10 +13,11 @@
  * was refused by validate or open, 64 usage. Without --out the spool is a
  * temporary file, deleted after. */
 #include "sources/source.h"
+#include "lib/clock.h"
 #include "lib/crypto.h"
 #include "lib/escape.h"
-#include "lib/fdutil.h"
 #include "lib/log.h"
+#include "lib/num.h"
 
 #include <fcntl.h>
 #include <getopt.h>

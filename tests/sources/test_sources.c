@@ -8,8 +8,9 @@
 #include "sources/s3url.h"
 #include "sources/sink.h"
 #include "sources/source.h"
+#include "lib/clock.h"
 #include "lib/crypto.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 
 #include <fcntl.h>
 #include <setjmp.h>

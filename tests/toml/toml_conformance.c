@@ -10,7 +10,7 @@
  * (1.1 only adds syntax), a valid/ one may be refused (it may use 1.1
  * syntax) but must decode exactly if it is accepted. Each case runs under
  * an alarm, so a hang shows as a broken plan. */
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/toml.h"
 
 #include <errno.h>

@@ -6,7 +6,7 @@
  *   INVALID <line> <message>
  *   UNREADABLE
  */
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/toml.h"
 
 #include <fcntl.h>

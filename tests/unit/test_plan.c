@@ -27,8 +27,10 @@
  * its content named unchecked). */
 #include "console/plan.h"
 #include "console/policy.h"
+#include "lib/clock.h"
 #include "lib/crypto.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
+#include "lib/mkdir.h"
 #include "lib/str.h"
 #include "protocol/table.h"
 

@@ -12,7 +12,7 @@
  * copies (ASan sees any overread). TAP output, one line per case. */
 #include "protocol/request.h"
 #include "protocol/table.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -2,12 +2,14 @@
  * on the console terminal and types to accept it; only then does the
  * console use it. Nothing through the socket can do this. */
 #include "term/home.h"
+#include "console/cmd.h"
 #include "console/policy.h"
-#include "console/policy_cmd.h"
 #include "term/term.h"
+#include "lib/clock.h"
 #include "lib/escape.h"
-#include "lib/fdutil.h"
+#include "lib/fd.h"
 #include "lib/log.h"
+#include "lib/mkdir.h"
 #include "lib/render.h"
 #include "lib/str.h"
 

@@ -1,18 +1,13 @@
-/* File-descriptor helpers (see fdutil.h). */
-#include "lib/fdutil.h"
+/* File-descriptor helpers (see fd.h). */
+#include "lib/fd.h"
 #include "lib/log.h"
 #include "lib/str.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 ssize_t
@@ -155,72 +150,4 @@ sanitise_stdfds(void)
 	if (fd < 0)
 		fatal_errno("open /dev/null");
 	close(fd);
-}
-
-int
-parse_u64(const char *s, unsigned long long min, unsigned long long max,
-    unsigned long long *out)
-{
-	unsigned long long v = 0;
-	const char *p = s;
-
-	if (s == NULL || *s == '\0' || strlen(s) > 20)
-		return -1;
-	for (; *p; p++) {
-		if (*p < '0' || *p > '9')
-			return -1;
-		if (v > (ULLONG_MAX - (unsigned)(*p - '0')) / 10)
-			return -1;
-		v = v * 10 + (unsigned)(*p - '0');
-	}
-	if (p - s > 1 && s[0] == '0')
-		return -1;	/* no leading zeros: one spelling per number */
-	if (v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
-		fatal_errno("clock_gettime");
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-void
-sleep_until_ms(long long deadline_ms)
-{
-	struct timespec ts;
-
-	ts.tv_sec = deadline_ms / 1000;
-	ts.tv_nsec = (deadline_ms % 1000) * 1000000;
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
-
-int
-mkdir_p(const char *path, mode_t mode)
-{
-	char tmp[PATH_MAX];
-	size_t len = strlen(path), i;
-
-	if (len == 0 || len >= sizeof(tmp)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	memcpy(tmp, path, len + 1);
-	for (i = 1; i <= len; i++) {
-		if (tmp[i] != '/' && tmp[i] != '\0')
-			continue;
-		tmp[i] = '\0';
-		if (mkdir(tmp, mode) != 0 && errno != EEXIST)
-			return -1;
-		if (i < len)
-			tmp[i] = '/';
-	}
-	return 0;
 }

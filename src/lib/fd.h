@@ -1,8 +1,10 @@
 /* File-descriptor helpers: full reads and writes that survive EINTR, safe
- * opens that refuse symlinks and check owner and mode after opening, and
- * closing every descriptor above a floor. */
-#ifndef LOCKFILE_FDUTIL_H
-#define LOCKFILE_FDUTIL_H
+ * opens that refuse symlinks and check owner and mode after opening,
+ * descriptor flags, closing every descriptor above a floor, and keeping
+ * the standard descriptors open. The clock is lib/clock.h, number parsing
+ * lib/num.h, mkdir -p lib/mkdir.h. */
+#ifndef LOCKFILE_FD_H
+#define LOCKFILE_FD_H
 
 #include <stddef.h>
 #include <sys/types.h>
@@ -35,18 +37,5 @@ int check_fd_owner_mode(int fd, uid_t uid, int strict);
 /* Ensure fds 0, 1 and 2 are open (to /dev/null when missing), so a later
  * open cannot land on a standard descriptor. */
 void sanitise_stdfds(void);
-
-/* Strict decimal parse of a whole string into [min,max]. 0 or -1. */
-int parse_u64(const char *s, unsigned long long min, unsigned long long max,
-    unsigned long long *out);
-
-/* Monotonic clock in milliseconds. */
-long long now_ms(void);
-/* Sleep until the monotonic clock reaches deadline_ms (EINTR-safe). */
-void sleep_until_ms(long long deadline_ms);
-
-/* mkdir -p with a mode for every created component; existing components
- * are left alone. 0 or -1 with errno. */
-int mkdir_p(const char *path, mode_t mode);
 
 #endif

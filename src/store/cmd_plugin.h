@@ -1,11 +1,11 @@
-/* Internals shared by the plugin commands (plugin_cmd.c: set-up, list,
+/* Internals shared by the plugin commands (cmd_plugin.c: set-up, list,
  * remove; install.c: install, update, verify). Exit status of every verb:
  * 0 done, 1 refused (a check failed, tampering found, a loosening not
  * accepted, nothing to install), 64 usage, 70 cannot run (root, home,
  * trust configuration, plugins.lock unreadable, another plugin command
  * running). */
-#ifndef LOCKFILE_PLUGIN_CMD_H
-#define LOCKFILE_PLUGIN_CMD_H
+#ifndef LOCKFILE_STORE_CMD_PLUGIN_H
+#define LOCKFILE_STORE_CMD_PLUGIN_H
 
 #include <limits.h>
 #include <time.h>
@@ -45,7 +45,7 @@ int pcmd_install(struct pcmd *c, const char *spec);
 int pcmd_update(struct pcmd *c, const char *name);
 int pcmd_verify(struct pcmd *c);
 
-/* plugin_cmd.c: load trust.toml and the trusted root once (with --from,
+/* cmd_plugin.c: load trust.toml and the trusted root once (with --from,
  * the mirrored marketplace is read from DIR instead of its url). 0 or -1. */
 int pcmd_need_trust(struct pcmd *c);
 /* 0 when m may be read in this command (not another one than --from's). */

@@ -4,7 +4,7 @@
  * console's home and terminal helpers (term/home.h, term/term.h), so
  * --home and the terminal behave as for the console. */
 #include "store/cmd.h"
-#include "store/plugin_cmd.h"
+#include "store/cmd_plugin.h"
 #include "store/fetch.h"
 #include "store/marketplace.h"
 #include "term/home.h"
