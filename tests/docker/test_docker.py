@@ -168,11 +168,19 @@ def test_images_have_no_setuid_program_and_root_owned_files(dep):
     assert b"/su\n" in r.stdout or b"/mount\n" in r.stdout, r.stdout
     stat = dep.eng.docker(
         "run", "--rm", "--network", "none", CONSOLE, "stat", "-c",
-        "%n %U:%G %a", "/usr/local/bin/lockfile", "/etc/lockfile",
+        "%n %U:%G %a", "/usr/local/bin/lockfile",
+        "/usr/local/bin/lockfile-console",
+        "/usr/local/bin/lockfile-parse-worker",
+        "/usr/local/bin/lockfile-sandbox-run", "/etc/lockfile",
         "/etc/lockfile/container.toml", "/etc/lockfile/system.toml",
         "/etc/lockfile/trust.toml", "/etc/lockfile/trusted_root.json",
         "/run/lockfile", "/srv/lockfile", "/home/lockfile").stdout.decode()
-    want = ["/usr/local/bin/lockfile root:root 755", "/etc/lockfile root:root 755",
+    # Every executable of a role (docs/hacking.md, "Executables").
+    want = ["/usr/local/bin/lockfile root:root 755",
+            "/usr/local/bin/lockfile-console root:root 755",
+            "/usr/local/bin/lockfile-parse-worker root:root 755",
+            "/usr/local/bin/lockfile-sandbox-run root:root 755",
+            "/etc/lockfile root:root 755",
             "/etc/lockfile/container.toml root:root 644",
             "/etc/lockfile/system.toml root:root 644",
             "/etc/lockfile/trust.toml root:root 644",

@@ -118,6 +118,9 @@ def test_install_sh_on_a_fresh_debian(env):
     assert "v0.2.0 (commit 0123456789ab" in last, last
     assert "installed by install.sh (every sha256 pinned by the script)" in last
     for sub, name in (("usr/local/bin", "lockfile"), ("usr/local/bin", "lox"),
+                      ("usr/local/bin", "lockfile-console"),
+                      ("usr/local/bin", "lockfile-parse-worker"),
+                      ("usr/local/bin", "lockfile-sandbox-run"),
                       ("usr/local/share/lockfile", "seccomp.json"),
                       ("etc/lockfile", "trusted_root.json"),
                       ("usr/local/lib/tmpfiles.d", "lockfile.conf"),

@@ -4,6 +4,7 @@ namespace, as in tests/store/test_store_https.py), on a root-owned test
 prefix. A good release installs; every refusal leaves every file of the
 prefix byte-identical (owner, mode and bytes), the installed launcher
 included; --rollback restores the previous install."""
+import json
 import os
 import threading
 
@@ -19,6 +20,9 @@ def installed(w, tag):
     """The prefix holds exactly rel's launcher, lox and profile."""
     rel = w.rel[tag] if isinstance(tag, str) else tag
     for sub, name in (("bin", "lockfile"), ("bin", "lox"),
+                      ("bin", "lockfile-console"),
+                      ("bin", "lockfile-parse-worker"),
+                      ("bin", "lockfile-sandbox-run"),
                       ("share/lockfile", "seccomp.json")):
         assert w.pfx.read(sub, name) == open(rel.path(name), "rb").read(), name
     assert w.pfx.read("lib/lockfile/release/release.json") == open(
@@ -112,22 +116,30 @@ def test_rollback_without_a_kept_install(w):
     refused(w, "nothing to roll back to", "--rollback")
 
 
-def test_doctor_fails_a_replaced_launcher(at_v2):
+@pytest.mark.parametrize("name,want", [
+    ("lockfile-console", "this binary is not the lockfile-console the signed "
+     "manifest names"),
+    ("lockfile", "lockfile is not the file the signed manifest names"),
+    ("lockfile-parse-worker", "lockfile-parse-worker is not the file the "
+     "signed manifest names")])
+def test_doctor_fails_a_replaced_launcher(at_v2, name, want):
+    """doctor runs in lockfile-console (docs/hacking.md, "Executables"):
+    its own binary and every other one beside it are checked."""
     w = at_v2
-    p = w.pfx.path("bin/lockfile")
+    p = w.pfx.path("bin", name)
     with open(p, "ab") as f:
         f.write(b"tampered")
     line = w.pfx.doctor_line(w.trust)
-    assert line.startswith("FAIL") and "not the lockfile the signed manifest" \
-        in line, line
+    assert line.startswith("FAIL") and want in line, line
 
 
 def test_doctor_on_a_build(w):
     """A build (no release record) says so and passes."""
     os.makedirs(w.pfx.path("bin"))
-    with open(w.pfx.path("bin", "lockfile"), "wb") as f:
-        f.write(open(w.rel[V1].path("lockfile"), "rb").read())
-    os.chmod(w.pfx.path("bin", "lockfile"), 0o755)
+    for name in ("lockfile", "lockfile-console"):
+        with open(w.pfx.path("bin", name), "wb") as f:
+            f.write(open(w.rel[V1].path(name), "rb").read())
+        os.chmod(w.pfx.path("bin", name), 0o755)
     line = w.pfx.doctor_line(w.trust)
     assert line.startswith("ok ") and "a build" in line, line
 
@@ -208,6 +220,24 @@ def test_manifest_sha256_does_not_match(at_v2):
         f.write(b"Z")
     rel.sign("lockfile")
     refused(at_v2, "its SHA-256 is not the one the signed manifest names")
+
+
+@pytest.mark.parametrize("exe", ["lockfile-console", "lockfile-parse-worker",
+                                 "lockfile-sandbox-run"])
+def test_manifest_without_an_executable_of_a_role(at_v2, exe):
+    """A manifest, validly signed, that leaves one executable out: refused,
+    as installing it would leave the older one running beside the new
+    (docs/releases.md)."""
+    def drop(rel):
+        p = rel.path("release.json")
+        with open(p) as f:
+            doc = json.load(f)
+        del doc["artifacts"][exe]
+        with open(p, "w") as f:
+            f.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+        os.unlink(rel.path(exe))
+    v3(at_v2, edit=drop)
+    refused(at_v2, "the release manifest has no bin " + exe)
 
 
 def test_manifest_edited_after_signing(at_v2):
