@@ -190,6 +190,8 @@ esac
             assert hashlib.sha256(g.read()).hexdigest() == sha, name
     assert got == {"release.json": "record",
                    "release.json.sigstore.json": "record", "lockfile": "bin",
+                   "lockfile-console": "bin", "lockfile-parse-worker": "bin",
+                   "lockfile-sandbox-run": "bin",
                    "lox": "bin", "seccomp.json": "share",
                    "trust.toml": "trust", "trusted_root.json": "trust"}
     assert "TAG=%s\n" % TAG in text and "REPOSITORY=%s\n" % REPO in text
