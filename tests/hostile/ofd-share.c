@@ -82,25 +82,26 @@ main(int argc, char **argv)
 
 		o = run(&sb, argv[1], in, proto, &eb);
 		snprintf(why, sizeof(why), "outcome %s", outcome_name(o));
-		tap_okwhy(o == OUT_ANSWER_1, why, "protocol %d: input-poison ran "
-		    "and changed fds %s", proto, fds);
+		tap_okwhy(o == OUT_ANSWER_1, why, "protocol %d: input-poison "
+		    "ran and changed fds %s", proto, fds);
 		if (proto == 1) {
 			pos = lseek(in, 0, SEEK_CUR);
 			snprintf(why, sizeof(why), "offset now %lld", (long long)pos);
-			tap_okwhy(pos == 0, why, "the console's input offset is "
-			    "unchanged by the plugin");
+			tap_okwhy(pos == 0, why, "the console's input offset "
+			    "is unchanged by the plugin");
 			snprintf(why, sizeof(why), "flags 0%o, were 0%o",
 			    fcntl(in, F_GETFL), fl);
-			tap_okwhy(fcntl(in, F_GETFL) == fl, why, "the console's input "
-			    "status flags are unchanged by the plugin");
+			tap_okwhy(fcntl(in, F_GETFL) == fl, why, "the "
+			    "console's input status flags are unchanged by the "
+			    "plugin");
 		}
 		o = run(&sb, argv[2], in, proto, &eb);
 		/* input-check's stderr bytes: the first unclean fd + 1. */
 		snprintf(why, sizeof(why), "outcome %s, stderr %llu bytes",
 		    outcome_name(o), eb);
-		tap_okwhy(o == OUT_ANSWER_1, why, "protocol %d: the next plugin "
-		    "gets fresh descriptions on fds %s (stdin included), fd 3 at "
-		    "offset 0", proto, fds);
+		tap_okwhy(o == OUT_ANSWER_1, why, "protocol %d: the next "
+		    "plugin gets fresh descriptions on fds %s (stdin "
+		    "included), fd 3 at offset 0", proto, fds);
 	}
 	close(in);
 	sandbox_close(&sb);

@@ -272,8 +272,8 @@ run_case(const char *name, int listed, struct tally *t)
 		t->failed++;
 		tap_diag("%s: line %d: %s%s", name, err.line, err.msg,
 		    err.unsupported ? " (unsupported)" : "");
-		tap_ok(0, "%s %s", name, err.unsupported ? "refused as unsupported "
-		    "WITHOUT a float or date-time" : "REFUSED");
+		tap_ok(0, "%s %s", name, err.unsupported ? "refused as "
+		    "unsupported WITHOUT a float or date-time" : "REFUSED");
 	}
 out:
 	json_decref(got);
