@@ -14,6 +14,7 @@
  * would, for protocol 1 and protocol 2. */
 #include "sandbox/sandbox.h"
 #include "lib/log.h"
+#include "tap.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,18 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static int ntest;
-
-static void
-tap(int ok, const char *what, const char *why)
-{
-	printf("%sok %d - %s", ok ? "" : "not ", ++ntest, what);
-	if (!ok && why != NULL)
-		printf(" # %s", why);
-	printf("\n");
-	fflush(stdout);
-}
 
 static enum outcome
 run(struct sandbox *sb, const char *plugin, int input, int protocol,
@@ -61,7 +50,7 @@ int
 main(int argc, char **argv)
 {
 	static const char content[] = "LOCKFILE input for ofd-share\n";
-	char path[] = "/tmp/lf-ofd-share-XXXXXX", why[128], what[160];
+	char path[] = "/tmp/lf-ofd-share-XXXXXX", why[128];
 	struct sandbox sb;
 	enum outcome o;
 	unsigned long long eb = 0;
@@ -73,12 +62,12 @@ main(int argc, char **argv)
 		fputs("usage: ofd-share POISON CHECK\n", stderr);
 		return 64;
 	}
-	printf("1..7\n");
+	tap_plan(7);
 	if (sandbox_open(&sb) != 0) {
-		tap(0, "sandbox opens", sb.why);
-		return 1;
+		tap_okwhy(0, sb.why, "sandbox opens");
+		return tap_done();
 	}
-	tap(1, "sandbox opens", NULL);
+	tap_ok(1, "sandbox opens");
 	if ((fd = mkstemp(path)) < 0 ||
 	    write(fd, content, sizeof(content) - 1) != (ssize_t)sizeof(content) - 1)
 		fatal_errno("temporary input");
@@ -93,29 +82,28 @@ main(int argc, char **argv)
 
 		o = run(&sb, argv[1], in, proto, &eb);
 		snprintf(why, sizeof(why), "outcome %s", outcome_name(o));
-		snprintf(what, sizeof(what), "protocol %d: input-poison ran and "
-		    "changed fds %s", proto, fds);
-		tap(o == OUT_ANSWER_1, what, why);
+		tap_okwhy(o == OUT_ANSWER_1, why, "protocol %d: input-poison "
+		    "ran and changed fds %s", proto, fds);
 		if (proto == 1) {
 			pos = lseek(in, 0, SEEK_CUR);
 			snprintf(why, sizeof(why), "offset now %lld", (long long)pos);
-			tap(pos == 0, "the console's input offset is unchanged by "
-			    "the plugin", why);
+			tap_okwhy(pos == 0, why, "the console's input offset "
+			    "is unchanged by the plugin");
 			snprintf(why, sizeof(why), "flags 0%o, were 0%o",
 			    fcntl(in, F_GETFL), fl);
-			tap(fcntl(in, F_GETFL) == fl, "the console's input status "
-			    "flags are unchanged by the plugin", why);
+			tap_okwhy(fcntl(in, F_GETFL) == fl, why, "the "
+			    "console's input status flags are unchanged by the "
+			    "plugin");
 		}
 		o = run(&sb, argv[2], in, proto, &eb);
 		/* input-check's stderr bytes: the first unclean fd + 1. */
 		snprintf(why, sizeof(why), "outcome %s, stderr %llu bytes",
 		    outcome_name(o), eb);
-		snprintf(what, sizeof(what), "protocol %d: the next plugin gets "
-		    "fresh descriptions on fds %s (stdin included), fd 3 at "
-		    "offset 0", proto, fds);
-		tap(o == OUT_ANSWER_1, what, why);
+		tap_okwhy(o == OUT_ANSWER_1, why, "protocol %d: the next "
+		    "plugin gets fresh descriptions on fds %s (stdin "
+		    "included), fd 3 at offset 0", proto, fds);
 	}
 	close(in);
 	sandbox_close(&sb);
-	return 0;
+	return tap_done();
 }

@@ -17,13 +17,13 @@
 #include "sandbox/sandbox.h"
 #include "lib/fd.h"
 #include "lib/mkdir.h"
+#include "tap.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,38 +37,14 @@
 #include <termios.h>
 #include <unistd.h>
 
-static int ntest;
-static int nfail;
-
-static void
-check(int cond, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void
-check(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d - ", cond ? "ok" : "not ok", ++ntest);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!cond)
-		nfail++;
-}
-
 static char base[128], home[192], store[256], work[256], src[192];
 static char outside[192], sockdir[192], state[256], ledger[300];
 
 static void
 must(int ok, const char *what)
 {
-	if (!ok) {
-		printf("Bail out! set-up: %s: %s\n", what, strerror(errno));
-		exit(1);
-	}
+	if (!ok)
+		tap_bail("set-up: %s: %s", what, strerror(errno));
 }
 
 static void
@@ -231,27 +207,27 @@ plugins_run(struct sandbox *sb, int argc, char **argv, const char *when)
 		base_name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 		snprintf(dst, sizeof(dst), "%s/%s", store, base_name);
 		if (strcmp(kind, "utf8") == 0) {
-			check(strcmp(outcome_of(sb, dst, "h\xc3\xa9llo\n"), "answer-1") == 0,
+			tap_ok(strcmp(outcome_of(sb, dst, "h\xc3\xa9llo\n"), "answer-1") == 0,
 			    "%s: %s answers 1 on UTF-8", when, base_name);
-			check(strcmp(outcome_of(sb, dst, "\xff\xfe"), "answer-0") == 0,
+			tap_ok(strcmp(outcome_of(sb, dst, "\xff\xfe"), "answer-0") == 0,
 			    "%s: %s answers 0 on bad UTF-8", when, base_name);
 		} else if (strcmp(kind, "yesno") == 0) {
-			check(strcmp(outcome_of(sb, dst, "yes\nmore\n"), "answer-1") == 0,
+			tap_ok(strcmp(outcome_of(sb, dst, "yes\nmore\n"), "answer-1") == 0,
 			    "%s: %s answers 1", when, base_name);
-			check(strcmp(outcome_of(sb, dst, "no\nmore\n"), "answer-0") == 0,
+			tap_ok(strcmp(outcome_of(sb, dst, "no\nmore\n"), "answer-0") == 0,
 			    "%s: %s answers 0", when, base_name);
 		} else if (strcmp(kind, "one") == 0) {
-			check(strcmp(outcome_of(sb, dst, "x"), "answer-1") == 0,
+			tap_ok(strcmp(outcome_of(sb, dst, "x"), "answer-1") == 0,
 			    "%s: %s answers 1", when, base_name);
 		} else if (strcmp(kind, "crash") == 0) {
-			check(strcmp(outcome_of(sb, dst, "x"), "signaled") == 0,
+			tap_ok(strcmp(outcome_of(sb, dst, "x"), "signaled") == 0,
 			    "%s: %s is signaled, no answer", when, base_name);
 		} else if (strcmp(kind, "forkbomb") == 0) {
 			const char *o = outcome_of(sb, dst, "x");
-			check(strncmp(o, "answer", 6) != 0, "%s: %s ends without an "
+			tap_ok(strncmp(o, "answer", 6) != 0, "%s: %s ends without an "
 			    "answer (%s)", when, base_name, o);
 		} else {
-			check(0, "unknown plugin kind %s", argv[i]);
+			tap_ok(0, "unknown plugin kind %s", argv[i]);
 		}
 	}
 }
@@ -330,10 +306,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: test_confine SCRATCH LOCKFILE KIND:PLUGIN...\n");
 		return 64;
 	}
-	if (getuid() == 0) {
-		printf("Bail out! run as a non-root account\n");
-		return 1;
-	}
+	if (getuid() == 0)
+		tap_bail("run as a non-root account");
 	spec = calloc(1, sizeof(*spec));
 	must(spec != NULL, "calloc");
 	setup(argc, argv);
@@ -369,35 +343,35 @@ main(int argc, char **argv)
 	must(sandbox_open(&sb) == 0, "sandbox_open");
 
 	/* ---- before: every attempt works ---- */
-	check(open_errno(secret, O_RDONLY) == 0, "before: a file outside the "
+	tap_ok(open_errno(secret, O_RDONLY) == 0, "before: a file outside the "
 	    "set can be read");
-	check(open_errno(created, O_WRONLY | O_CREAT) == 0 && unlink(created) == 0,
+	tap_ok(open_errno(created, O_WRONLY | O_CREAT) == 0 && unlink(created) == 0,
 	    "before: a file outside the set can be created");
-	check(open_errno("/etc/hostname", O_RDONLY) == 0, "before: /etc/hostname "
+	tap_ok(open_errno("/etc/hostname", O_RDONLY) == 0, "before: /etc/hostname "
 	    "can be read");
-	check(socket_errno(AF_UNIX, SOCK_STREAM) == 0, "before: a Unix socket "
+	tap_ok(socket_errno(AF_UNIX, SOCK_STREAM) == 0, "before: a Unix socket "
 	    "can be made");
-	check(socket_errno(AF_INET, SOCK_STREAM) == 0, "before: a TCP socket can "
+	tap_ok(socket_errno(AF_INET, SOCK_STREAM) == 0, "before: a TCP socket can "
 	    "be made");
-	check(exec_errno("/bin/true", -1, true_argv) == 0, "before: /bin/true "
+	tap_ok(exec_errno("/bin/true", -1, true_argv) == 0, "before: /bin/true "
 	    "runs");
-	check(chmod(secret, 0644) == 0 && chmod(secret, 0600) == 0, "before: a "
+	tap_ok(chmod(secret, 0644) == 0 && chmod(secret, 0600) == 0, "before: a "
 	    "file can be opened to others (chmod 0644)");
-	check(kill(other, 0) == 0, "before: another process of ours can be "
+	tap_ok(kill(other, 0) == 0, "before: another process of ours can be "
 	    "signalled");
 	snprintf(wfile, sizeof(wfile), "%s/policy.approved.toml", state);
-	check(rename_errno(wfile) == 0 && replace_errno(state,
+	tap_ok(rename_errno(wfile) == 0 && replace_errno(state,
 	    "policy.approved.toml") == 0, "before: the approved policy can be "
 	    "renamed and replaced");
-	check(replace_errno(ledger, "ledger") == 0, "before: the ledger can be "
+	tap_ok(replace_errno(ledger, "ledger") == 0, "before: the ledger can be "
 	    "replaced (a compaction)");
 	snprintf(wfile, sizeof(wfile), "%s/spool", work);
 	e = ptrace(PTRACE_ATTACH, other, NULL, NULL) == 0 &&
 	    waitpid(other, &st, 0) == other &&
 	    ptrace(PTRACE_DETACH, other, NULL, NULL) == 0;
-	check(e, "before: another process of ours can be traced");
+	tap_ok(e, "before: another process of ours can be traced");
 	errno = 0;
-	check(ioctl(devnull, TIOCSTI, "x") < 0 && errno == ENOTTY, "before: "
+	tap_ok(ioctl(devnull, TIOCSTI, "x") < 0 && errno == ENOTTY, "before: "
 	    "TIOCSTI reaches the driver (ENOTTY on /dev/null)");
 
 	/* ---- confine, as the console does ---- */
@@ -414,95 +388,94 @@ main(int argc, char **argv)
 	    confine_add(spec, "/etc/ld.so.cache", CONFINE_READ, 1) == 0 &&
 	    confine_add_fd(spec, self_fd, argv[2], CONFINE_EXEC) == 0 &&
 	    confine_add_loaded_objects(spec) == 0, "the spec");
-	if (landlock_probe(&caps, &why) != 0) {
-		printf("Bail out! no Landlock: %s\n", why);
-		return 1;
-	}
-	check(confine_apply(spec, &caps, &why) == 0, "confine_apply (%s)",
+	if (landlock_probe(&caps, &why) != 0)
+		tap_bail("no Landlock: %s", why);
+	tap_ok(confine_apply(spec, &caps, &why) == 0, "confine_apply (%s)",
 	    why ? why : "ok");
-	check(status_field("Seccomp") == 2 && status_field("NoNewPrivs") == 1,
+	tap_ok(status_field("Seccomp") == 2 && status_field("NoNewPrivs") == 1,
 	    "after: /proc/self/status shows a filter and no_new_privs");
 
 	/* ---- after: outside the set is refused ---- */
-	check(open_errno(secret, O_RDONLY) == EACCES, "after: a file outside the "
+	tap_ok(open_errno(secret, O_RDONLY) == EACCES, "after: a file outside the "
 	    "set cannot be read (EACCES)");
-	check(open_errno(created, O_WRONLY | O_CREAT) == EACCES, "after: a file "
+	tap_ok(open_errno(created, O_WRONLY | O_CREAT) == EACCES, "after: a file "
 	    "outside the set cannot be created");
-	check(open_errno("/etc/hostname", O_RDONLY) == EACCES, "after: "
+	tap_ok(open_errno("/etc/hostname", O_RDONLY) == EACCES, "after: "
 	    "/etc/hostname cannot be read");
-	check(open_errno(homefile, O_RDONLY) == 0, "after: the home is readable");
-	check(open_errno(homefile, O_WRONLY) == EACCES, "after: the home is not "
-	    "writable");
-	check(open_errno(srcfile, O_RDONLY) == 0, "after: a local source is "
+	tap_ok(open_errno(homefile, O_RDONLY) == 0, "after: the home is "
 	    "readable");
-	check(open_errno(wfile, O_WRONLY | O_CREAT | O_EXCL) == 0 &&
+	tap_ok(open_errno(homefile, O_WRONLY) == EACCES, "after: the home is not "
+	    "writable");
+	tap_ok(open_errno(srcfile, O_RDONLY) == 0, "after: a local source is "
+	    "readable");
+	tap_ok(open_errno(wfile, O_WRONLY | O_CREAT | O_EXCL) == 0 &&
 	    chmod(wfile, 0400) == 0 && unlink(wfile) == 0, "after: the work "
 	    "directory takes a spool file (create, chmod 0400, unlink)");
-	check(mkdir(wdir, 0700) == 0 && rmdir(wdir) == 0, "after: the work "
+	tap_ok(mkdir(wdir, 0700) == 0 && rmdir(wdir) == 0, "after: the work "
 	    "directory takes a subdirectory");
-	check(replace_errno(ledger, "ledger") == 0, "after: the ledger's own "
+	tap_ok(replace_errno(ledger, "ledger") == 0, "after: the ledger's own "
 	    "directory takes a compaction (a new file renamed over the ledger)");
 	snprintf(wdir, sizeof(wdir), "%s/policy.approved.toml", state);
 	e = rename_errno(wdir);
-	check(e == EACCES, "after: the approved policy beside the ledger "
+	tap_ok(e == EACCES, "after: the approved policy beside the ledger "
 	    "cannot be renamed (errno %d)", e);
 	e = replace_errno(state, "policy.approved.toml");
-	check(e == EACCES, "after: nor replaced (errno %d)", e);
+	tap_ok(e == EACCES, "after: nor replaced (errno %d)", e);
 	snprintf(wdir, sizeof(wdir), "%s/d", work);
-	check(open_errno(wfile, O_WRONLY | O_CREAT) == 0 &&
+	tap_ok(open_errno(wfile, O_WRONLY | O_CREAT) == 0 &&
 	    chmod(wfile, 0644) < 0 && errno == EPERM && unlink(wfile) == 0,
 	    "after: chmod that opens a file to others is refused (EPERM)");
-	check(symlink("/etc", wdir) < 0 && errno == EPERM, "after: no symlink, "
+	tap_ok(symlink("/etc", wdir) < 0 && errno == EPERM, "after: no symlink, "
 	    "even in the work directory");
-	check(getpwuid(getuid()) != NULL, "after: the password database (NSS) "
+	tap_ok(getpwuid(getuid()) != NULL, "after: the password database (NSS) "
 	    "is readable");
-	check(socket_errno(AF_UNIX, SOCK_STREAM) == EPERM, "after: no Unix "
+	tap_ok(socket_errno(AF_UNIX, SOCK_STREAM) == EPERM, "after: no Unix "
 	    "socket (pathname connect is not covered by Landlock)");
-	check(socket_errno(AF_INET, SOCK_STREAM) == EPERM &&
+	tap_ok(socket_errno(AF_INET, SOCK_STREAM) == EPERM &&
 	    socket_errno(AF_INET6, SOCK_DGRAM) == EPERM, "after: no inet socket "
 	    "without a network profile");
-	check(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == 0 &&
+	tap_ok(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == 0 &&
 	    close(sp[0]) == 0 && close(sp[1]) == 0, "after: socketpair (the "
 	    "parser worker's) still works");
 	e = exec_errno("/bin/true", -1, true_argv);
-	check(e == EACCES, "after: /bin/true cannot be executed (errno %d)", e);
+	tap_ok(e == EACCES, "after: /bin/true cannot be executed (errno "
+	    "%d)", e);
 	e = exec_errno(NULL, self_fd, version_argv);
-	check(e == 0, "after: our own dynamic binary still execs through its fd "
+	tap_ok(e == 0, "after: our own dynamic binary still execs through its fd "
 	    "(the parser worker; errno %d)", e);
-	check(ptrace(PTRACE_ATTACH, other, NULL, NULL) < 0 && errno == EPERM,
+	tap_ok(ptrace(PTRACE_ATTACH, other, NULL, NULL) < 0 && errno == EPERM,
 	    "after: ptrace of another process is refused (by the filter; by "
 	    "Landlock too)");
-	check(unshare(CLONE_NEWUSER) < 0 && errno == EPERM, "after: no new "
+	tap_ok(unshare(CLONE_NEWUSER) < 0 && errno == EPERM, "after: no new "
 	    "namespaces");
-	check(syscall(SYS_memfd_create, "x", 0) < 0 && errno == EPERM,
+	tap_ok(syscall(SYS_memfd_create, "x", 0) < 0 && errno == EPERM,
 	    "after: no memfd");
 	errno = 0;
-	check(ioctl(devnull, TIOCSTI, "x") < 0 && errno == EPERM, "after: "
+	tap_ok(ioctl(devnull, TIOCSTI, "x") < 0 && errno == EPERM, "after: "
 	    "TIOCSTI is refused by the filter");
-	check(kill(other, 0) < 0 && errno == EPERM, "after: a process outside "
+	tap_ok(kill(other, 0) < 0 && errno == EPERM, "after: a process outside "
 	    "the domain cannot be signalled (Landlock scope)");
 	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
 	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 #if LOCKFILE_SANITIZED
-	check(1, "after: executable anonymous memory # SKIP allowed in "
-	    "sanitized builds (docs/isolation.md)");
+	tap_skip("allowed in sanitized builds (docs/isolation.md)",
+	    "after: executable anonymous memory");
 #else
-	check(m == MAP_FAILED && errno == EPERM, "after: no executable anonymous "
+	tap_ok(m == MAP_FAILED && errno == EPERM, "after: no executable anonymous "
 	    "memory");
 #endif
 	if (m != MAP_FAILED)
 		munmap(m, 4096);
-	check(syscall(SYS_clone3, NULL, 0) < 0 && errno == ENOSYS, "after: "
+	tap_ok(syscall(SYS_clone3, NULL, 0) < 0 && errno == ENOSYS, "after: "
 	    "clone3 answers ENOSYS (glibc falls back to clone)");
 
 	/* ---- plugins still run sandboxed, on top of it ---- */
-	check(sb.ready, "the sandbox is ready");
+	tap_ok(sb.ready, "the sandbox is ready");
 	plugins_run(&sb, argc, argv, "after");
 	sandbox_close(&sb);
 	confine_spec_free(spec);
 	free(spec);
 	close(other_fd);	/* the child of before leaves */
 	(void)waitpid(other, &st, 0);
-	printf("1..%d\n", ntest);
-	return nfail ? 1 : 0;
+	return tap_done();
 }

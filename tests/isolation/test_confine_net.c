@@ -6,6 +6,7 @@
  * a port stays refused. Runs as any non-root account; TAP output. */
 #include "config.h"
 #include "console/confine.h"
+#include "tap.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -14,18 +15,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-static int ntest, nfail;
-
-static void
-check(int ok, const char *what)
-{
-	ntest++;
-	if (!ok)
-		nfail++;
-	printf("%sok %d - %s\n", ok ? "" : "not ", ntest, what);
-	fflush(stdout);
-}
 
 static int
 listener(unsigned *port)
@@ -80,27 +69,26 @@ main(void)
 	unsigned allowed, other;
 	int l1 = listener(&allowed), l2 = listener(&other);
 
-	printf("1..6\n");
+	tap_plan(6);
 	if (l1 < 0 || l2 < 0 || landlock_probe(&caps, &why) != 0 ||
-	    caps.abi < 4) {
-		printf("Bail out! listeners or Landlock ABI >= 4 unavailable\n");
-		return 1;
-	}
-	check(connect_errno(allowed) == 0, "before: connect to the profile's port");
-	check(connect_errno(other) == 0, "before: connect to another port");
+	    caps.abi < 4)
+		tap_bail("listeners or Landlock ABI >= 4 unavailable");
+	tap_ok(connect_errno(allowed) == 0, "before: connect to the profile's "
+	    "port");
+	tap_ok(connect_errno(other) == 0, "before: connect to another port");
 	confine_spec_init(&spec);
 	spec.network = 1;
 	spec.nports = 1;
 	spec.ports[0] = allowed;
 	/* /proc as the console has it (LeakSanitizer reads it at exit) */
-	if (confine_add(&spec, "/proc", CONFINE_READ, 0) != 0) {
-		printf("Bail out! spec\n");
-		return 1;
-	}
-	check(confine_apply(&spec, &caps, &why) == 0, "confine_apply");
-	check(connect_errno(allowed) == 0, "after: the profile's port connects");
-	check(connect_errno(other) == EACCES, "after: another port is refused");
-	check(bind_errno() != 0, "after: binding a TCP port is refused");
+	if (confine_add(&spec, "/proc", CONFINE_READ, 0) != 0)
+		tap_bail("spec");
+	tap_ok(confine_apply(&spec, &caps, &why) == 0, "confine_apply");
+	tap_ok(connect_errno(allowed) == 0, "after: the profile's port "
+	    "connects");
+	tap_ok(connect_errno(other) == EACCES, "after: another port is "
+	    "refused");
+	tap_ok(bind_errno() != 0, "after: binding a TCP port is refused");
 	confine_spec_free(&spec);
-	return nfail ? 1 : 0;
+	return tap_done();
 }

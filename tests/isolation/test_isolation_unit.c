@@ -8,37 +8,19 @@
 #include "console/isolation.h"
 #include "term/iso.h"
 #include "lib/fd.h"
+#include "tap.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int ntest, nfail;
 static char dir[64];
-
-static void check(int cond, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void
-check(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d - ", cond ? "ok" : "not ok", ++ntest);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!cond)
-		nfail++;
-}
 
 static void
 put(const char *name, const char *text, mode_t mode, uid_t owner)
@@ -50,10 +32,8 @@ put(const char *name, const char *text, mode_t mode, uid_t owner)
 	(void)unlink(p);
 	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0 || write_full(fd, text, strlen(text)) != 0 ||
-	    fchmod(fd, mode) != 0 || fchown(fd, owner, 0) != 0 || close(fd) != 0) {
-		printf("Bail out! cannot write %s\n", p);
-		exit(1);
-	}
+	    fchmod(fd, mode) != 0 || fchown(fd, owner, 0) != 0 || close(fd) != 0)
+		tap_bail("cannot write %s", p);
 }
 
 static int
@@ -74,7 +54,7 @@ test_status(void)
 	char *big;
 	size_t i, off;
 
-	check(status_of("Name:\ttmux: server\nPPid:\t7\nUid:\t1002\t1002\t1002\t"
+	tap_ok(status_of("Name:\ttmux: server\nPPid:\t7\nUid:\t1002\t1002\t1002\t"
 	    "1002\nNSpid:\t41\t3\nThreads:\t2\nCapEff:\t0000000000000000\n"
 	    "CapPrm:\t0000000000000400\nCapAmb:\t0000000000000000\n"
 	    "NoNewPrivs:\t1\nSeccomp:\t2\n", &ps) == 0 &&
@@ -82,17 +62,18 @@ test_status(void)
 	    ps.uid[3] == 1002 && ps.nnspid == 2 && ps.nspid_last == 3 &&
 	    ps.threads == 2 && ps.capprm == 0x400 && ps.have_caps == 3 &&
 	    ps.nnp == 1 && ps.seccomp == 2, "status: every field parsed");
-	check(status_of("Name:\tx\nUid:\t1\t2\t3\n", &ps) != 0 && errno == EINVAL,
+	tap_ok(status_of("Name:\tx\nUid:\t1\t2\t3\n", &ps) != 0 && errno == EINVAL,
 	    "status: three uid fields refused");
-	check(status_of("Name:\tx\nUid:\t1\t2\t3\t4\t5\n", &ps) != 0,
+	tap_ok(status_of("Name:\tx\nUid:\t1\t2\t3\t4\t5\n", &ps) != 0,
 	    "status: five uid fields refused");
-	check(status_of("Name:\tx\nUid:\t1\t2\t-3\t4\n", &ps) != 0,
+	tap_ok(status_of("Name:\tx\nUid:\t1\t2\t-3\t4\n", &ps) != 0,
 	    "status: a signed uid refused");
-	check(status_of("Name:\tx\nUid:\t1\t2\t 3\t4\n", &ps) != 0,
+	tap_ok(status_of("Name:\tx\nUid:\t1\t2\t 3\t4\n", &ps) != 0,
 	    "status: a padded uid refused");
-	check(status_of("Name:\tx\nUid:\t1\t2\t3\t4\nCapEff:\tffffzzzz\n", &ps)
+	tap_ok(status_of("Name:\tx\nUid:\t1\t2\t3\t4\nCapEff:\tffffzzzz\n", &ps)
 	    != 0, "status: bad capability hex refused");
-	check(status_of("Name:\tx\n", &ps) != 0, "status: no Uid line refused");
+	tap_ok(status_of("Name:\tx\n", &ps) != 0, "status: no Uid line "
+	    "refused");
 	/* A Groups line longer than the reader's chunk: its tail must never be
 	 * taken for a field, even when it looks like one. */
 	big = malloc(20000);
@@ -100,10 +81,10 @@ test_status(void)
 	for (i = 0; i < 1500; i++)
 		off += (size_t)snprintf(big + off, 20000 - off, "%zu ", i + 100);
 	snprintf(big + off, 20000 - off, "\nUid:\t5\t5\t5\t5\nNSpid:\t9\n");
-	check(status_of(big, &ps) == 0 && ps.uid[0] == 5 && ps.nnspid == 1,
+	tap_ok(status_of(big, &ps) == 0 && ps.uid[0] == 5 && ps.nnspid == 1,
 	    "status: a long Groups line is skipped whole");
 	free(big);
-	check(proc_status_read("/proc/self/status", &ps) == 0 &&
+	tap_ok(proc_status_read("/proc/self/status", &ps) == 0 &&
 	    ps.uid[0] == (unsigned long long)getuid() && ps.nnspid >= 1,
 	    "status: /proc/self/status parses");
 }
@@ -117,7 +98,7 @@ test_tok(void)
 	t2 = iso_tok_next(&cur, ',');
 	t3 = iso_tok_next(&cur, ',');
 	t4 = iso_tok_next(&cur, ',');
-	check(strcmp(t1, "a") == 0 && strcmp(t2, "") == 0 &&
+	tap_ok(strcmp(t1, "a") == 0 && strcmp(t2, "") == 0 &&
 	    strcmp(t3, "b") == 0 && t4 == NULL, "tok: separators are not merged");
 }
 
@@ -145,46 +126,44 @@ test_agents(void)
 	if (account("agent", &agent, &agent_g) != 0 ||
 	    account("lockfile", &con, &con_g) != 0 ||
 	    account("lf-allowed", &allowed, &allowed_g) != 0 ||
-	    account("lf-outsider", &out, &out_g) != 0 || clients == NULL) {
-		printf("Bail out! tests/setup-accounts.sh has not been run\n");
-		exit(1);
-	}
+	    account("lf-outsider", &out, &out_g) != 0 || clients == NULL)
+		tap_bail("tests/setup-accounts.sh has not been run");
 	memset(&a, 0, sizeof(a));
 	a.console_uid = con;
 	a.have_clients_gid = 1;
 	a.clients_gid = clients->gr_gid;
-	check(iso_agent_has_gid(&a, a.clients_gid, who, sizeof(who)) == 1,
+	tap_ok(iso_agent_has_gid(&a, a.clients_gid, who, sizeof(who)) == 1,
 	    "agents: the clients group itself (%s)", who);
-	check(iso_agent_has_gid(&a, agent_g, who, sizeof(who)) == 1,
+	tap_ok(iso_agent_has_gid(&a, agent_g, who, sizeof(who)) == 1,
 	    "agents: agent's own group (%s)", who);
-	check(iso_agent_has_gid(&a, 0, who, sizeof(who)) == 0,
+	tap_ok(iso_agent_has_gid(&a, 0, who, sizeof(who)) == 0,
 	    "agents: no agent has group 0 (the hidepid default)");
-	check(iso_agent_has_gid(&a, con_g, who, sizeof(who)) == 0,
+	tap_ok(iso_agent_has_gid(&a, con_g, who, sizeof(who)) == 0,
 	    "agents: the console account's group is no agent's");
-	check(iso_agent_has_gid(&a, out_g, who, sizeof(who)) == 0,
+	tap_ok(iso_agent_has_gid(&a, out_g, who, sizeof(who)) == 0,
 	    "agents: an outsider's group is no agent's");
-	check(iso_agent_has_gid(&a, allowed_g, who, sizeof(who)) == 0,
+	tap_ok(iso_agent_has_gid(&a, allowed_g, who, sizeof(who)) == 0,
 	    "agents: lf-allowed's group is no agent's while it is not allowed");
 	a.allowed[0] = allowed;
 	a.nallowed = 1;
-	check(iso_agent_has_gid(&a, allowed_g, who, sizeof(who)) == 1,
+	tap_ok(iso_agent_has_gid(&a, allowed_g, who, sizeof(who)) == 1,
 	    "agents: an allowed uid's group (%s)", who);
 	a.allowed[1] = 4000123;	/* no account */
 	a.nallowed = 2;
-	check(iso_agent_has_gid(&a, out_g, who, sizeof(who)) == 1 &&
+	tap_ok(iso_agent_has_gid(&a, out_g, who, sizeof(who)) == 1 &&
 	    strstr(who, "no account") != NULL, "agents: an allowed uid without "
 	    "an account fails closed (%s)", who);
 	/* The store's prompts: every other account counts. */
 	memset(&a, 0, sizeof(a));
 	a.console_uid = con;
 	a.everyone = 1;
-	check(iso_agent_has_gid(&a, out_g, who, sizeof(who)) == 1,
+	tap_ok(iso_agent_has_gid(&a, out_g, who, sizeof(who)) == 1,
 	    "everyone: an outsider's group (%s)", who);
-	check(iso_agent_has_gid(&a, agent_g, who, sizeof(who)) == 1,
+	tap_ok(iso_agent_has_gid(&a, agent_g, who, sizeof(who)) == 1,
 	    "everyone: the agent's group (%s)", who);
-	check(iso_agent_has_gid(&a, con_g, who, sizeof(who)) == 0,
+	tap_ok(iso_agent_has_gid(&a, con_g, who, sizeof(who)) == 0,
 	    "everyone: the console account's own group is nobody else's");
-	check(iso_agent_has_gid(&a, 0, who, sizeof(who)) == 0,
+	tap_ok(iso_agent_has_gid(&a, 0, who, sizeof(who)) == 0,
 	    "everyone: root's group 0 is nobody else's");
 }
 
@@ -219,14 +198,14 @@ test_declaration(void)
 		(void)unlink(p);
 	}
 	(void)isolation_proc_report(&a, NULL, &r);
-	check(!r.container && find(&r, "proc.hidepid") != NULL,
+	tap_ok(!r.container && find(&r, "proc.hidepid") != NULL,
 	    "declaration: absent means host mode");
 	put("container.toml", "container = \"docker\"\n", 0644, 0);
 	(void)isolation_proc_report(&a, NULL, &r);
 	c = find(&r, "container.declaration");
-	check(r.container && c != NULL && c->ok, "declaration: a valid one "
+	tap_ok(r.container && c != NULL && c->ok, "declaration: a valid one "
 	    "holds (%s)", c ? c->detail : "missing");
-	check(find(&r, "container.pid-namespace") != NULL &&
+	tap_ok(find(&r, "container.pid-namespace") != NULL &&
 	    find(&r, "container.processes") != NULL &&
 	    find(&r, "container.seccomp") != NULL &&
 	    find(&r, "container.no-new-privs") != NULL &&
@@ -234,44 +213,45 @@ test_declaration(void)
 	    find(&r, "container.procfs") != NULL,
 	    "declaration: container mode names every condition");
 	c = find(&r, "container.pid-namespace");
-	check(c != NULL && !c->ok, "declaration: this test runs in the host's "
+	tap_ok(c != NULL && !c->ok, "declaration: this test runs in the host's "
 	    "pid namespace, and that fails (%s)", c ? c->detail : "");
 	put("container.toml", "container = \"docker\"\n", 0664, 0);
 	(void)isolation_proc_report(&a, NULL, &r);
 	c = find(&r, "container.declaration");
-	check(r.container && c != NULL && !c->ok, "declaration: group-writable "
+	tap_ok(r.container && c != NULL && !c->ok, "declaration: group-writable "
 	    "fails (%s)", c ? c->detail : "");
 	put("container.toml", "container = \"docker\"\n", 0644, con);
 	(void)isolation_proc_report(&a, NULL, &r);
 	c = find(&r, "container.declaration");
-	check(r.container && c != NULL && !c->ok, "declaration: not root-owned "
+	tap_ok(r.container && c != NULL && !c->ok, "declaration: not root-owned "
 	    "fails (%s)", c ? c->detail : "");
 	put("container.toml", "container = \"docker\"\nhidepid = false\n", 0644,
 	    0);
 	(void)isolation_proc_report(&a, NULL, &r);
 	c = find(&r, "container.declaration");
-	check(c != NULL && !c->ok, "declaration: an unknown key fails");
+	tap_ok(c != NULL && !c->ok, "declaration: an unknown key fails");
 	put("container.toml", "container = \"Docker \\u001b[2J\"\n", 0644, 0);
 	(void)isolation_proc_report(&a, NULL, &r);
 	c = find(&r, "container.declaration");
-	check(c != NULL && !c->ok && strchr(c->detail, 0x1b) == NULL,
+	tap_ok(c != NULL && !c->ok && strchr(c->detail, 0x1b) == NULL,
 	    "declaration: a runtime name that is not a plain word fails, "
 	    "nothing echoed");
 	put("container.toml", "container = [\n", 0644, 0);
 	(void)isolation_proc_report(&a, NULL, &r);
 	c = find(&r, "container.declaration");
-	check(c != NULL && !c->ok, "declaration: bad TOML fails (%s)",
+	tap_ok(c != NULL && !c->ok, "declaration: bad TOML fails (%s)",
 	    c ? c->detail : "");
 	chmod(dir, 0775);
 	put("container.toml", "container = \"docker\"\n", 0644, 0);
 	(void)isolation_proc_report(&a, NULL, &r);
 	c = find(&r, "container.declaration");
-	check(r.container && c != NULL && !c->ok, "declaration: a group-writable "
+	tap_ok(r.container && c != NULL && !c->ok, "declaration: a group-writable "
 	    "directory fails closed, never host mode (%s)", c ? c->detail : "");
 	chmod(dir, 0755);
 	setenv("LOCKFILE_SYSCONFDIR", "/nonexistent-lockfile-sysconf", 1);
 	(void)isolation_proc_report(&a, NULL, &r);
-	check(!r.container, "declaration: a missing directory means host mode");
+	tap_ok(!r.container, "declaration: a missing directory means host "
+	    "mode");
 	unsetenv("LOCKFILE_SYSCONFDIR");
 }
 
@@ -280,15 +260,11 @@ main(void)
 {
 	char p[128];
 
-	if (getuid() != 0) {
-		printf("Bail out! run as root (it makes root-owned files)\n");
-		return 1;
-	}
+	if (getuid() != 0)
+		tap_bail("run as root (it makes root-owned files)");
 	snprintf(dir, sizeof(dir), "/tmp/lfiso-XXXXXX");
-	if (mkdtemp(dir) == NULL || chmod(dir, 0755) != 0) {
-		printf("Bail out! mkdtemp\n");
-		return 1;
-	}
+	if (mkdtemp(dir) == NULL || chmod(dir, 0755) != 0)
+		tap_bail("mkdtemp");
 	test_status();
 	test_tok();
 	test_agents();
@@ -298,6 +274,5 @@ main(void)
 	snprintf(p, sizeof(p), "%s/status", dir);
 	(void)unlink(p);
 	(void)rmdir(dir);
-	printf("1..%d\n", ntest);
-	return nfail ? 1 : 0;
+	return tap_done();
 }

@@ -7,6 +7,7 @@
 #include "lib/crypto.h"
 #include "lib/jsonx.h"
 #include "lib/text.h"
+#include "tap.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,17 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static int ntest, nfail;
-
-static void
-ok(int cond, const char *desc)
-{
-	ntest++;
-	if (!cond)
-		nfail++;
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", ntest, desc);
-}
 
 static int
 b64ok(const char *s, const char *want, size_t wantlen)
@@ -53,21 +43,22 @@ b64bad(const char *s, size_t len)
 static void
 test_base64(void)
 {
-	ok(b64ok("aGVsbG8=", "hello", 5), "base64: padded text decodes");
-	ok(b64ok("QQ==", "A", 1), "base64: one byte with two pads");
-	ok(b64bad("aGVsbG8", 7), "base64: missing padding refused");
-	ok(b64bad("QR==", 4), "base64: non-zero trailing bits refused");
-	ok(b64bad("aGVs\nbG8=", 9), "base64: embedded newline refused");
-	ok(b64bad("aGVs bG8=", 9), "base64: embedded space refused");
-	ok(b64bad("a-_s", 4), "base64: URL-safe alphabet refused");
-	ok(b64bad("aGVsbG8=AAAA", 12), "base64: data after padding refused");
-	ok(b64bad("aGVs\0G8=", 8), "base64: NUL refused");
-	ok(b64bad("", 0), "base64: empty refused");
-	ok(b64bad("A===", 4), "base64: three pads refused");
+	tap_ok(b64ok("aGVsbG8=", "hello", 5), "base64: padded text decodes");
+	tap_ok(b64ok("QQ==", "A", 1), "base64: one byte with two pads");
+	tap_ok(b64bad("aGVsbG8", 7), "base64: missing padding refused");
+	tap_ok(b64bad("QR==", 4), "base64: non-zero trailing bits refused");
+	tap_ok(b64bad("aGVs\nbG8=", 9), "base64: embedded newline refused");
+	tap_ok(b64bad("aGVs bG8=", 9), "base64: embedded space refused");
+	tap_ok(b64bad("a-_s", 4), "base64: URL-safe alphabet refused");
+	tap_ok(b64bad("aGVsbG8=AAAA", 12), "base64: data after padding "
+	    "refused");
+	tap_ok(b64bad("aGVs\0G8=", 8), "base64: NUL refused");
+	tap_ok(b64bad("", 0), "base64: empty refused");
+	tap_ok(b64bad("A===", 4), "base64: three pads refused");
 	{
 		uint8_t *out;
 		size_t n;
-		ok(sig_b64_decode("aGVsbG8=", 8, 4, &out, &n) ==
+		tap_ok(sig_b64_decode("aGVsbG8=", 8, 4, &out, &n) ==
 		    SIGSTORE_E_TOO_BIG, "base64: over the limit refused");
 	}
 }
@@ -91,26 +82,31 @@ t3339bad(const char *s)
 static void
 test_rfc3339(void)
 {
-	ok(t3339("1970-01-01T00:00:00Z", 0), "rfc3339: epoch");
-	ok(t3339("2023-07-12T15:56:36Z", 1689177396LL * SIG_NS),
+	tap_ok(t3339("1970-01-01T00:00:00Z", 0), "rfc3339: epoch");
+	tap_ok(t3339("2023-07-12T15:56:36Z", 1689177396LL * SIG_NS),
 	    "rfc3339: a Rekor integrated time");
-	ok(t3339("2022-10-31T23:59:59.999Z", 1667260799LL * SIG_NS +
+	tap_ok(t3339("2022-10-31T23:59:59.999Z", 1667260799LL * SIG_NS +
 	    999000000), "rfc3339: milliseconds");
-	ok(t3339("2022-10-31T23:59:59.999000Z", 1667260799LL * SIG_NS +
+	tap_ok(t3339("2022-10-31T23:59:59.999000Z", 1667260799LL * SIG_NS +
 	    999000000), "rfc3339: microseconds");
-	ok(t3339("2024-02-29T00:00:00.000000001Z", 1709164800LL * SIG_NS + 1),
+	tap_ok(t3339("2024-02-29T00:00:00.000000001Z", 1709164800LL * SIG_NS + 1),
 	    "rfc3339: leap day, nanoseconds");
-	ok(t3339bad("2023-02-29T00:00:00Z"), "rfc3339: Feb 29 of 2023 refused");
-	ok(t3339bad("2023-07-12T15:56:36"), "rfc3339: no zone refused");
-	ok(t3339bad("2023-07-12T15:56:36+00:00"), "rfc3339: offset refused");
-	ok(t3339bad("2023-07-12 15:56:36Z"), "rfc3339: space refused");
-	ok(t3339bad("2023-07-12T15:56:36.Z"), "rfc3339: empty fraction refused");
-	ok(t3339bad("2023-07-12T15:56:36.1234567891Z"),
+	tap_ok(t3339bad("2023-02-29T00:00:00Z"), "rfc3339: Feb 29 of 2023 "
+	    "refused");
+	tap_ok(t3339bad("2023-07-12T15:56:36"), "rfc3339: no zone refused");
+	tap_ok(t3339bad("2023-07-12T15:56:36+00:00"), "rfc3339: offset "
+	    "refused");
+	tap_ok(t3339bad("2023-07-12 15:56:36Z"), "rfc3339: space refused");
+	tap_ok(t3339bad("2023-07-12T15:56:36.Z"), "rfc3339: empty fraction "
+	    "refused");
+	tap_ok(t3339bad("2023-07-12T15:56:36.1234567891Z"),
 	    "rfc3339: ten fraction digits refused");
-	ok(t3339bad("2023-07-12T24:00:00Z"), "rfc3339: hour 24 refused");
-	ok(t3339bad("1969-12-31T23:59:59Z"), "rfc3339: before 1970 refused");
-	ok(t3339bad("2023-7-12T15:56:36Z"), "rfc3339: short month refused");
-	ok(t3339bad("2023-07-12T15:56:36Zjunk"), "rfc3339: trailing refused");
+	tap_ok(t3339bad("2023-07-12T24:00:00Z"), "rfc3339: hour 24 refused");
+	tap_ok(t3339bad("1969-12-31T23:59:59Z"), "rfc3339: before 1970 "
+	    "refused");
+	tap_ok(t3339bad("2023-7-12T15:56:36Z"), "rfc3339: short month refused");
+	tap_ok(t3339bad("2023-07-12T15:56:36Zjunk"), "rfc3339: trailing "
+	    "refused");
 }
 
 static void
@@ -118,7 +114,7 @@ test_window(void)
 {
 	struct sig_window w = { 10, 20 };
 
-	ok(sig_window_has(&w, 10) && sig_window_has(&w, 20) &&
+	tap_ok(sig_window_has(&w, 10) && sig_window_has(&w, 20) &&
 	    !sig_window_has(&w, 9) && !sig_window_has(&w, 21),
 	    "validity windows are closed ranges");
 }
@@ -138,17 +134,17 @@ test_int64(void)
 {
 	int64_t v = -1;
 
-	ok(i64("{\"n\":\"0\"}", &v) == 0 && v == 0, "int64: \"0\"");
-	ok(i64("{\"n\":\"9223372036854775807\"}", &v) == 0 && v == INT64_MAX,
+	tap_ok(i64("{\"n\":\"0\"}", &v) == 0 && v == 0, "int64: \"0\"");
+	tap_ok(i64("{\"n\":\"9223372036854775807\"}", &v) == 0 && v == INT64_MAX,
 	    "int64: INT64_MAX");
-	ok(i64("{\"n\":\"9223372036854775808\"}", &v) != 0,
+	tap_ok(i64("{\"n\":\"9223372036854775808\"}", &v) != 0,
 	    "int64: INT64_MAX+1 refused");
-	ok(i64("{\"n\":\"-1\"}", &v) != 0, "int64: negative refused");
-	ok(i64("{\"n\":\"01\"}", &v) != 0, "int64: leading zero refused");
-	ok(i64("{\"n\":\"+1\"}", &v) != 0, "int64: plus sign refused");
-	ok(i64("{\"n\":\" 1\"}", &v) != 0, "int64: space refused");
-	ok(i64("{\"n\":1}", &v) != 0, "int64: a JSON number refused");
-	ok(i64("{\"n\":\"1e3\"}", &v) != 0, "int64: exponent refused");
+	tap_ok(i64("{\"n\":\"-1\"}", &v) != 0, "int64: negative refused");
+	tap_ok(i64("{\"n\":\"01\"}", &v) != 0, "int64: leading zero refused");
+	tap_ok(i64("{\"n\":\"+1\"}", &v) != 0, "int64: plus sign refused");
+	tap_ok(i64("{\"n\":\" 1\"}", &v) != 0, "int64: space refused");
+	tap_ok(i64("{\"n\":1}", &v) != 0, "int64: a JSON number refused");
+	tap_ok(i64("{\"n\":\"1e3\"}", &v) != 0, "int64: exponent refused");
 }
 
 static void
@@ -187,10 +183,10 @@ test_merkle(void)
 				wrong = 0;
 		}
 	}
-	ok(all, "merkle: every leaf of trees of 1..40 verifies");
-	ok(tampered, "merkle: a flipped proof bit fails");
-	ok(wrong, "merkle: a wrong index or a short proof fails");
-	ok(sig_merkle_verify(leaves[0], 0, 0, NULL, 0, root) != 0 &&
+	tap_ok(all, "merkle: every leaf of trees of 1..40 verifies");
+	tap_ok(tampered, "merkle: a flipped proof bit fails");
+	tap_ok(wrong, "merkle: a wrong index or a short proof fails");
+	tap_ok(sig_merkle_verify(leaves[0], 0, 0, NULL, 0, root) != 0 &&
 	    sig_merkle_verify(leaves[0], 5, 5, NULL, 0, root) != 0,
 	    "merkle: empty tree and index past the end fail");
 }
@@ -259,48 +255,48 @@ test_checkpoint(void)
 	if (sig_key_from_pkey(k, &log.key) != 0)
 		abort();
 	n = make_note(k, "log.example", "log.example - 12", "", "", 0);
-	ok(cp_check(n, &log) == 0, "checkpoint: v1 origin, log signature");
+	tap_ok(cp_check(n, &log) == 0, "checkpoint: v1 origin, log signature");
 	free(n);
 	n = make_note(k, "log.example", "log.example", witness, witness, 0);
-	ok(cp_check(n, &log) == 0, "checkpoint: witness lines ignored");
+	tap_ok(cp_check(n, &log) == 0, "checkpoint: witness lines ignored");
 	free(n);
 	n = make_note(k, "log.example", "log.example", "", "", 1);
-	ok(cp_check(n, &log) == SIGSTORE_E_CHECKPOINT_SIG,
+	tap_ok(cp_check(n, &log) == SIGSTORE_E_CHECKPOINT_SIG,
 	    "checkpoint: a bad signature by the log's key fails");
 	free(n);
 	n = make_note(other, "log.example", "log.example", "", "", 0);
-	ok(cp_check(n, &log) == SIGSTORE_E_CHECKPOINT_SIG,
+	tap_ok(cp_check(n, &log) == SIGSTORE_E_CHECKPOINT_SIG,
 	    "checkpoint: only another key's signature fails");
 	free(n);
 	n = make_note(k, "log.example", "other.example", "", "", 0);
-	ok(cp_check(n, &log) == SIGSTORE_E_CHECKPOINT_SIG,
+	tap_ok(cp_check(n, &log) == SIGSTORE_E_CHECKPOINT_SIG,
 	    "checkpoint: another origin fails");
 	free(n);
 	n = make_note(k, "log.example", "log.example - 12x", "", "", 0);
-	ok(cp_check(n, &log) == SIGSTORE_E_CHECKPOINT_SIG,
+	tap_ok(cp_check(n, &log) == SIGSTORE_E_CHECKPOINT_SIG,
 	    "checkpoint: a v1 origin with junk after the tree id fails");
 	free(n);
 	n = make_note(k, "log.examplex", "log.example", "", "", 0);
-	ok(cp_check(n, &log) == SIGSTORE_E_CHECKPOINT_SIG,
+	tap_ok(cp_check(n, &log) == SIGSTORE_E_CHECKPOINT_SIG,
 	    "checkpoint: a signature under another name does not count");
 	free(n);
-	ok(!cp_parses("o\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n\n"),
+	tap_ok(!cp_parses("o\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n\n"),
 	    "checkpoint: no signature line refused");
-	ok(!cp_parses("o\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n"
+	tap_ok(!cp_parses("o\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n"
 	    "\xe2\x80\x94 o AAAA\n"), "checkpoint: no blank line refused");
-	ok(!cp_parses("o\n01\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n\n"
+	tap_ok(!cp_parses("o\n01\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n\n"
 	    "\xe2\x80\x94 o AAAA\n"), "checkpoint: size with leading zero");
-	ok(!cp_parses("o\n1\nAAAA\n\n\xe2\x80\x94 o AAAA\n"),
+	tap_ok(!cp_parses("o\n1\nAAAA\n\n\xe2\x80\x94 o AAAA\n"),
 	    "checkpoint: root hash not 32 bytes refused");
-	ok(!cp_parses("o\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n\n"
+	tap_ok(!cp_parses("o\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n\n"
 	    "- o AAAA\n"), "checkpoint: ASCII dash instead of em dash refused");
-	ok(!cp_parses("o\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n\n"
+	tap_ok(!cp_parses("o\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n\n"
 	    "\xe2\x80\x94 o  AAAA\n"), "checkpoint: double space refused");
-	ok(!cp_parses("o\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n\n"
+	tap_ok(!cp_parses("o\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n\n"
 	    "\xe2\x80\x94 o AAAA"), "checkpoint: unterminated line refused");
-	ok(!cp_parses("o\r\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n\n"
+	tap_ok(!cp_parses("o\r\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n\n"
 	    "\xe2\x80\x94 o AAAA\n"), "checkpoint: carriage return refused");
-	ok(cp_parses("o\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n"
+	tap_ok(cp_parses("o\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n"
 	    "Timestamp: 1\n\n\xe2\x80\x94 o AAAA\n"),
 	    "checkpoint: extension line accepted");
 	sig_key_free(&log.key);
@@ -319,11 +315,11 @@ test_formats(void)
 
 	sig_dsse_pae("http://example.com/HelloWorld",
 	    (const uint8_t *)"hello world", 11, &pae, &len);
-	ok(len == strlen(pae_want) && memcmp(pae, pae_want, len) == 0,
+	tap_ok(len == strlen(pae_want) && memcmp(pae, pae_want, len) == 0,
 	    "DSSE PAE matches the specification's example");
 	free(pae);
 	set = sig_set_payload("Ym9keQ==", 1689177396, id, 2, 27246492);
-	ok(set != NULL && strcmp(set, "{\"body\":\"Ym9keQ==\",\"integratedTime\":"
+	tap_ok(set != NULL && strcmp(set, "{\"body\":\"Ym9keQ==\",\"integratedTime\":"
 	    "1689177396,\"logID\":\"abcd\",\"logIndex\":27246492}") == 0,
 	    "SET payload is canonical JSON with sorted keys");
 	free(set);
@@ -335,16 +331,16 @@ test_policy(void)
 	struct sigstore_policy p;
 	struct sigstore_policy_buf b;
 
-	ok(sigstore_policy_github_release(&p, &b, "o/r", "v1.2.3") == 0 &&
+	tap_ok(sigstore_policy_github_release(&p, &b, "o/r", "v1.2.3") == 0 &&
 	    strcmp(p.san, "https://github.com/o/r/.github/workflows/"
 	    "release.yml@refs/tags/v1.2.3") == 0 &&
 	    strcmp(p.issuer, SIGSTORE_GITHUB_ISSUER) == 0 &&
 	    strcmp(p.source_repo, "https://github.com/o/r") == 0 &&
 	    strcmp(p.source_ref, "refs/tags/v1.2.3") == 0,
 	    "release policy: SAN, issuer, repository and ref");
-	ok(sigstore_policy_github_release(&p, &b, "o/r", "is-pdf/v1.0.0") == 0,
+	tap_ok(sigstore_policy_github_release(&p, &b, "o/r", "is-pdf/v1.0.0") == 0,
 	    "release policy: a marketplace plugin tag NAME/vX.Y.Z");
-	ok(sigstore_policy_github_release(&p, &b, "o", "v1") != 0 &&
+	tap_ok(sigstore_policy_github_release(&p, &b, "o", "v1") != 0 &&
 	    sigstore_policy_github_release(&p, &b, "o/r/x", "v1") != 0 &&
 	    sigstore_policy_github_release(&p, &b, "o/..", "v1") != 0 &&
 	    sigstore_policy_github_release(&p, &b, "o/r", "") != 0 &&
@@ -370,8 +366,8 @@ test_errors(void)
 			if (strcmp(sigstore_errname(i), sigstore_errname(j)) == 0)
 				good = 0;
 	}
-	ok(good, "every error code has a distinct name and a text");
-	ok(strcmp(sigstore_errname(-1), "E_UNKNOWN") == 0 &&
+	tap_ok(good, "every error code has a distinct name and a text");
+	tap_ok(strcmp(sigstore_errname(-1), "E_UNKNOWN") == 0 &&
 	    strcmp(sigstore_errname(SIGSTORE_E__COUNT), "E_UNKNOWN") == 0,
 	    "out-of-range codes are named E_UNKNOWN");
 }
@@ -406,32 +402,33 @@ test_root_file(void)
 	char dir[] = "/tmp/sigstore-root-XXXXXX", f[64], l[64];
 
 	if (geteuid() != 0 || mkdtemp(dir) == NULL) {
-		ok(1, "root file checks # SKIP needs root");
+		tap_skip("needs root", "root file checks");
 		return;
 	}
 	snprintf(f, sizeof(f), "%s/trusted_root.json", dir);
 	snprintf(l, sizeof(l), "%s/link.json", dir);
 	write_file(f, minimal, 0644);
-	ok(load(f, 1) == SIGSTORE_OK, "root file: root-owned 0644 loads");
+	tap_ok(load(f, 1) == SIGSTORE_OK, "root file: root-owned 0644 loads");
 	if (chmod(f, 0664) != 0)
 		abort();
-	ok(load(f, 1) == SIGSTORE_E_IO && load(f, 0) == SIGSTORE_OK,
+	tap_ok(load(f, 1) == SIGSTORE_E_IO && load(f, 0) == SIGSTORE_OK,
 	    "root file: group-writable refused when it must be root's");
 	if (chmod(f, 0644) != 0 || chown(f, 65534, 65534) != 0)
 		abort();
-	ok(load(f, 1) == SIGSTORE_E_IO, "root file: owned by nobody refused");
+	tap_ok(load(f, 1) == SIGSTORE_E_IO, "root file: owned by nobody "
+	    "refused");
 	if (chown(f, 0, 0) != 0 || chmod(dir, 0777) != 0)
 		abort();
-	ok(load(f, 1) == SIGSTORE_E_IO,
+	tap_ok(load(f, 1) == SIGSTORE_E_IO,
 	    "root file: in a world-writable directory refused");
 	if (chmod(dir, 0755) != 0 || symlink(f, l) != 0)
 		abort();
-	ok(load(l, 1) == SIGSTORE_E_IO && load(l, 0) == SIGSTORE_E_IO,
+	tap_ok(load(l, 1) == SIGSTORE_E_IO && load(l, 0) == SIGSTORE_E_IO,
 	    "root file: a symlink refused");
-	ok(load("trusted_root.json", 1) == SIGSTORE_E_IO,
+	tap_ok(load("trusted_root.json", 1) == SIGSTORE_E_IO,
 	    "root file: a relative name without directory refused");
 	write_file(f, "{\"mediaType\": \"x\"}", 0644);
-	ok(load(f, 1) == SIGSTORE_E_ROOT_MEDIA_TYPE,
+	tap_ok(load(f, 1) == SIGSTORE_E_ROOT_MEDIA_TYPE,
 	    "root file: another media type refused");
 	unlink(l);
 	unlink(f);
@@ -460,19 +457,19 @@ test_asn1_time(void)
 {
 	sig_time t;
 
-	ok(asn1_ns("20250101000000Z", 1, &t) == SIGSTORE_OK &&
+	tap_ok(asn1_ns("20250101000000Z", 1, &t) == SIGSTORE_OK &&
 	    t == 1735689600LL * SIG_NS, "asn1 time: GeneralizedTime, whole "
 	    "seconds");
-	ok(asn1_ns("20250101000000.5Z", 1, &t) == SIGSTORE_OK &&
+	tap_ok(asn1_ns("20250101000000.5Z", 1, &t) == SIGSTORE_OK &&
 	    t == 1735689600LL * SIG_NS + 500000000,
 	    "asn1 time: a GeneralizedTime fraction is kept, not floored");
-	ok(asn1_ns("20250101000000.123456789Z", 1, &t) == SIGSTORE_OK &&
+	tap_ok(asn1_ns("20250101000000.123456789Z", 1, &t) == SIGSTORE_OK &&
 	    t == 1735689600LL * SIG_NS + 123456789,
 	    "asn1 time: nine fraction digits");
-	ok(asn1_ns("20250101000000.1234567891Z", 1, &t) == SIGSTORE_OK &&
+	tap_ok(asn1_ns("20250101000000.1234567891Z", 1, &t) == SIGSTORE_OK &&
 	    t == 1735689600LL * SIG_NS + 123456789,
 	    "asn1 time: digits past the ninth dropped");
-	ok(asn1_ns("250101000000Z", 0, &t) == SIGSTORE_OK &&
+	tap_ok(asn1_ns("250101000000Z", 0, &t) == SIGSTORE_OK &&
 	    t == 1735689600LL * SIG_NS, "asn1 time: UTCTime");
 }
 
@@ -568,15 +565,16 @@ test_der(void)
 			    hex_digit(h[1]));
 		snprintf(d, sizeof(d), "der: %s %s", c->desc, c->good ?
 		    "accepted" : "refused");
-		ok((sig_der_strict(der, n) == 0) == c->good, d);
+		tap_ok((sig_der_strict(der, n) == 0) == c->good, "%s", d);
 	}
 	/* 33 nested SEQUENCEs: one past the depth limit */
 	for (i = 0; i < 33; i++) {
 		deep[2 * i] = 0x30;
 		deep[2 * i + 1] = (uint8_t)(2 * (32 - i));
 	}
-	ok(sig_der_strict(deep, 66) != 0, "der: nesting past 32 refused");
-	ok(sig_der_strict(deep + 2, 64) == 0, "der: nesting of 32 accepted");
+	tap_ok(sig_der_strict(deep, 66) != 0, "der: nesting past 32 refused");
+	tap_ok(sig_der_strict(deep + 2, 64) == 0, "der: nesting of 32 "
+	    "accepted");
 }
 
 /* One PEM block and nothing else, read by us. */
@@ -589,36 +587,36 @@ test_pem(void)
 	char *pem = ts_cert_pem(ca), buf[8192];
 	size_t n = strlen(pem);
 
-	ok(sig_cert_from_pem((uint8_t *)pem, n, &c) == SIGSTORE_OK,
+	tap_ok(sig_cert_from_pem((uint8_t *)pem, n, &c) == SIGSTORE_OK,
 	    "pem: one block verifies");
 	X509_free(c);
 	snprintf(buf, sizeof(buf), "junk\n%s", pem);
-	ok(sig_cert_from_pem((uint8_t *)buf, strlen(buf), &c) == SIGSTORE_E_DER,
+	tap_ok(sig_cert_from_pem((uint8_t *)buf, strlen(buf), &c) == SIGSTORE_E_DER,
 	    "pem: text before the block refused");
 	snprintf(buf, sizeof(buf), "\n%s", pem);
-	ok(sig_cert_from_pem((uint8_t *)buf, strlen(buf), &c) == SIGSTORE_E_DER,
+	tap_ok(sig_cert_from_pem((uint8_t *)buf, strlen(buf), &c) == SIGSTORE_E_DER,
 	    "pem: a newline before the block refused");
 	snprintf(buf, sizeof(buf), "%s%s", pem, pem);
-	ok(sig_cert_from_pem((uint8_t *)buf, strlen(buf), &c) == SIGSTORE_E_DER,
+	tap_ok(sig_cert_from_pem((uint8_t *)buf, strlen(buf), &c) == SIGSTORE_E_DER,
 	    "pem: two blocks refused");
 	snprintf(buf, sizeof(buf), "%sjunk\n", pem);
-	ok(sig_cert_from_pem((uint8_t *)buf, strlen(buf), &c) == SIGSTORE_E_DER,
+	tap_ok(sig_cert_from_pem((uint8_t *)buf, strlen(buf), &c) == SIGSTORE_E_DER,
 	    "pem: text after the block refused");
 	snprintf(buf, sizeof(buf), "%.*s", (int)n - 1, pem);
-	ok(sig_cert_from_pem((uint8_t *)buf, strlen(buf), &c) == SIGSTORE_OK,
+	tap_ok(sig_cert_from_pem((uint8_t *)buf, strlen(buf), &c) == SIGSTORE_OK,
 	    "pem: no final newline accepted");
 	X509_free(c);
 	c = NULL;
 	snprintf(buf, sizeof(buf), "%s\n", pem);
-	ok(sig_cert_from_pem((uint8_t *)buf, strlen(buf), &c) == SIGSTORE_E_DER,
+	tap_ok(sig_cert_from_pem((uint8_t *)buf, strlen(buf), &c) == SIGSTORE_E_DER,
 	    "pem: two final newlines refused");
 	snprintf(buf, sizeof(buf), "-----BEGIN CERTIFICATE-----\nProc-Type: "
 	    "4,ENCRYPTED\n%s", pem + strlen("-----BEGIN CERTIFICATE-----\n"));
-	ok(sig_cert_from_pem((uint8_t *)buf, strlen(buf), &c) == SIGSTORE_E_DER,
+	tap_ok(sig_cert_from_pem((uint8_t *)buf, strlen(buf), &c) == SIGSTORE_E_DER,
 	    "pem: a header refused");
 	snprintf(buf, sizeof(buf), "-----BEGIN X509 CERTIFICATE-----\n%s",
 	    pem + strlen("-----BEGIN CERTIFICATE-----\n"));
-	ok(sig_cert_from_pem((uint8_t *)buf, strlen(buf), &c) == SIGSTORE_E_DER,
+	tap_ok(sig_cert_from_pem((uint8_t *)buf, strlen(buf), &c) == SIGSTORE_E_DER,
 	    "pem: another label refused");
 	free(pem);
 	X509_free(ca);
@@ -642,7 +640,7 @@ test_verify_file(void)
 	    "happy-path-v0.3/bundle.sigstore.json", base);
 	snprintf(art, sizeof(art), "%s/test/assets/bundle-verify/a.txt", base);
 	fd = open(art, O_RDONLY | O_CLOEXEC);
-	ok(fd >= 0 && sigstore_root_load(root_path, 0, &root) == SIGSTORE_OK,
+	tap_ok(fd >= 0 && sigstore_root_load(root_path, 0, &root) == SIGSTORE_OK,
 	    "verify_file: conformance data present");
 	if (fd < 0 || root == NULL)
 		return;
@@ -651,44 +649,44 @@ test_verify_file(void)
 	    "public-oidc-beacon/.github/workflows/extremely-dangerous-oidc-"
 	    "beacon.yml@refs/heads/main";
 	p.issuer = SIGSTORE_GITHUB_ISSUER;
-	ok(sigstore_verify_file(root, bundle, fd, &p, &res) == SIGSTORE_OK &&
+	tap_ok(sigstore_verify_file(root, bundle, fd, &p, &res) == SIGSTORE_OK &&
 	    res.signed_at == 1710869186 && res.ntlog == 1 && res.ntimes == 1 &&
 	    lseek(fd, 0, SEEK_CUR) == 0,
 	    "verify_file: verifies, reports the integrated time, fd offset kept");
 	p.source_ref = "refs/heads/main";
 	p.source_repo = "https://github.com/sigstore-conformance/"
 	    "extremely-dangerous-public-oidc-beacon";
-	ok(sigstore_verify_file(root, bundle, fd, &p, &res) == SIGSTORE_OK,
+	tap_ok(sigstore_verify_file(root, bundle, fd, &p, &res) == SIGSTORE_OK,
 	    "verify_file: source repository and ref extensions match");
 	/* The real Fulcio certificate's numeric ids (.1.15, .1.17). */
-	ok(strcmp(res.repo_id, "632596897") == 0 &&
+	tap_ok(strcmp(res.repo_id, "632596897") == 0 &&
 	    strcmp(res.owner_id, "131804563") == 0,
 	    "verify_file: the result names the repository and owner ids");
 	p.source_repo_id = "632596897";
 	p.source_owner_id = "131804563";
-	ok(sigstore_verify_file(root, bundle, fd, &p, &res) == SIGSTORE_OK,
+	tap_ok(sigstore_verify_file(root, bundle, fd, &p, &res) == SIGSTORE_OK,
 	    "verify_file: the repository and owner ids match");
 	p.source_repo_id = "632596898";
-	ok(sigstore_verify_file(root, bundle, fd, &p, &res) ==
+	tap_ok(sigstore_verify_file(root, bundle, fd, &p, &res) ==
 	    SIGSTORE_E_IDENTITY_REPO_ID, "verify_file: another repository id "
 	    "refused");
 	p.source_repo_id = "632596897";
 	p.source_owner_id = "13180456";
-	ok(sigstore_verify_file(root, bundle, fd, &p, &res) ==
+	tap_ok(sigstore_verify_file(root, bundle, fd, &p, &res) ==
 	    SIGSTORE_E_IDENTITY_OWNER_ID, "verify_file: an owner id prefix "
 	    "refused");
 	p.source_repo_id = p.source_owner_id = NULL;
 	p.source_ref = "refs/tags/v1";
-	ok(sigstore_verify_file(root, bundle, fd, &p, &res) ==
+	tap_ok(sigstore_verify_file(root, bundle, fd, &p, &res) ==
 	    SIGSTORE_E_IDENTITY_REF && res.signed_at == 0,
 	    "verify_file: another ref refused, no result left behind");
 	p.source_ref = NULL;
 	p.san = "https://github.com/sigstore-conformance/extremely-dangerous-"
 	    "public-oidc-beacon/.github/workflows/extremely-dangerous-oidc-"
 	    "beacon.yml@refs/heads/mai";
-	ok(sigstore_verify_file(root, bundle, fd, &p, NULL) ==
+	tap_ok(sigstore_verify_file(root, bundle, fd, &p, NULL) ==
 	    SIGSTORE_E_IDENTITY_SAN, "verify_file: a SAN prefix is refused");
-	ok(sigstore_verify_file(root, root_path, fd, &p, NULL) ==
+	tap_ok(sigstore_verify_file(root, root_path, fd, &p, NULL) ==
 	    SIGSTORE_E_SHAPE, "verify_file: a root given as bundle is refused");
 	close(fd);
 	sigstore_root_free(root);
@@ -711,6 +709,5 @@ main(void)
 	test_pem();
 	test_root_file();
 	test_verify_file();
-	printf("1..%d\n", ntest);
-	return nfail == 0 ? 0 : 1;
+	return tap_done();
 }

@@ -12,6 +12,7 @@
  * an alarm, so a hang shows as a broken plan. */
 #include "lib/fd.h"
 #include "lib/toml.h"
+#include "tap.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -203,16 +204,9 @@ struct tally {
 	int extra_accepted, extra_rejected, failed;
 };
 
-static void
-result(int n, int ok, const char *name, const char *what)
-{
-	printf("%s %d - %s %s\n", ok ? "ok" : "not ok", n, name, what);
-	fflush(stdout);
-}
-
 /* One case; listed says whether files-toml-1.0.0 names it. */
 static void
-run_case(int n, const char *name, int listed, struct tally *t)
+run_case(const char *name, int listed, struct tally *t)
 {
 	struct toml_error err;
 	json_t *got, *exp = NULL, *want = NULL, *plain;
@@ -221,7 +215,7 @@ run_case(int n, const char *name, int listed, struct tally *t)
 	int valid = strncmp(name, "valid/", 6) == 0, unsup = 0, ok;
 
 	if ((text = slurp(name, &len)) == NULL) {
-		result(n, 0, name, "cannot be read");
+		tap_ok(0, "%s cannot be read", name);
 		t->failed++;
 		return;
 	}
@@ -229,7 +223,7 @@ run_case(int n, const char *name, int listed, struct tally *t)
 	got = toml_parse(text, len, &err);
 	alarm(0);
 	if (got == NULL && (err.msg == NULL || err.line < 1)) {
-		result(n, 0, name, "refused without a message and a line");
+		tap_ok(0, "%s refused without a message and a line", name);
 		t->failed++;
 		goto out;
 	}
@@ -242,7 +236,7 @@ run_case(int n, const char *name, int listed, struct tally *t)
 			t->extra_rejected++;
 		else
 			t->failed++;
-		result(n, ok, name, ok ? (err.unsupported ? "rejected "
+		tap_ok(ok, "%s %s", name, ok ? (err.unsupported ? "rejected "
 		    "(as unsupported)" : "rejected") : "ACCEPTED");
 		goto out;
 	}
@@ -252,7 +246,7 @@ run_case(int n, const char *name, int listed, struct tally *t)
 	    (jtext = json_text_without_nul(raw, jlen, &jlen)) == NULL ||
 	    (exp = json_loadb(jtext, jlen, 0, NULL)) == NULL ||
 	    (want = untag(exp, &unsup)) == NULL) {
-		result(n, 0, name, "expected .json missing or malformed");
+		tap_ok(0, "%s expected .json missing or malformed", name);
 		t->failed++;
 		goto out;
 	}
@@ -266,20 +260,20 @@ run_case(int n, const char *name, int listed, struct tally *t)
 			t->extra_accepted++;
 		else
 			t->failed++;
-		result(n, ok, name, ok ? "decoded" : "decoded WRONGLY");
+		tap_ok(ok, "%s %s", name, ok ? "decoded" : "decoded WRONGLY");
 	} else if (!listed) {
 		/* A 1.1 case: refusing its syntax is right for 1.0. */
 		t->extra_rejected++;
-		result(n, 1, name, "refused (TOML 1.1 case)");
+		tap_ok(1, "%s refused (TOML 1.1 case)", name);
 	} else if (err.unsupported && unsup) {
 		t->unsupported++;
-		result(n, 1, name, "refused as unsupported (float/date-time)");
+		tap_ok(1, "%s refused as unsupported (float/date-time)", name);
 	} else {
 		t->failed++;
-		printf("# %s: line %d: %s%s\n", name, err.line, err.msg,
+		tap_diag("%s: line %d: %s%s", name, err.line, err.msg,
 		    err.unsupported ? " (unsupported)" : "");
-		result(n, 0, name, err.unsupported ? "refused as unsupported "
-		    "WITHOUT a float or date-time" : "REFUSED");
+		tap_ok(0, "%s %s", name, err.unsupported ? "refused as "
+		    "unsupported WITHOUT a float or date-time" : "REFUSED");
 	}
 out:
 	json_decref(got);
@@ -318,7 +312,7 @@ main(int argc, char **argv)
 	const char *k;
 	json_t *v;
 	size_t len, nextra = 0, i;
-	int n = 0, plan;
+	int plan;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: %s TOML_TEST_DIR\n", argv[0]);
@@ -327,15 +321,11 @@ main(int argc, char **argv)
 	dir = argv[1];
 	all_files = json_object();
 	listed = json_array();
-	if (nftw(dir, collect, 16, FTW_PHYS) != 0) {
-		printf("1..1\nnot ok 1 - cannot walk %s\n", dir);
-		return 1;
-	}
+	if (nftw(dir, collect, 16, FTW_PHYS) != 0)
+		tap_fail_setup("cannot walk %s", dir);
 	snprintf(lname, sizeof(lname), "files-toml-1.0.0");
-	if ((list = slurp(lname, &len)) == NULL) {
-		printf("1..1\nnot ok 1 - cannot read %s/%s\n", dir, lname);
-		return 1;
-	}
+	if ((list = slurp(lname, &len)) == NULL)
+		tap_fail_setup("cannot read %s/%s", dir, lname);
 	for (line = list; line < list + len; line = nl + 1) {
 		size_t ll;
 
@@ -355,21 +345,21 @@ main(int argc, char **argv)
 		extra[nextra++] = k;
 	qsort(extra, nextra, sizeof(*extra), cmp_str);
 	plan = (int)(json_array_size(listed) + nextra);
-	printf("1..%d\n", plan);
+	tap_plan(plan);
 	json_array_foreach(listed, i, v)
-		run_case(++n, json_string_value(v), 1, &t);
+		run_case(json_string_value(v), 1, &t);
 	for (i = 0; i < nextra; i++)
-		run_case(++n, extra[i], 0, &t);
-	printf("# TOML 1.0.0 valid cases: %d decoded exactly, %d refused as "
-	    "unsupported (float/date-time)\n", t.decoded, t.unsupported);
-	printf("# TOML 1.0.0 invalid cases: %d rejected (%d of them as "
-	    "unsupported)\n", t.invalid_rejected, t.invalid_as_unsup);
-	printf("# other (TOML 1.1) cases: %d rejected, %d accepted and "
-	    "decoded exactly\n", t.extra_rejected, t.extra_accepted);
-	printf("# failures: %d\n", t.failed);
+		run_case(extra[i], 0, &t);
+	tap_diag("TOML 1.0.0 valid cases: %d decoded exactly, %d refused as "
+	    "unsupported (float/date-time)", t.decoded, t.unsupported);
+	tap_diag("TOML 1.0.0 invalid cases: %d rejected (%d of them as "
+	    "unsupported)", t.invalid_rejected, t.invalid_as_unsup);
+	tap_diag("other (TOML 1.1) cases: %d rejected, %d accepted and "
+	    "decoded exactly", t.extra_rejected, t.extra_accepted);
+	tap_diag("failures: %d", t.failed);
 	free(extra);
 	free(list);
 	json_decref(listed);
 	json_decref(all_files);
-	return t.failed == 0 ? 0 : 1;
+	return tap_done();
 }

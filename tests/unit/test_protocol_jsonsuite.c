@@ -13,6 +13,7 @@
 #include "protocol/request.h"
 #include "protocol/table.h"
 #include "lib/fd.h"
+#include "tap.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -93,7 +94,6 @@ main(int argc, char **argv)
 	static char data[MAX_CASE];
 	char **names = NULL;
 	size_t nnames = 0, i, cap = 0;
-	int test = 0, failed = 0;
 	DIR *d;
 	struct dirent *de;
 
@@ -102,10 +102,8 @@ main(int argc, char **argv)
 		return 2;
 	}
 	d = opendir(argv[1]);
-	if (d == NULL) {
-		printf("1..1\nnot ok 1 - cannot open %s\n", argv[1]);
-		return 1;
-	}
+	if (d == NULL)
+		tap_fail_setup("cannot open %s", argv[1]);
 	while ((de = readdir(d)) != NULL) {
 		size_t l = strlen(de->d_name);
 		if (l < 6 || strcmp(de->d_name + l - 5, ".json") != 0 ||
@@ -121,12 +119,10 @@ main(int argc, char **argv)
 	}
 	closedir(d);
 	qsort(names, nnames, sizeof(*names), cmp);
-	if (nnames < 300) {
-		printf("1..1\nnot ok 1 - only %zu cases in %s (want the whole "
-		    "suite)\n", nnames, argv[1]);
-		return 1;
-	}
-	printf("1..%zu\n", nnames);
+	if (nnames < 300)
+		tap_fail_setup("only %zu cases in %s (want the whole suite)",
+		    nnames, argv[1]);
+	tap_plan((int)nnames);
 	for (i = 0; i < nnames; i++) {
 		char path[4096];
 		const char *x;
@@ -140,10 +136,8 @@ main(int argc, char **argv)
 		n = fd >= 0 ? read_full(fd, data, sizeof(data)) : -1;
 		if (fd >= 0)
 			close(fd);
-		test++;
 		if (n < 0 || (size_t)n >= sizeof(data)) {
-			printf("not ok %d - %s: cannot read\n", test, names[i]);
-			failed++;
+			tap_ok(0, "%s: cannot read", names[i]);
 			continue;
 		}
 		parse_copy(data, (size_t)n);
@@ -166,11 +160,9 @@ main(int argc, char **argv)
 				why = ": accepted as an id";
 			}
 		}
-		if (!ok)
-			failed++;
-		printf("%s %d - %s%s\n", ok ? "ok" : "not ok", test, names[i], why);
+		tap_ok(ok, "%s%s", names[i], why);
 		free(names[i]);
 	}
 	free(names);
-	return failed ? 1 : 0;
+	return tap_done();
 }
