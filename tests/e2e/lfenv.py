@@ -46,7 +46,7 @@ import subprocess
 import tempfile
 import time
 
-from lftest import sha256_file  # noqa: F401 (lfenv.sha256_file for the tests)
+from lftest import sha256_file, uid_of  # noqa: F401 (lfenv.X for the tests)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
@@ -66,10 +66,6 @@ UNMOUNT_PROCFS = ("for m in $(awk '{for (i = 7; i <= NF; i++) if ($i == \"-\")"
 
 def lockfile_binary(build=None):
     return os.path.join(build or BUILD, "lockfile")
-
-
-def uid_of(user):
-    return pwd.getpwnam(user).pw_uid
 
 
 def gid_of(group):

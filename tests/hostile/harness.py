@@ -17,7 +17,7 @@ import subprocess
 import tempfile
 import time
 
-from lftest import Tap, setpriv  # noqa: F401 (Tap: H.Tap for the scripts)
+from lftest import Tap, setpriv, uid_of  # noqa: F401 (H.X for the scripts)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
@@ -35,10 +35,6 @@ def as_user(user):
     if os.geteuid() != 0:
         raise RuntimeError("must run as root or as %s" % user)
     return setpriv(user)
-
-
-def uid_of(user):
-    return pwd.getpwnam(user).pw_uid
 
 
 def gid_of(user):

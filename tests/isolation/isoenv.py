@@ -28,7 +28,7 @@ import time
 
 from lfenv import (ConsoleEnv, CONSOLE_USER, UNMOUNT_PROCFS,  # noqa: F401
                    as_user, uid_of, gid_of, check_reply)
-from lftest import setpriv
+from lftest import setpriv, wait_for  # noqa: F401
 
 PRIV_ENV = "PATH=/usr/bin:/bin TERM=xterm"
 
@@ -254,15 +254,6 @@ def plan_request(profile="invoices", key="2024/a.pdf", plugins=("is-pdf",)):
 def error_code(line):
     doc = json.loads(line)
     return doc.get("error", {}).get("message")
-
-
-def wait_for(pred, timeout=10):
-    t0 = time.time()
-    while time.time() - t0 < timeout:
-        if pred():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def screen_has(env, pattern):

@@ -21,13 +21,11 @@ import http.server
 import os
 import shlex
 import shutil
-import socket
 import ssl
 import stat
 import subprocess
 import tempfile
 import threading
-import time
 
 from lftest import setpriv
 
@@ -300,20 +298,3 @@ class Prefix:
             if line.split()[1:2] == ["launcher"]:
                 return line
         raise AssertionError("no launcher line: " + out_text(r))
-
-
-def wait_for(cond, timeout=10):
-    end = time.time() + timeout
-    while time.time() < end:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return False
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p

@@ -11,6 +11,7 @@ Only what is the same in every user lives here; a per-suite module keeps
 what is its own (lfenv.as_user runs with the account's supplementary groups,
 hubenv.run_as with none: they are not merged).
 """
-from lftest.accounts import setpriv  # noqa: F401
+from lftest.accounts import setpriv, uid_of  # noqa: F401
 from lftest.files import sha256_file, snapshot  # noqa: F401
 from lftest.tap import Tap  # noqa: F401
+from lftest.wait import free_port, wait_for  # noqa: F401

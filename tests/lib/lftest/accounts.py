@@ -1,4 +1,5 @@
 """Running a command as another account, from root."""
+import pwd
 
 
 def setpriv(user):
@@ -7,3 +8,7 @@ def setpriv(user):
     /etc/group). The tests run as root and start the console, plugins and
     agents as the accounts the system would (docs/testing.md)."""
     return ["setpriv", "--reuid=" + user, "--regid=" + user, "--init-groups"]
+
+
+def uid_of(user):
+    return pwd.getpwnam(user).pw_uid
