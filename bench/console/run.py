@@ -27,12 +27,10 @@ import argparse
 import os
 import statistics
 import subprocess
-import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
 
 from lfenv import ConsoleEnv, as_user  # noqa: E402
 

@@ -40,8 +40,6 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
-sys.path.insert(0, os.path.join(ROOT, "tests", "sources"))
 
 from sshenv import SshEnv  # noqa: E402
 from swiftenv import (ACCESS_KEY, REGION, SECRET_KEY, SwiftEnv,  # noqa: E402

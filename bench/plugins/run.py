@@ -35,7 +35,6 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 import gendata  # noqa: E402
 
 # Each ratio target: (command, baseline, at most).

@@ -1,13 +1,10 @@
 import os
 import shutil
-import sys
 import tempfile
 
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "e2e"))
 
 from fake_console import TEXTS  # noqa: E402
 from whitelist import Whitelist  # noqa: E402

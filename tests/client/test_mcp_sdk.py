@@ -18,6 +18,8 @@ import time
 
 import pytest
 
+from lftest import setpriv
+
 from lfenv import ConsoleEnv
 from whitelist import PROGRESS_TEXT, TOOLS, Whitelist
 
@@ -52,8 +54,7 @@ def env():
 
 def as_agent(lockfile_bin, env):
     # no "--": the inspector would take it as the end of its own options
-    return ["setpriv", "--reuid=agent", "--regid=agent", "--init-groups",
-            lockfile_bin, "mcp", "--socket", env.socket]
+    return setpriv("agent") + [lockfile_bin, "mcp", "--socket", env.socket]
 
 
 def test_sdk_lists_tools_and_gets_an_approved_plan(lockfile_bin, env):

@@ -28,6 +28,8 @@ import subprocess
 import tempfile
 import time
 
+from lftest import uid_of
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
 BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
@@ -36,10 +38,6 @@ LOX = os.environ.get("LOX") or os.path.join(BUILD, "src", "lox", "lox")
 PROFILE = os.path.join(ROOT, "docker", "seccomp.json")
 TAG = "lftest"
 PLUGINS = ("is-pdf", "is-utf8", "is-json", "contains", "sleeper")
-
-
-def uid_of(user):
-    return pwd.getpwnam(user).pw_uid
 
 
 def gid_of(group):

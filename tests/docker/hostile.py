@@ -24,11 +24,9 @@ import importlib.util
 import os
 import shlex
 import subprocess
-import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
-sys.path.insert(0, os.path.join(ROOT, "tests", "hostile"))
 _spec = importlib.util.spec_from_file_location(
     "run_hostile", os.path.join(ROOT, "tests", "hostile", "run-hostile.py"))
 RH = importlib.util.module_from_spec(_spec)

@@ -15,15 +15,12 @@ import os
 import re
 import shlex
 import subprocess
-import sys
 import threading
 import time
 
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "client"))
 
 import dockerenv as D  # noqa: E402
 from dockerenv import DOCKER, LOX, TAG  # noqa: E402

@@ -46,6 +46,8 @@ import subprocess
 import tempfile
 import time
 
+from lftest import sha256_file, uid_of  # noqa: F401 (lfenv.X for the tests)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
 CONSOLE_USER = "lockfile"
@@ -66,20 +68,8 @@ def lockfile_binary(build=None):
     return os.path.join(build or BUILD, "lockfile")
 
 
-def uid_of(user):
-    return pwd.getpwnam(user).pw_uid
-
-
 def gid_of(group):
     return grp.getgrnam(group).gr_gid
-
-
-def sha256_file(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def chown_tree(path, user, group=None):

@@ -14,6 +14,8 @@ import tempfile
 
 import pytest
 
+from lftest import setpriv
+
 BUILD = os.environ.get("BUILD", os.path.join(
     os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.abspath(__file__)))), "build"))
@@ -204,9 +206,8 @@ def test_the_worker_refuses_to_run_without_its_socket():
 def console_as_account(d, home):
     """lockfile-console console from directory d, as the console account,
     its stderr (it fails before it needs a terminal or a policy)."""
-    r = run(["setpriv", "--reuid=lockfile", "--regid=lockfile",
-             "--init-groups", os.path.join(d, "lockfile-console"), "console",
-             "--home", home], timeout=30)
+    r = run(setpriv("lockfile") + [os.path.join(d, "lockfile-console"),
+                                   "console", "--home", home], timeout=30)
     return r.returncode, r.stderr.decode("utf-8", "replace")
 
 

@@ -35,6 +35,8 @@ import time
 
 import pytest
 
+from lftest import setpriv
+
 from conftest import make_pdf
 from lfenv import (BUILD, CLIENTS_GROUP, CONSOLE_USER, ROOT,
                    UNMOUNT_PROCFS, ConsoleEnv, shlex_quote, uid_of, gid_of)
@@ -97,9 +99,8 @@ class Host:
         if env:
             inner = ["env"] + ["%s=%s" % kv for kv in env.items()] + inner
         if user is not None:
-            inner = ["setpriv", "--reuid=" + user, "--regid=" + user,
-                     "--init-groups", "env", "-i", "PATH=/usr/bin:/bin",
-                     "HOME=/"] + inner
+            inner = setpriv(user) + ["env", "-i", "PATH=/usr/bin:/bin",
+                                     "HOME=/"] + inner
         return subprocess.run(["nsenter", "-t", str(self.init), "-p", "-m",
                                "--"] + inner, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, input=input,

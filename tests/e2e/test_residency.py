@@ -14,13 +14,10 @@ POSIX_FADV_DONTNEED) and must stay evicted through the listing and the
 check before the card; the approved run reads it whole again."""
 import json
 import os
-import sys
 import threading
 
 from lfenv import check_reply
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), "hostile"))
 import harness as H  # noqa: E402
 
 

@@ -386,9 +386,6 @@ def test_files_expire_while_a_fetch_waits(env):
     sends a few bytes and then nothing holds the fetch for its stall
     timeout (14 s); a file fetched before expires at its 10 s TTL, not
     when the stalled fetch gives up."""
-    import sys
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__))), "sources"))
     from srcutil import Misbehaving
     env.add_local_profile("docs", files={"a.txt": b"hello\n"})
     env.install_plugin("is-utf8")

@@ -17,6 +17,8 @@ import subprocess
 import tempfile
 import time
 
+from lftest import Tap, setpriv, uid_of  # noqa: F401 (H.X for the scripts)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
 HOSTILE = os.path.join(BUILD, "tests", "hostile")
@@ -26,34 +28,13 @@ EXTRA_FD = 9            # the descriptor the inherit attempts look for
 RUN_TIMEOUT = 120
 
 
-class Tap:
-    def __init__(self, planned):
-        self.n = 0
-        self.failed = 0
-        print("1..%d" % planned, flush=True)
-
-    def result(self, ok, desc, diag=None):
-        self.n += 1
-        if not ok:
-            self.failed += 1
-        print("%sok %d - %s" % ("" if ok else "not ", self.n, desc), flush=True)
-        if not ok and diag:
-            for line in str(diag).splitlines():
-                print("#   " + line, flush=True)
-        return ok
-
-
 def as_user(user):
     """Command prefix that runs as user (from root), or nothing if we are."""
     if pwd.getpwuid(os.geteuid()).pw_name == user:
         return []
     if os.geteuid() != 0:
         raise RuntimeError("must run as root or as %s" % user)
-    return ["setpriv", "--reuid=" + user, "--regid=" + user, "--init-groups"]
-
-
-def uid_of(user):
-    return pwd.getpwnam(user).pw_uid
+    return setpriv(user)
 
 
 def gid_of(user):

@@ -10,12 +10,9 @@ double (fakehub.py), with lox (loxenv.py) as the approver.
 import json
 import os
 import subprocess
-import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "e2e"))
 
 import hubwire as hw  # noqa: E402
 from fakehub import FakeHub  # noqa: E402

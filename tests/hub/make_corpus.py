@@ -3,9 +3,7 @@ tests/fuzz/corpus/hubwire and hub-api): each a selector byte and a message,
 from tests/hubwire/vectors.txt and hubwire.py. Run from the repository
 root: /usr/bin/python3 tests/hub/make_corpus.py"""
 import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hubwire as hw  # noqa: E402
 
 import nacl.public  # noqa: E402

@@ -17,8 +17,6 @@ import hubwire as hw  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLIENT = os.path.join(os.path.dirname(HERE), "client")
-import sys  # noqa: E402
-sys.path.insert(0, CLIENT)
 from whitelist import Whitelist  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location(

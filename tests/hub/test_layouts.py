@@ -4,9 +4,7 @@ decodes, re-encodes to the same bytes, and its signatures verify under the
 fixed keys; the box opens with the fixed one-use key. Two implementations
 that agree byte for byte on every layout keep docs/hub.md honest."""
 import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hubwire as hw  # noqa: E402
 
 import nacl.bindings  # noqa: E402

@@ -6,13 +6,11 @@ deadline, woken by a post, all answered before the hub stops; the rate
 limit; body caps; TLS; state and nonces across a restart."""
 import os
 import signal
-import sys
 import threading
 import time
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hubwire as hw  # noqa: E402
 from hubenv import HubEnv  # noqa: E402
 

@@ -7,12 +7,10 @@ the ticket's key, never on the screen or the hub); denial with the reason
 kept local; hostile text escaped; a decided ticket; a hub that is down."""
 import os
 import subprocess
-import sys
 import time
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hubwire as hw  # noqa: E402
 from fakehub import FakeHub  # noqa: E402
 from hubenv import HubEnv  # noqa: E402

@@ -1,14 +1,10 @@
 import importlib.util
 import os
-import sys
 
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 E2E = os.path.join(os.path.dirname(HERE), "e2e")
-sys.path.insert(0, HERE)
-sys.path.insert(0, E2E)
-
 from isoenv import IsoEnv  # noqa: E402
 
 # make_pdf from the e2e suite's conftest, loaded under another name.

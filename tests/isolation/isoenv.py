@@ -24,14 +24,11 @@ import re
 import shlex
 import signal
 import subprocess
-import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "e2e"))
-
-from lfenv import (ConsoleEnv, CONSOLE_USER, UNMOUNT_PROCFS,  # noqa: E402,F401
+from lfenv import (ConsoleEnv, CONSOLE_USER, UNMOUNT_PROCFS,  # noqa: F401
                    as_user, uid_of, gid_of, check_reply)
+from lftest import setpriv, wait_for  # noqa: F401
 
 PRIV_ENV = "PATH=/usr/bin:/bin TERM=xterm"
 
@@ -214,9 +211,9 @@ class IsoEnv(ConsoleEnv):
             cmd.append("--")
         inner = [binary, "doctor", "--json", "--home", self.home, "--socket",
                  self.socket] + list(extra)
-        priv = ["setpriv", "--reuid=" + CONSOLE_USER, "--regid=" + CONSOLE_USER,
-                "--init-groups", "env", "-i", "PATH=/usr/bin:/bin",
-                "LOCKFILE_SYSCONFDIR=" + self.sysconf, "HOME=" + self.home]
+        priv = setpriv(CONSOLE_USER) + [
+            "env", "-i", "PATH=/usr/bin:/bin",
+            "LOCKFILE_SYSCONFDIR=" + self.sysconf, "HOME=" + self.home]
         if getattr(self, "procfs", None) == "host":
             # LeakSanitizer lists its threads in /proc/<its own pid>/task:
             # under another pid namespace's procfs that is someone else's
@@ -257,15 +254,6 @@ def plan_request(profile="invoices", key="2024/a.pdf", plugins=("is-pdf",)):
 def error_code(line):
     doc = json.loads(line)
     return doc.get("error", {}).get("message")
-
-
-def wait_for(pred, timeout=10):
-    t0 = time.time()
-    while time.time() - t0 < timeout:
-        if pred():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def screen_has(env, pattern):

@@ -16,6 +16,8 @@ import subprocess
 import sys
 import tempfile
 
+from lftest import setpriv
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
 USER = "lockfile"
@@ -52,9 +54,8 @@ def main():
                 os.chmod(os.path.join(dirpath, n), 0o755)
         shutil.chown(scratch, USER, USER)
         os.chmod(scratch, 0o700)
-        r = subprocess.run(["setpriv", "--reuid=" + USER, "--regid=" + USER,
-                            "--init-groups", "env", "-i", "PATH=/usr/bin:/bin",
-                            test, scratch, lockfile] + plugins,
+        r = subprocess.run(setpriv(USER) + ["env", "-i", "PATH=/usr/bin:/bin",
+                                            test, scratch, lockfile] + plugins,
                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, cwd="/", timeout=600)
         out = r.stdout.decode("utf-8", "replace")

@@ -8,14 +8,16 @@ import subprocess
 
 import pytest
 
+from lftest import setpriv
+
 from isoenv import CONSOLE_USER, uid_of, wait_for
 from test_terminal import doctor_checks, launch
 
 
 def doctor_text(env, *extra):
     r = subprocess.run(
-        ["setpriv", "--reuid=" + CONSOLE_USER, "--regid=" + CONSOLE_USER,
-         "--init-groups", "env", "-i", "PATH=/usr/bin:/bin",
+        setpriv(CONSOLE_USER) +
+        ["env", "-i", "PATH=/usr/bin:/bin",
          "LOCKFILE_SYSCONFDIR=" + env.sysconf,
          os.path.join(env.build, "lockfile"), "doctor", "--home", env.home,
          "--socket", env.socket] + list(extra),

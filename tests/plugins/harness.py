@@ -10,7 +10,6 @@ Cases run in one of two modes:
              directly with fd 3 (and 6, 7) redirected: memory errors show.
 """
 import fcntl
-import hashlib
 import json
 import os
 import re
@@ -19,6 +18,8 @@ import stat
 import subprocess
 import tempfile
 import threading
+
+from lftest import setpriv, sha256_file  # noqa: F401
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -162,14 +163,6 @@ def strict_json(data):
                       parse_constant=constant)
 
 
-def sha256_file(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def frame_values(values):
     """The fd 6 format: per value a 4-byte big-endian length, the bytes."""
     return b"".join(len(v).to_bytes(4, "big") + v for v in values)
@@ -211,12 +204,12 @@ class Runner:
 
     def run_sandbox(self, case):
         lim = self.limits()
-        cmd = ["setpriv", "--reuid=" + ACCOUNT, "--regid=" + ACCOUNT,
-               "--init-groups", self.lockfile, "sandbox-run", "--report",
-               "--protocol", str(self.protocol(case)),
-               "--cpu", str(case.cpu or lim["cpu_s"]),
-               "--memory", str(case.memory or lim["memory_bytes"]),
-               "--wall", str(case.wall or lim["wall_s"])]
+        cmd = setpriv(ACCOUNT) + [
+            self.lockfile, "sandbox-run", "--report",
+            "--protocol", str(self.protocol(case)),
+            "--cpu", str(case.cpu or lim["cpu_s"]),
+            "--memory", str(case.memory or lim["memory_bytes"]),
+            "--wall", str(case.wall or lim["wall_s"])]
         for v in case.values or []:
             vf = self.ctx.scratch(".value")
             with open(vf, "wb") as f:

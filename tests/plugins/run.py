@@ -21,9 +21,9 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import harness  # noqa: E402
-from harness import Case, Check  # noqa: E402
+import harness
+from harness import Case, Check
+from lftest import setpriv
 
 PLUGINS = ("is-pdf", "is-utf8", "is-json", "contains")
 MANIFEST_KEYS = ["schema", "name", "version", "protocol", "question", "one",
@@ -101,11 +101,11 @@ def manifest_checks(ctx):
 
 def run_with_sha(runner, case, sha):
     lim = runner.limits()
-    cmd = ["setpriv", "--reuid=" + harness.ACCOUNT,
-           "--regid=" + harness.ACCOUNT, "--init-groups", runner.lockfile,
-           "sandbox-run", "--protocol", "2" if case.values else "1",
-           "--cpu", str(lim["cpu_s"]), "--memory", str(lim["memory_bytes"]),
-           "--wall", str(lim["wall_s"]), "--sha256", sha]
+    cmd = setpriv(harness.ACCOUNT) + [
+        runner.lockfile,
+        "sandbox-run", "--protocol", "2" if case.values else "1",
+        "--cpu", str(lim["cpu_s"]), "--memory", str(lim["memory_bytes"]),
+        "--wall", str(lim["wall_s"]), "--sha256", sha]
     for v in case.values or []:
         vf = runner.ctx.file("hash-probe.value", v)
         cmd += ["--value-file", vf]

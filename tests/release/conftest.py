@@ -1,11 +1,9 @@
 import os
 import shutil
-import sys
 import types
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from relenv import (Prefix, Release, Server, Signer, Trust,  # noqa: E402
                     make_base, make_pki)

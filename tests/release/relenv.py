@@ -21,17 +21,15 @@ import http.server
 import os
 import shlex
 import shutil
-import socket
 import ssl
 import stat
 import subprocess
-import sys
 import tempfile
 import threading
-import time
+
+from lftest import setpriv
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "store"))
 
 from storeenv import (BUILD, GH, PLUGIN_BUILD, ROOT, Signer,  # noqa: E402,F401
                       assert_clean_exit, make_base, out_text, repo_ids,
@@ -252,8 +250,7 @@ class Prefix:
         cmd = ["env", "-i"] + env + [binary or LOCKFILE, "update",
                                      "--prefix", self.dir] + list(args)
         if user != "root":
-            cmd = ["setpriv", "--reuid=" + user, "--regid=" + user,
-                   "--init-groups"] + cmd
+            cmd = setpriv(user) + cmd
         script = "mount --bind %s %s && exec %s" % (
             shlex.quote(srv.ca), CA_BUNDLE, shlex.join(cmd))
         return ["unshare", "--mount", "--propagation", "private", "sh", "-c",
@@ -291,8 +288,8 @@ class Prefix:
         """The launcher line of the installed lockfile's doctor."""
         home = "/home/" + user
         r = subprocess.run(
-            ["setpriv", "--reuid=" + user, "--regid=" + user,
-             "--init-groups", "env", "-i", "PATH=/usr/bin:/bin",
+            setpriv(user) +
+            ["env", "-i", "PATH=/usr/bin:/bin",
              "LOCKFILE_SYSCONFDIR=" + trust.dir,
              self.path("bin", "lockfile"), "doctor", "--home", home],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -301,20 +298,3 @@ class Prefix:
             if line.split()[1:2] == ["launcher"]:
                 return line
         raise AssertionError("no launcher line: " + out_text(r))
-
-
-def wait_for(cond, timeout=10):
-    end = time.time() + timeout
-    while time.time() < end:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return False
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p

@@ -18,7 +18,6 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "hostile"))
 import harness as H  # noqa: E402
 
 RUNTIMES = ["glibc", "musl", "go", "rust"]

@@ -1,12 +1,9 @@
 import os
 import shutil
-import sys
 
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "e2e"))
 
 from swiftenv import SwiftEnv  # noqa: E402
 from sshenv import SshEnv  # noqa: E402

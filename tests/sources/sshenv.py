@@ -21,15 +21,9 @@ import subprocess
 import tempfile
 import time
 
+from lftest import free_port
+
 SFTP_USER = "lf-sftp"
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def keygen(path, kind="ed25519"):

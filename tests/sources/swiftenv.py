@@ -25,6 +25,8 @@ import socket
 import subprocess
 import tempfile
 import time
+
+from lftest import free_port
 import urllib.parse
 import urllib.request
 
@@ -33,14 +35,6 @@ SECRET_KEY = "testing"
 REGION = "us-east-1"
 STORAGE_DOMAIN = "s3.test"
 SWIFT_USER = "swift"
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 class SwiftEnv:

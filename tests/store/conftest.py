@@ -1,11 +1,8 @@
-import os
 import shutil
-import sys
 import types
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from storeenv import Market, Signer, Store, Trust, make_base  # noqa: E402
 

@@ -25,6 +25,8 @@ import subprocess
 import tempfile
 import time
 
+from lftest import setpriv
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
 BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
@@ -319,8 +321,7 @@ class Store:
                                                              self.home]
         if user == "root":
             return ["env", "-i"] + env + cmd
-        return (["setpriv", "--reuid=" + user, "--regid=" + user,
-                 "--init-groups", "env", "-i"] + env + cmd)
+        return (setpriv(user) + ["env", "-i"] + env + cmd)
 
     def run(self, *args, trust=None, sysconf=None, user=CONSOLE_USER,
             timeout=120, binary=None):

@@ -8,14 +8,12 @@ marketplace carries warning "unofficial_marketplace" in file.plugins.
 Every response is gated on the closed list by lfenv."""
 import json
 import os
-import sys
 import threading
 import types
 
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "e2e"))
 
 from lfenv import ConsoleEnv, check_reply  # noqa: E402
 from storeenv import Market, Store, Trust, assert_clean_exit, out_text  # noqa: E402
