@@ -206,3 +206,17 @@ relman_find(const struct relman *m, const char *name)
 			return &m->a[i];
 	return NULL;
 }
+
+const char *
+relman_missing_exe(const struct relman *m)
+{
+	static const char *const exes[] = { LF_EXE_ALL };
+	size_t i;
+
+	for (i = 0; i < sizeof(exes) / sizeof(exes[0]); i++) {
+		const struct relart *a = relman_find(m, exes[i]);
+		if (a == NULL || a->kind != RELART_BIN)
+			return exes[i];
+	}
+	return NULL;
+}

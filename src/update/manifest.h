@@ -62,6 +62,11 @@ enum relman_status relman_parse(const char *data, size_t len,
     struct relman *m, const char **why);
 
 const struct relart *relman_find(const struct relman *m, const char *name);
+/* The first executable of a role (paths.h, LF_EXE_ALL) the manifest does
+ * not name as a bin artifact, or NULL when it names them all: a release
+ * that left one out would leave an older one running beside the new
+ * (docs/releases.md). */
+const char *relman_missing_exe(const struct relman *m);
 /* Installed by lockfile update: bin and share. */
 int relart_installed(const struct relart *a);
 const char *relart_kind_name(enum relart_kind k);

@@ -7,7 +7,6 @@
 #include "update/state.h"
 #include "store/trust.h"
 #include "lib/crypto.h"
-#include "lib/paths.h"
 #include "lib/fd.h"
 #include "lib/str.h"
 #include "lib/sysconf.h"
@@ -44,9 +43,9 @@ static int
 check_files(const struct upd_dirs *d, const struct relman *m, int selffd,
     const char *self, char *bad, size_t badlen)
 {
-	static const char *const roles[] = { LF_EXE_ALL };
 	uint8_t sha[SHA256_LEN];
 	const struct relart *me = relman_find(m, self);
+	const char *missing = relman_missing_exe(m);
 	size_t i;
 
 	if (me == NULL || me->kind != RELART_BIN ||
@@ -56,13 +55,10 @@ check_files(const struct upd_dirs *d, const struct relman *m, int selffd,
 		    "manifest names", self);
 		return -1;
 	}
-	for (i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
-		const struct relart *a = relman_find(m, roles[i]);
-		if (a == NULL || a->kind != RELART_BIN) {
-			str_msg(bad, badlen, "the signed manifest names no bin "
-			    "%s", roles[i]);
-			return -1;
-		}
+	if (missing != NULL) {
+		str_msg(bad, badlen, "the signed manifest names no bin %s",
+		    missing);
+		return -1;
 	}
 	for (i = 0; i < m->n; i++) {
 		const struct relart *a = &m->a[i];

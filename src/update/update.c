@@ -187,10 +187,8 @@ static enum upd_status
 fetch_manifest(struct run *r, const char *tag, struct relman *m,
     struct buf *mb, struct buf *bb, int check_sig)
 {
-	static const char *const roles[] = { LF_EXE_ALL };
 	char dir[TAG_MAX + 32], rel[TAG_MAX + 64], why[512];
-	const char *pwhy;
-	size_t i;
+	const char *pwhy, *missing;
 
 	/* tag is a checked vX.Y.Z: these fit. */
 	if (str_fmt(dir, sizeof(dir), "%s%s%s", tag != NULL ? "download/" :
@@ -222,15 +220,9 @@ fetch_manifest(struct run *r, const char *tag, struct relman *m,
 	}
 	if (check_sig && verify(r, m, RELMAN_FILE, m->sha256, bb) != 0)
 		return UPD_REFUSED;
-	/* Every executable of a role (paths.h): one left out would leave an
-	 * older one running beside the new (docs/releases.md). */
-	for (i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
-		const struct relart *a = relman_find(m, roles[i]);
-		if (a == NULL || a->kind != RELART_BIN) {
-			logit("refused: the release manifest has no bin %s",
-			    roles[i]);
-			return UPD_REFUSED;
-		}
+	if ((missing = relman_missing_exe(m)) != NULL) {
+		logit("refused: the release manifest has no bin %s", missing);
+		return UPD_REFUSED;
 	}
 	return UPD_OK;
 }
