@@ -4,26 +4,12 @@
  * to the executable of their role beside this one (docs/hacking.md,
  * "Executables"), so the names users type stay the same and an agent's
  * `lockfile status` never maps the console's libraries. */
-#include "config.h"
 #include "client/cmd.h"
+#include "lib/cmdtable.h"
 #include "lib/exe.h"
-#include "lib/log.h"
 #include "lib/paths.h"
 
-#include <stdio.h>
-#include <string.h>
-
-static int cmd_help(int argc, char **argv);
-static int cmd_version(int argc, char **argv);
-
-static const struct command {
-	const char *name;
-	int (*fn)(int, char **);	/* run here, or */
-	const char *exe;		/* forwarded to this executable */
-	int keep_name;			/* forwarded with the command's name */
-	const char *side;		/* who runs it */
-	const char *summary;
-} commands[] = {
+static const struct command commands[] = {
 	{ "console", NULL, LF_EXE_CONSOLE, 1, "console",
 	    "serve agents on the socket and the human on this terminal" },
 	{ "policy", NULL, LF_EXE_CONSOLE, 1, "console",
@@ -58,56 +44,12 @@ static const struct command {
 	    "queue a text for the human" },
 	{ "mcp", cmd_mcp, NULL, 0, "agent",
 	    "an MCP server on stdio for agent hosts" },
-	{ "version", cmd_version, NULL, 0, "any", "print the version" },
-	{ "help", cmd_help, NULL, 0, "any", "list the commands" },
 };
-
-static int
-cmd_help(int argc, char **argv)
-{
-	size_t i;
-
-	printf("usage: lockfile COMMAND [ARGS...]   (lockfile COMMAND --help)\n\n");
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		printf("  %-16s %-8s %s\n", commands[i].name,
-		    commands[i].side, commands[i].summary);
-	return 0;
-}
-
-static int
-cmd_version(int argc, char **argv)
-{
-	printf("lockfile %s\n", LOCKFILE_VERSION);
-	return 0;
-}
 
 int
 main(int argc, char **argv)
 {
-	const char *why = NULL;
-	size_t i;
-
 	exe_start(LF_EXE_AGENT);
-	if (argc < 2) {
-		cmd_help(0, NULL);
-		return 64;
-	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
-		return cmd_help(0, NULL);
-	if (strcmp(argv[1], "--version") == 0)
-		return cmd_version(0, NULL);
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		const struct command *c = &commands[i];
-
-		if (strcmp(argv[1], c->name) != 0)
-			continue;
-		log_init(c->name);
-		if (c->fn != NULL)
-			return c->fn(argc - 1, argv + 1);
-		exe_sibling_exec(c->exe, argv + (c->keep_name ? 1 : 2), &why);
-		logit("%s: %s", c->exe, why);
-		return 69;	/* EX_UNAVAILABLE */
-	}
-	logit("unknown command (see lockfile help)");
-	return 64;
+	return cmdtable_main(commands, sizeof(commands) / sizeof(commands[0]),
+	    NULL, argc, argv);
 }
