@@ -52,40 +52,43 @@ def whole(argv):
     return dt
 
 
-def worker_once(argv):
-    """Spawn argv as the console spawns a parser worker; time to the
-    answer of its first line."""
+def spawn_fd3(argv, sock):
+    """argv with only sock on fd 3 and an empty environment, as the
+    console spawns a parser worker."""
+    return subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env={}, close_fds=False,
+                            preexec_fn=lambda: os.dup2(sock.fileno(), 3))
+
+
+def spawn_once(argv, ask):
+    """Seconds from the spawn of argv (spawn_fd3) to the answer of its
+    first line when ask, else to its exit."""
     a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    t0 = time.perf_counter()
-    p = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         env={}, close_fds=False,
-                         preexec_fn=lambda: os.dup2(b.fileno(), 3))
-    a.send(os.urandom(REQUEST_NONCE_LEN) + LINE)
-    a.settimeout(5)
-    ans = a.recv(65536)
-    dt = time.perf_counter() - t0
-    a.close()
-    b.close()
+    with a, b:
+        t0 = time.perf_counter()
+        p = spawn_fd3(argv, b)
+        if ask:
+            a.send(os.urandom(REQUEST_NONCE_LEN) + LINE)
+            a.settimeout(5)
+            ans = a.recv(65536)
+        else:
+            p.wait()
+        dt = time.perf_counter() - t0
     p.wait()
-    if not ans:
+    if ask and not ans:
         raise RuntimeError("%s: no answer" % " ".join(argv))
     return dt
 
 
+def worker_once(argv):
+    """A parser worker: time to the answer of its first line."""
+    return spawn_once(argv, True)
+
+
 def noop_once(argv):
     """The same spawn of a static no-op, up to its exit."""
-    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    t0 = time.perf_counter()
-    p = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         env={}, close_fds=False,
-                         preexec_fn=lambda: os.dup2(b.fileno(), 3))
-    p.wait()
-    dt = time.perf_counter() - t0
-    a.close()
-    b.close()
-    return dt
+    return spawn_once(argv, False)
 
 
 def rounds(named, n):
