@@ -2,6 +2,7 @@
 #include "lib/jsonx.h"
 #include "lib/log.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 int
@@ -53,11 +54,34 @@ char *
 jsonx_dump_line(const json_t *v)
 {
 	char *s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS |
-	    JSON_ENCODE_ANY | JSON_ENSURE_ASCII);
+	    JSON_ENCODE_ANY | JSON_ENSURE_ASCII), *out, *o;
+	const char *p;
+	size_t ndel = 0;
 
 	if (s == NULL)
 		fatal("json_dumps failed");
-	return s;
+	/* JSON_ENSURE_ASCII escapes every byte above 0x7f and the C0 controls,
+	 * but not DEL, which a string (an MCP request id, say) may carry: it
+	 * can only stand inside a string here, so it is escaped as \u007f and
+	 * every line written is printable ASCII (docs/mcp.md). */
+	for (p = s; (p = strchr(p, 0x7f)) != NULL; p++)
+		ndel++;
+	if (ndel == 0)
+		return s;
+	out = malloc(strlen(s) + 5 * ndel + 1);
+	if (out == NULL)
+		fatal("out of memory");
+	for (p = s, o = out; *p != '\0'; p++) {
+		if (*p == 0x7f) {
+			memcpy(o, "\\u007f", 6);
+			o += 6;
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o = '\0';
+	free(s);
+	return out;
 }
 
 int

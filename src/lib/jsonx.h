@@ -18,8 +18,8 @@ json_t *jsonx_parse(const char *data, size_t len, size_t max_len,
  * passes max_depth. Exposed for tests. */
 int jsonx_depth(const char *data, size_t len, int max_depth);
 
-/* Serialise compactly with sorted keys, as one line of ASCII (non-ASCII
- * characters as \\u escapes). Caller frees. */
+/* Serialise compactly with sorted keys, as one line of printable ASCII
+ * (non-ASCII characters and DEL as \\u escapes). Caller frees. */
 char *jsonx_dump_line(const json_t *v);
 
 /* A JSON object's keys: exactly the NULL-terminated list (each present,

@@ -825,6 +825,30 @@ test_check_pending(void **state)
 #undef TK
 }
 
+/* Every line serialised is printable ASCII: DEL, which JSON_ENSURE_ASCII
+ * leaves raw, is escaped too, and the line parses back to the same
+ * string (an MCP id echoed back, found by client-fuzz-mcp). */
+static void
+test_dump_line_printable(void **state)
+{
+	static const char raw[] = "a\x7f\x01\xc3\xa9\x7f";
+	json_t *v = json_pack("{s:s}", "id", raw), *back;
+	char *line = jsonx_dump_line(v);
+	size_t i;
+
+	(void)state;
+	for (i = 0; line[i] != '\0'; i++)
+		assert_true(line[i] >= 0x20 && line[i] < 0x7f);
+	assert_string_equal(line,
+	    "{\"id\":\"a\\u007f\\u0001\\u00E9\\u007f\"}");
+	back = jsonx_parse(line, strlen(line), 1024, 4);
+	assert_non_null(back);
+	assert_string_equal(json_string_value(json_object_get(back, "id")), raw);
+	json_decref(back);
+	json_decref(v);
+	free(line);
+}
+
 static void
 test_placeholder(void **state)
 {
@@ -855,6 +879,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dump_line_printable),
 		cmocka_unit_test(test_key_table),
 		cmocka_unit_test(test_key_prefix),
 		cmocka_unit_test(test_key_lengths),
