@@ -5,13 +5,18 @@ BUILD_ASAN ?= build-asan
 BUILD_FUZZ ?= build-fuzz
 INSTALL_BUILD ?= build-install
 
-.PHONY: all deps build build-asan build-fuzz check demo docker bench clean lint install \
+.PHONY: all deps deps-deploy build build-asan build-fuzz check demo docker bench clean lint install \
 	reproduce
 
 all: build
 
 deps:
 	scripts/install-deps.sh
+
+# Only what the Docker deployment needs on the operator's host (no test
+# toolchain, no npm, no test accounts): `make docker` uses it.
+deps-deploy:
+	scripts/install-deps.sh --deploy
 
 $(BUILD)/build.ninja:
 	meson setup $(BUILD)
@@ -56,7 +61,7 @@ demo: deps build
 # The Docker deployment (docs/docker.md): lox and the seccomp profile on the
 # host, the console and agent images. DOCKER_BASE=IMAGE builds on a registry's base
 # instead of the local debootstrap one.
-docker: deps build
+docker: deps-deploy build
 	meson install -C $(BUILD) --no-rebuild --tags host
 	docker/build-images.sh --build $(CURDIR)/$(BUILD) \
 	    $(if $(DOCKER_BASE),--base $(DOCKER_BASE),--local-base)

@@ -4,8 +4,15 @@
   tools, calls a plan that the test approves on the console terminal, gets
   the answer as structured content (which the SDK validates against the
   tool's outputSchema) and the constant progress text meanwhile;
-- the MCP Inspector CLI (@modelcontextprotocol/inspector 2.12.0): tools/list
-  and tools/call, in the legacy and the modern (2026-07-28) era.
+  (SDK 1.x runs on Debian 12's Node.js 18, which `make deps` installs when
+  Node.js is absent).
+
+The MCP Inspector (2.x) was dropped: it needs Node.js >= 22.19, which no
+Debian 12 package provides. What it covered is covered here and in
+test_mcp_protocol.py: tools/list and tools/call through a real client (the
+SDK, the 2025 handshake era), and the stateless 2026-07-28 era through this
+repository's own driver (tests/client/mcpdrv.py), which checks every reply
+against the whitelist.
 
 The Node packages are installed by scripts/install-deps.d/mcp.sh (npm ci in
 tests/mcp). The host runs as root; the MCP server as the `agent` account."""
@@ -26,12 +33,11 @@ from whitelist import PROGRESS_TEXT, TOOLS, Whitelist
 HERE = os.path.dirname(os.path.abspath(__file__))
 MCPDIR = os.path.join(os.path.dirname(HERE), "mcp")
 SDK = os.path.join(MCPDIR, "node_modules", "@modelcontextprotocol", "sdk")
-INSPECTOR = os.path.join(MCPDIR, "node_modules", ".bin", "mcp-inspector")
 NODE = shutil.which("node") or "/usr/bin/node"
 
 
 def require_node_modules():
-    if not os.path.isdir(SDK) or not os.path.exists(INSPECTOR):
+    if not os.path.isdir(SDK):
         pytest.fail("tests/mcp/node_modules missing: run "
                     "scripts/install-deps.d/mcp.sh")
     with open(os.path.join(SDK, "package.json")) as f:
@@ -53,7 +59,6 @@ def env():
 
 
 def as_agent(lockfile_bin, env):
-    # no "--": the inspector would take it as the end of its own options
     return setpriv("agent") + [lockfile_bin, "mcp", "--socket", env.socket]
 
 
@@ -125,23 +130,3 @@ def test_sdk_lists_tools_and_gets_an_approved_plan(lockfile_bin, env):
     last = max(i for i, e in enumerate(events) if e["event"] == "progress")
     assert last < events.index(results[1])
     assert b"alice@example.org" not in json.dumps(events).encode()
-
-
-@pytest.mark.parametrize("era", ["legacy", "modern"])
-def test_inspector_cli(lockfile_bin, env, era):
-    require_node_modules()
-    wl = Whitelist.for_build(env.build)
-    base = [INSPECTOR, "--cli", "--protocol-era", era] + \
-        as_agent(lockfile_bin, env)
-    r = subprocess.run(base + ["--method", "tools/list", "--format", "json"],
-                       capture_output=True, timeout=120, cwd=MCPDIR)
-    assert r.returncode == 0, r.stderr
-    doc = json.loads(r.stdout)
-    assert [t["name"] for t in doc["result"]["tools"]] == list(TOOLS)
-    r = subprocess.run(base + ["--method", "tools/call", "--tool-name",
-                               "status", "--format", "json"],
-                       capture_output=True, timeout=120, cwd=MCPDIR)
-    assert r.returncode == 0, r.stderr
-    res = json.loads(r.stdout)["result"]
-    assert wl.mcp_result("status", res) == "result"
-    assert res["structuredContent"]["console"] == "up"
