@@ -94,6 +94,14 @@ cmd_agent(struct lox *l, int argc, char **argv)
 	if (!print && isatty(0) && isatty(1))
 		argv_add(&a, "-t");
 	argv_add(&a, "--init");
+	argv_add(&a, "--pull");
+	argv_add(&a, "never");
+	/* An agent container is bounded by default: a fork bomb or a memory
+	 * hog in it must not starve the console's host (docs/docker.md). */
+	argv_add(&a, "--pids-limit");
+	argv_add(&a, "256");
+	argv_add(&a, "--memory");
+	argv_add(&a, "1g");
 	argv_add(&a, "--user");
 	if (ids != NULL) {
 		argv_addf(&a, "%lu:%lu", uid, gid);

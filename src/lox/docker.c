@@ -1,6 +1,8 @@
 /* lox: the docker command lines and what every command shares (lox.h). */
 #include "config.h"
 #include "lox/lox.h"
+#include "lox_seccomp_pin.h"
+#include "lib/crypto.h"
 #include "lib/escape.h"
 #include "lib/jsonx.h"
 #include "lib/log.h"
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -184,20 +187,24 @@ lox_check_image(const char *image)
 	return 0;
 }
 
-/* The profile the console's container runs under: an absolute path to a
- * regular file holding a JSON object whose default action refuses. The
- * docker client reads the file and sends its content, so this is what the
- * engine gets; an allow-all or unconfined profile never leaves lox. */
+/* The profile the console's container runs under: the shipped profile's
+ * bytes and no other (their sha256 is compiled in, LOX_SECCOMP_SHA256).
+ * Checking keys instead was a parser differential: docker reads profile
+ * keys case-insensitively, last one wins, so a "DefaultAction" after a
+ * checked "defaultAction" turned the filter into allow-all. The checked
+ * bytes go to docker in a sealed memfd it reads as /dev/fd/N, never as a
+ * path it could read again after the check (docs/docker.md). Returns the
+ * descriptor (inherited by the docker client), or -1 after saying why. */
 static int
-seccomp_profile(char *out, size_t outlen)
+seccomp_profile_fd(void)
 {
 	const char *p = getenv("LOX_SECCOMP");
-	char path[PATH_MAX], *data = NULL;
+	char path[PATH_MAX], *data = NULL, hex[2 * SHA256_LEN + 1];
+	uint8_t d[SHA256_LEN];
 	struct stat st;
-	json_t *doc = NULL, *act;
 	ssize_t n;
-	int fd = -1, ret = -1;
-	const char *a;
+	size_t i;
+	int fd = -1, mfd = -1;
 
 	if (p == NULL || p[0] == '\0')
 		p = LOX_SECCOMP_DEFAULT;
@@ -216,41 +223,41 @@ seccomp_profile(char *out, size_t outlen)
 	if (data == NULL)
 		fatal("out of memory");
 	n = read(fd, data, (size_t)st.st_size);
-	if (n != (ssize_t)st.st_size ||
-	    (doc = jsonx_parse(data, (size_t)n, PROFILE_MAX,
-	    JSONX_DEFAULT_DEPTH)) == NULL ||
-	    !json_is_object(doc)) {
-		lox_err("the seccomp profile %s is not a JSON object", path);
+	if (n != (ssize_t)st.st_size) {
+		lox_err("the seccomp profile %s could not be read", path);
 		goto out;
 	}
-	act = json_object_get(doc, "defaultAction");
-	a = json_is_string(act) ? json_string_value(act) : "";
-	if (strcmp(a, "SCMP_ACT_ERRNO") != 0 && strcmp(a, "SCMP_ACT_KILL") != 0 &&
-	    strcmp(a, "SCMP_ACT_KILL_PROCESS") != 0 &&
-	    strcmp(a, "SCMP_ACT_KILL_THREAD") != 0 &&
-	    strcmp(a, "SCMP_ACT_TRAP") != 0) {
-		lox_err("the seccomp profile %s does not refuse by default "
-		    "(defaultAction %s): refused", path, a);
+	sha256_mem(data, (size_t)n, d);
+	for (i = 0; i < SHA256_LEN; i++)
+		snprintf(hex + 2 * i, 3, "%02x", d[i]);
+	if (strcmp(hex, LOX_SECCOMP_SHA256) != 0) {
+		lox_err("the seccomp profile %s is not the one this lox ships "
+		    "(its sha256 differs): refused; only the shipped profile "
+		    "runs the console (docs/docker.md)", path);
 		goto out;
 	}
-	if (strlen(path) + 1 > outlen)
-		goto out;
-	memcpy(out, path, strlen(path) + 1);
-	ret = 0;
+	mfd = memfd_create("lockfile-seccomp.json", MFD_ALLOW_SEALING);
+	if (mfd < 0 || write(mfd, data, (size_t)n) != n ||
+	    fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
+	    F_SEAL_SEAL) != 0) {
+		lox_err("the seccomp profile: memfd: %s", strerror(errno));
+		if (mfd >= 0)
+			close(mfd);
+		mfd = -1;
+	}
 out:
-	json_decref(doc);
 	free(data);
 	if (fd >= 0)
 		close(fd);
-	return ret;
+	return mfd;
 }
 
 int
 lox_console_flags(const struct lox *l, struct argv *a, int network)
 {
-	char profile[PATH_MAX];
+	int profile = seccomp_profile_fd();
 
-	if (seccomp_profile(profile, sizeof(profile)) != 0)
+	if (profile < 0)
 		return -1;
 	/* docker-init as pid 1 reaps and forwards signals; the console runs
 	 * as its account with nothing to gain (no capabilities, no setuid
@@ -261,6 +268,10 @@ lox_console_flags(const struct lox *l, struct argv *a, int network)
 	 * and the sandbox gives plugins 1 (docs/isolation.md, "The kernel
 	 * log"). */
 	argv_add(a, "--init");
+	/* An image missing here is an error, never a pull from whatever
+	 * registry the daemon knows (docs/docker.md). */
+	argv_add(a, "--pull");
+	argv_add(a, "never");
 	argv_add(a, "--user");
 	argv_add(a, LF_CONSOLE_ACCOUNT);
 	argv_add(a, "--cap-drop");
@@ -268,7 +279,7 @@ lox_console_flags(const struct lox *l, struct argv *a, int network)
 	argv_add(a, "--security-opt");
 	argv_add(a, "no-new-privileges");
 	argv_add(a, "--security-opt");
-	argv_addf(a, "seccomp=%s", profile);
+	argv_addf(a, "seccomp=/dev/fd/%d", profile);
 	argv_add(a, "--read-only");
 	argv_add(a, "--tmpfs");
 	argv_add(a, "/tmp:rw,nosuid,nodev,noexec,size=16m");

@@ -5,6 +5,7 @@ Each refusal is checked against the same command without the refused part,
 which lox accepts: the refusal is the flag's, not the command's.
 """
 import json
+import re
 import os
 import shlex
 import subprocess
@@ -61,11 +62,13 @@ def test_help_says_docker_access_is_operator_access():
 def test_run_builds_the_hardened_line(tmp):
     src = os.path.join(tmp, "src", "invoices")
     argv = dry("run", "--source", "invoices=" + src)
-    assert argv == [
+    assert re.fullmatch(r"seccomp=/dev/fd/\d+", argv[18]), argv
+    assert argv[:18] + ["seccomp"] + argv[19:] == [
         "/nonexistent/docker", "run", "-it", "--rm", "--name",
         "lockfile-console", "--detach-keys", "ctrl-],ctrl-]", "--init",
+        "--pull", "never",
         "--user", "lockfile", "--cap-drop", "ALL", "--security-opt",
-        "no-new-privileges", "--security-opt", "seccomp=" + PROFILE,
+        "no-new-privileges", "--security-opt", "seccomp",
         "--read-only", "--tmpfs", "/tmp:rw,nosuid,nodev,noexec,size=16m",
         "--pids-limit", "256", "--memory", "1g", "--ulimit", "core=1",
         "--log-driver", "none", "--network", "none",
@@ -157,9 +160,57 @@ def test_run_refuses_a_profile_that_allows_by_default(tmp):
     for path in (p, "/nonexistent.json", "/etc/passwd", tmp):
         r = lox("--dry-run", "run", env={"LOX_SECCOMP": path})
         assert r.returncode == 66 and r.stdout == b"", (path, r.stderr)
+    # A refusing profile that is not the shipped one is refused too: lox
+    # pins the shipped bytes, it does not judge profiles.
     with open(p, "w") as f:
         json.dump({"defaultAction": "SCMP_ACT_ERRNO"}, f)
-    assert "seccomp=" + p in dry("run", env={"LOX_SECCOMP": p})
+    r = lox("--dry-run", "run", env={"LOX_SECCOMP": p})
+    assert r.returncode == 66 and b"sha256 differs" in r.stderr, r.stderr
+
+
+def test_run_refuses_the_case_differential_profile(tmp):
+    """docker reads profile keys case-insensitively, the last one winning:
+    the shipped profile with "DefaultAction": "SCMP_ACT_ALLOW" added after
+    its checked "defaultAction" is allow-all for the engine. It passed lox's
+    key check before the pin (issue 27)."""
+    with open(PROFILE, "rb") as f:
+        shipped = f.read()
+    body = shipped.rstrip()
+    assert body.endswith(b"}")
+    evil = body[:-1].rstrip() + b',\n  "DefaultAction": "SCMP_ACT_ALLOW"\n}\n'
+    doc = json.loads(evil)
+    assert doc["defaultAction"] == "SCMP_ACT_ERRNO"
+    p = os.path.join(tmp, "differential.json")
+    with open(p, "wb") as f:
+        f.write(evil)
+    r = lox("--dry-run", "run", env={"LOX_SECCOMP": p})
+    assert r.returncode == 66 and r.stdout == b"", r.stderr
+    # the same bytes as the shipped profile, at another path, are accepted
+    q = os.path.join(tmp, "copy.json")
+    with open(q, "wb") as f:
+        f.write(shipped)
+    assert dry("run", env={"LOX_SECCOMP": q})
+
+
+def test_docker_gets_the_checked_bytes(tmp):
+    """The profile reaches docker as a sealed memfd (/dev/fd/N), read by the
+    docker client from the descriptor lox checked, not from a path that
+    could change after the check."""
+    fake = os.path.join(tmp, "fake-docker")
+    out = os.path.join(tmp, "got.json")
+    with open(fake, "w") as f:
+        f.write("#!/bin/sh\nfor a in \"$@\"; do case $a in seccomp=*) "
+                "cat \"${a#seccomp=}\" > %s;; esac; done\n" % out)
+    os.chmod(fake, 0o755)
+    q = os.path.join(tmp, "swap.json")
+    with open(PROFILE, "rb") as f:
+        shipped = f.read()
+    with open(q, "wb") as f:
+        f.write(shipped)
+    r = lox("doctor", env={"LOX_DOCKER": fake, "LOX_SECCOMP": q})
+    assert r.returncode == 0, r.stderr
+    with open(out, "rb") as f:
+        assert f.read() == shipped
 
 
 def test_run_needs_a_terminal():
@@ -184,7 +235,8 @@ def test_attach_line():
 def test_agent_line_and_print():
     argv = dry("agent", "--", "lockfile", "status")
     assert argv == ["/nonexistent/docker", "run", "--rm", "-i", "--init",
-                    "--user", "agent", "--group-add", "lockfile-clients",
+                    "--pull", "never", "--pids-limit", "256",
+                    "--memory", "1g", "--user", "agent", "--group-add", "lockfile-clients",
                     "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
                     "--read-only", "--tmpfs", "/tmp:rw,nosuid,nodev,size=64m",
                     "--network", "none",
@@ -224,7 +276,8 @@ def test_console_commands_run_as_the_console_account(tmp):
     assert argv[1:4] == ["run", "--rm", "-i"]
     assert argv[-4:] == ["lockfile-console", "lockfile", "doctor", "--json"]
     assert argv[argv.index("--user") + 1] == "lockfile"
-    assert "seccomp=" + PROFILE in argv and "no-new-privileges" in argv
+    assert [a for a in argv if re.fullmatch(r"seccomp=/dev/fd/\d+", a)]
+    assert "no-new-privileges" in argv and "never" in argv
     assert dry("policy", "show")[-3:] == ["lockfile", "policy", "show"]
     assert dry("policy", "--image", "x/y", "approve")[-4:] == [
         "x/y", "lockfile", "policy", "approve"]
