@@ -36,8 +36,9 @@
 struct iso_snapshot {
 	int taken;
 	int seccomp_mode;	/* "Seccomp:" of /proc/self/status, -1 unknown */
-	int filter_refuses;	/* a filter refused the clone3 probe */
-	int probe_errno;
+	int filter_refuses;	/* a filter refused every probe (isolation.c) */
+	int probe_errno;	/* clone3's */
+	const char *probe_passed;	/* the first probe the kernel answered */
 	int nnp;		/* "NoNewPrivs:" */
 };
 

@@ -223,6 +223,18 @@ def test_console_under_an_allow_all_filter(iso):
     assert_doctor_fails(iso, "container.seccomp", seccomp="allow-all")
 
 
+def test_console_under_a_filter_that_refuses_only_clone3(iso):
+    """A profile that refuses clone3 alone passed the one-call probe; the
+    console now asks unshare, keyctl and add_key too, which the shipped
+    profile and Docker's default both refuse (issue 27)."""
+    iso.write_declaration()
+    iso.start(pidns=True, seccomp="clone3-only")
+    iso.wait_screen("WARNING: container.seccomp: the seccomp filter lets "
+                    "unshare through")
+    assert_refused_before_read(iso, plan(iso), "container.seccomp")
+    assert_doctor_fails(iso, "container.seccomp", seccomp="clone3-only")
+
+
 def test_console_without_no_new_privs(iso):
     iso.write_declaration()
     iso.start(pidns=True, seccomp="docker", nnp=False)

@@ -3,13 +3,16 @@
  *
  *   with-seccomp --docker    [--no-nnp] -- CMD [ARG...]
  *   with-seccomp --allow-all [--no-nnp] -- CMD [ARG...]
+ *   with-seccomp --clone3-only [--no-nnp] -- CMD [ARG...]
  *   with-seccomp --no-landlock [--no-nnp] -- CMD [ARG...]
  *   with-seccomp --no-seccomp  [--no-nnp] -- CMD [ARG...]
  *
  * --docker: allows everything but what Docker's default profile refuses
- * that matters here: clone3 answers ENOSYS, the key calls, kexec, bpf,
- * open_by_handle_at answer EPERM. --allow-all: a filter that refuses
- * nothing (Seccomp: 2, yet clone3 answers EINVAL). --no-landlock: the
+ * that matters here: clone3 answers ENOSYS, unshare (CAP_SYS_ADMIN only
+ * there), the key calls, kexec, bpf, open_by_handle_at answer EPERM.
+ * --allow-all: a filter that refuses nothing (Seccomp: 2, yet clone3
+ * answers EINVAL). --clone3-only: a filter that refuses clone3 alone, the
+ * one call the console used to probe (docs/docker.md). --no-landlock: the
  * kernel as one built without Landlock answers (the three landlock calls
  * ENOSYS). --no-seccomp: as one built without seccomp (seccomp() ENOSYS,
  * prctl PR_GET_SECCOMP and PR_SET_SECCOMP EINVAL): the real kernel answers
@@ -29,14 +32,14 @@ int
 main(int argc, char **argv)
 {
 	static const int eperm[] = {
-		SCMP_SYS(add_key), SCMP_SYS(keyctl), SCMP_SYS(request_key),
+		SCMP_SYS(unshare), SCMP_SYS(add_key), SCMP_SYS(keyctl), SCMP_SYS(request_key),
 		SCMP_SYS(kexec_load), SCMP_SYS(bpf), SCMP_SYS(open_by_handle_at),
 	};
 	static const int landlock[] = {
 		SCMP_SYS(landlock_create_ruleset), SCMP_SYS(landlock_add_rule),
 		SCMP_SYS(landlock_restrict_self),
 	};
-	int docker = -1, nnp = 1, i, noll = 0, nosc = 0;
+	int docker = -1, nnp = 1, i, noll = 0, nosc = 0, only3 = 0;
 	scmp_filter_ctx ctx;
 	size_t k;
 
@@ -45,6 +48,8 @@ main(int argc, char **argv)
 			docker = 1;
 		else if (strcmp(argv[i], "--allow-all") == 0)
 			docker = 0;
+		else if (strcmp(argv[i], "--clone3-only") == 0)
+			docker = 0, only3 = 1;
 		else if (strcmp(argv[i], "--no-landlock") == 0)
 			docker = 0, noll = 1;
 		else if (strcmp(argv[i], "--no-seccomp") == 0)
@@ -56,7 +61,8 @@ main(int argc, char **argv)
 	}
 	if (docker < 0 || i + 1 >= argc) {
 		fprintf(stderr, "usage: with-seccomp --docker|--allow-all|"
-		    "--no-landlock|--no-seccomp [--no-nnp] -- CMD [ARG...]\n");
+		    "--clone3-only|--no-landlock|--no-seccomp [--no-nnp] -- CMD "
+		    "[ARG...]\n");
 		return 64;
 	}
 	if (nnp && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
@@ -66,10 +72,12 @@ main(int argc, char **argv)
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (ctx == NULL || seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) != 0)
 		return 127;
-	if (docker) {
+	if (docker || only3) {
 		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3),
 		    0) != 0)
 			return 127;
+	}
+	if (docker) {
 		for (k = 0; k < sizeof(eperm) / sizeof(eperm[0]); k++)
 			if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), eperm[k], 0)
 			    != 0)
