@@ -91,7 +91,8 @@ int render_init(const char **why);
  * would with flags, never more than outlen - 1 bytes) that says which:
  * "not NFC, look-alike characters, mixed scripts (Latin + Cyrillic),
  * right-to-left letters: " and the key quoted, with the characters that
- * caused each reason escaped so the human sees which ones they are. */
+ * caused each reason escaped so the human sees which ones they are.
+ * out may be NULL when outlen is 0 (only the bits). */
 unsigned render_key_warning(const char *in, size_t inlen, unsigned flags,
     char *out, size_t outlen);
 

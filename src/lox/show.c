@@ -160,6 +160,10 @@ lox_show_summary(FILE *f, const struct hw_ticket *t, unsigned flags)
 		fputs(" [PRODUCTION]", f);
 	fputs("  ", f);
 	put(f, s->key, flags | RENDER_QUOTE, 60);
+	/* The list has one line a ticket: the key check's line itself is
+	 * on the ticket's screen (lox approve, lox deny). */
+	if (render_key_warning(s->key, strlen(s->key), flags, NULL, 0) != 0)
+		fputs("  [key WARNING]", f);
 	fprintf(f, "  %zu plugin%s:", s->nplugins, s->nplugins == 1 ? "" : "s");
 	for (i = 0; i < s->nplugins && i < 4; i++) {
 		fputc(' ', f);

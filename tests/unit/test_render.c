@@ -532,6 +532,8 @@ test_key_warning_bits(void **state)
 	assert_true(strlen(small) < sizeof(small));
 	assert_int_equal(render_key_warning("\xd7\x90", 2, 0, out, 0),
 	    RENDER_WARN_RTL);
+	assert_int_equal(render_key_warning("\xd7\x90", 2, 0, NULL, 0),
+	    RENDER_WARN_RTL);
 }
 
 /* Blank-looking characters are escaped on every screen: U+2800 in place
