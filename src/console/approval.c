@@ -57,24 +57,17 @@ value_line(struct term *t, const char *label, const char *s, size_t len,
 	put_wrapped(t, LABEL_COLS, out, ri.len);
 }
 
-/* One warning line per path component that mixes scripts in a word. */
+/* The key check's one warning line (lib/render.h: not NFC, look-alike
+ * characters, mixed scripts, right-to-left letters; docs/rendering.md). */
 static void
-mixed_script_lines(struct term *t, const char *key)
+key_warning_line(struct term *t, const char *key)
 {
-	char out[4 * PROTO_MAX_KEY + 64];
-	const char *p = key, *slash;
+	char out[10 * PROTO_MAX_KEY + 128];
 
-	for (; *p != '\0'; p = slash + 1) {
-		slash = strchr(p, '/');
-		if (slash == NULL)
-			slash = p + strlen(p);
-		if (render_mixed_scripts(p, (size_t)(slash - p),
-		    t->render_flags, out, sizeof(out))) {
-			term_printf(t, "  %-*s", LABEL_COLS - 2, "WARNING");
-			put_wrapped(t, LABEL_COLS, out, strlen(out));
-		}
-		if (*slash == '\0')
-			break;
+	if (render_key_warning(key, strlen(key), t->render_flags, out,
+	    sizeof(out)) != 0) {
+		term_printf(t, "  %-*s", LABEL_COLS - 2, "WARNING");
+		put_wrapped(t, LABEL_COLS, out, strlen(out));
 	}
 }
 
@@ -128,7 +121,7 @@ approval_show(struct term *t, const struct card *c)
 	if (c->handle == NULL && (c->typed_len != strlen(c->key) ||
 	    memcmp(c->typed, c->key, c->typed_len) != 0))
 		value_line(t, "typed", c->typed, c->typed_len, RENDER_QUOTE);
-	mixed_script_lines(t, c->key);
+	key_warning_line(t, c->key);
 	term_printf(t, "  this plan reveals %u answer%s; the handle has %u left "
 	    "(%u after)\n", c->reveals, c->reveals == 1 ? "" : "s",
 	    c->left_before, c->left_before - c->reveals);

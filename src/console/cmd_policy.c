@@ -265,6 +265,11 @@ cmd_policy(int argc, char **argv)
 		    &n)) != NULL;) {
 			render_text(line, n, rflags, 0, safe, sizeof(safe), NULL);
 			printf("   %s\n", safe);
+			/* A name in it gets the card's key check: one
+			 * warning line under the line (docs/rendering.md). */
+			if (render_key_warning(line, n, rflags, safe,
+			    sizeof(safe)) != 0)
+				printf("   WARNING %s\n", safe);
 		}
 		text = policy_read_file(edit, &len, &rwhy);
 		if (text != NULL && (len != oldlen || memcmp(text, old, len) != 0))

@@ -1,5 +1,6 @@
 /* Text for human eyes (see render.h and docs/rendering.md). */
 #include "lib/render.h"
+#include "lib/render_int.h"
 #include "lib/log.h"
 #include "lib/str.h"
 
@@ -8,21 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <unictype.h>
-#include <unistr.h>
-#include <uniwidth.h>
-
-/* Scripts whose letters are shown escaped (the minority scripts of a
- * mixed word, for render_mixed_scripts()). */
-#define MAX_SCRIPTS 8
-struct scripts {
-	size_t n;
-	const uc_script_t *s[MAX_SCRIPTS];
-};
+#include <unicode/uchar.h>
+#include <unicode/utf8.h>
 
 struct state {
 	unsigned flags;
-	const struct scripts *force;
+	const unsigned char *force;	/* per input byte: the character that
+					 * starts there is shown escaped */
 	int base;		/* the last unit shown was a letter (or one of its
 				 * marks): a combining mark may follow */
 	unsigned marks;		/* marks shown on that letter so far */
@@ -37,19 +30,6 @@ struct piece {
 	int escaped;
 };
 
-static int
-in_scripts(const struct scripts *set, const uc_script_t *sc)
-{
-	size_t i;
-
-	if (set == NULL || sc == NULL)
-		return 0;
-	for (i = 0; i < set->n; i++)
-		if (set->s[i] == sc)
-			return 1;
-	return 0;
-}
-
 static void
 esc_byte(struct piece *p, unsigned c)
 {
@@ -60,7 +40,7 @@ esc_byte(struct piece *p, unsigned c)
 }
 
 static void
-esc_cp(struct piece *p, ucs4_t c)
+esc_cp(struct piece *p, UChar32 c)
 {
 	ASSERT(str_fmt(p->b, sizeof(p->b), "\\u{%04X}", (unsigned)c) ==
 	    STR_OK);
@@ -69,29 +49,71 @@ esc_cp(struct piece *p, ucs4_t c)
 	p->escaped = 1;
 }
 
-/* Code points never shown as themselves, whatever follows or precedes. */
-static int
-never_raw(ucs4_t c)
+size_t
+render_next_cp(const uint8_t *s, size_t n, UChar32 *c)
 {
-	if (uc_is_general_category(c, UC_CATEGORY_C) ||	/* Cc Cf Cs Co Cn */
-	    uc_is_general_category(c, UC_CATEGORY_Zl) ||
-	    uc_is_general_category(c, UC_CATEGORY_Zp) ||
-	    uc_is_general_category(c, UC_CATEGORY_Zs))	/* not U+0020 here */
+	int32_t i = 0, len = n > 4 ? 4 : (int32_t)n;
+
+	/* ICU's strict decoder: overlongs, surrogates, values above
+	 * U+10FFFF and cut sequences are ill-formed (a negative c). */
+	U8_NEXT(s, i, len, *c);
+	return *c < 0 ? 0 : (size_t)i;
+}
+
+int
+render_cp_width(UChar32 c)
+{
+	int ea, hst;
+
+	if (c < 0x20 || (c >= 0x7f && c < 0xa0))
+		return -1;
+	/* Marks that do not space, format characters and the medial and
+	 * final jamo of a decomposed Hangul syllable take no column. */
+	if (U_GET_GC_MASK(c) & (U_GC_MN_MASK | U_GC_ME_MASK | U_GC_CF_MASK))
+		return 0;
+	hst = u_getIntPropertyValue(c, UCHAR_HANGUL_SYLLABLE_TYPE);
+	if (hst == U_HST_VOWEL_JAMO || hst == U_HST_TRAILING_JAMO)
+		return 0;
+	ea = u_getIntPropertyValue(c, UCHAR_EAST_ASIAN_WIDTH);
+	return ea == U_EA_WIDE || ea == U_EA_FULLWIDTH ? 2 : 1;
+}
+
+static int
+is_letter(UChar32 c)
+{
+	return (U_GET_GC_MASK(c) & U_GC_L_MASK) != 0;
+}
+
+int
+render_never_raw(UChar32 c)
+{
+	/* Cc Cf Cs Co Cn, line and paragraph separators, every space but
+	 * U+0020 (which never reaches here). */
+	if (U_GET_GC_MASK(c) & (U_GC_C_MASK | U_GC_ZL_MASK | U_GC_ZP_MASK |
+	    U_GC_ZS_MASK))
+		return 1;
+	/* Blank by design though not spaces: U+2800 BRAILLE PATTERN BLANK
+	 * (a space look-alike that also hides a repeated space) and U+1D159
+	 * MUSICAL SYMBOL NULL NOTEHEAD (docs/rendering.md). */
+	if (c == 0x2800 || c == 0x1D159)
 		return 1;
 	/* Invisible by definition (zero-width, fillers, tags, variation
 	 * selectors) and the explicit bidirectional controls: most are Cf,
 	 * but the Hangul fillers are letters and the selectors are marks. */
-	return uc_is_property_default_ignorable_code_point(c) ||
-	    uc_is_property_variation_selector(c) ||
-	    uc_is_property_bidi_control(c);
+	return u_hasBinaryProperty(c, UCHAR_DEFAULT_IGNORABLE_CODE_POINT) ||
+	    u_hasBinaryProperty(c, UCHAR_VARIATION_SELECTOR) ||
+	    u_hasBinaryProperty(c, UCHAR_BIDI_CONTROL);
 }
 
-/* The next unit of s[0..n) (n > 0): consumed bytes, *p filled. */
+/* The next unit of s[0..n) (n > 0), at input offset off: consumed bytes,
+ * *p filled. */
 static size_t
-next_piece(struct state *st, const uint8_t *s, size_t n, struct piece *p)
+next_piece(struct state *st, const uint8_t *s, size_t n, size_t off,
+    struct piece *p)
 {
-	ucs4_t c;
-	int len, w;
+	UChar32 c;
+	size_t len;
+	int w;
 
 	p->escaped = 0;
 	if (s[0] < 0x80) {
@@ -122,21 +144,20 @@ next_piece(struct state *st, const uint8_t *s, size_t n, struct piece *p)
 		return 1;
 	}
 	st->space = 0;
-	len = u8_mbtoucr(&c, s, n);
-	if (len < 1) {		/* invalid or truncated: one byte at a time */
+	len = render_next_cp(s, n, &c);
+	if (len == 0) {		/* invalid or truncated: one byte at a time */
 		esc_byte(p, s[0]);
 		st->base = 0;
 		return 1;
 	}
-	w = uc_width(c, "UTF-8");
-	if ((st->flags & RENDER_ASCII) || never_raw(c) || w < 0 || (st->force != NULL &&
-	    uc_is_general_category(c, UC_CATEGORY_L) &&
-	    in_scripts(st->force, uc_script(c)))) {
+	w = render_cp_width(c);
+	if ((st->flags & RENDER_ASCII) || render_never_raw(c) || w < 0 ||
+	    (st->force != NULL && st->force[off])) {
 		esc_cp(p, c);
 		st->base = 0;
-		return (size_t)len;
+		return len;
 	}
-	if (uc_is_general_category(c, UC_CATEGORY_M) || w == 0) {
+	if ((U_GET_GC_MASK(c) & U_GC_M_MASK) || w == 0) {
 		/* A mark (or a zero-width conjoining letter, as a decomposed
 		 * Hangul syllable has) combines with what precedes it: shown
 		 * only on a shown letter, and only a few: never on a quote,
@@ -144,17 +165,17 @@ next_piece(struct state *st, const uint8_t *s, size_t n, struct piece *p)
 		if (!st->base || st->marks >= RENDER_MAX_MARKS) {
 			esc_cp(p, c);
 			st->base = 0;
-			return (size_t)len;
+			return len;
 		}
 		st->marks++;
 	} else {
-		st->base = uc_is_general_category(c, UC_CATEGORY_L);
+		st->base = is_letter(c);
 		st->marks = 0;
 	}
-	memcpy(p->b, s, (size_t)len);
-	p->len = (size_t)len;
+	memcpy(p->b, s, len);
+	p->len = len;
 	p->cols = (size_t)w;
-	return (size_t)len;
+	return len;
 }
 
 /* Measure (out NULL) or write the rendering. Writing stops before the
@@ -162,7 +183,7 @@ next_piece(struct state *st, const uint8_t *s, size_t n, struct piece *p)
  * whether it did. */
 static void
 core(const uint8_t *in, size_t inlen, unsigned flags,
-    const struct scripts *force, char *out, size_t room, size_t cols_room,
+    const unsigned char *force, char *out, size_t room, size_t cols_room,
     struct render_info *ri, int *cut)
 {
 	struct state st = { .flags = flags, .force = force };
@@ -171,7 +192,8 @@ core(const uint8_t *in, size_t inlen, unsigned flags,
 	*cut = 0;
 	while (i < inlen) {
 		struct piece p;
-		size_t used = next_piece(&st, in + i, inlen - i, &p);
+		size_t used = next_piece(&st, in + i, inlen - i, i,
+		    &p);
 
 		if (out != NULL && (ri->len + p.len > room ||
 		    ri->cols + p.cols > cols_room)) {
@@ -187,9 +209,9 @@ core(const uint8_t *in, size_t inlen, unsigned flags,
 	}
 }
 
-static size_t
+size_t
 render_force(const char *in, size_t inlen, unsigned flags,
-    const struct scripts *force, size_t max_cols, char *out, size_t outlen,
+    const unsigned char *force, size_t max_cols, char *out, size_t outlen,
     struct render_info *info)
 {
 	struct render_info ri = { 0 }, whole = { 0 };
@@ -271,17 +293,18 @@ render_width(const char *s, size_t len)
 	size_t i = 0, cols = 0;
 
 	while (i < len) {
-		ucs4_t c;
-		int n = u8_mbtoucr(&c, p + i, len - i), w;
+		UChar32 c;
+		size_t n = render_next_cp(p + i, len - i, &c);
+		int w;
 
-		if (n < 1) {
+		if (n == 0) {
 			cols++;
 			i++;
 			continue;
 		}
-		w = uc_width(c, "UTF-8");
+		w = render_cp_width(c);
 		cols += w > 0 ? (size_t)w : 0;
-		i += (size_t)n;
+		i += n;
 	}
 	return cols;
 }
@@ -291,9 +314,9 @@ render_width(const char *s, size_t len)
 static size_t
 unit_at(const uint8_t *s, size_t len, size_t *cols)
 {
-	size_t i = 0;
-	ucs4_t c;
-	int n, w;
+	size_t i = 0, n;
+	UChar32 c;
+	int w;
 
 	if (s[0] == '\\' && len >= 2) {
 		if (s[1] == 'x')
@@ -306,19 +329,19 @@ unit_at(const uint8_t *s, size_t len, size_t *cols)
 		*cols = i;
 		return i;
 	}
-	n = u8_mbtoucr(&c, s, len);
-	if (n < 1) {
+	n = render_next_cp(s, len, &c);
+	if (n == 0) {
 		*cols = 1;
 		return 1;
 	}
-	w = uc_width(c, "UTF-8");
+	w = render_cp_width(c);
 	*cols = w > 0 ? (size_t)w : 0;
-	i = (size_t)n;
+	i = n;
 	while (i < len) {
-		n = u8_mbtoucr(&c, s + i, len - i);
-		if (n < 1 || s[i] == '\\' || uc_width(c, "UTF-8") != 0)
+		n = render_next_cp(s + i, len - i, &c);
+		if (n == 0 || s[i] == '\\' || render_cp_width(c) != 0)
 			break;
-		i += (size_t)n;
+		i += n;
 	}
 	return i;
 }
@@ -338,121 +361,4 @@ render_fit(const char *s, size_t len, size_t cols)
 		i += n;
 	}
 	return i;
-}
-
-/* ---- mixed scripts ---- */
-
-static void
-add_script(struct scripts *set, const uc_script_t *sc)
-{
-	if (sc != NULL && !in_scripts(set, sc) && set->n < MAX_SCRIPTS)
-		set->s[set->n++] = sc;
-}
-
-/* UTS #39 "highly restrictive": one script, or a subset of one of the
- * three combinations that East Asian writing uses with Latin. */
-static int
-allowed(const struct scripts *w)
-{
-	static const char *const combos[3][4] = {
-		{ "Latin", "Han", "Hiragana", "Katakana" },
-		{ "Latin", "Han", "Bopomofo", NULL },
-		{ "Latin", "Han", "Hangul", NULL },
-	};
-	size_t k, i, j;
-
-	if (w->n <= 1)
-		return 1;
-	for (k = 0; k < 3; k++) {
-		for (i = 0; i < w->n; i++) {
-			for (j = 0; j < 4 && combos[k][j] != NULL; j++)
-				if (uc_script_byname(combos[k][j]) == w->s[i])
-					break;
-			if (j == 4 || combos[k][j] == NULL)
-				break;		/* w->s[i] is not in combo k */
-		}
-		if (i == w->n)
-			return 1;
-	}
-	return 0;
-}
-
-/* A word has ended: when it mixes scripts, its scripts join all (in order
- * of appearance) and all but its most frequent join minority. */
-static void
-end_word(struct scripts *w, const size_t *count, struct scripts *all,
-    struct scripts *minority, int *mixed)
-{
-	size_t i, top = 0;
-
-	if (!allowed(w)) {
-		*mixed = 1;
-		for (i = 1; i < w->n; i++)
-			if (count[i] > count[top])
-				top = i;
-		for (i = 0; i < w->n; i++) {
-			add_script(all, w->s[i]);
-			if (i != top)
-				add_script(minority, w->s[i]);
-		}
-	}
-	w->n = 0;
-}
-
-int
-render_mixed_scripts(const char *in, size_t inlen, unsigned flags, char *out,
-    size_t outlen)
-{
-	const uint8_t *s = (const uint8_t *)in;
-	const uc_script_t *common = uc_script_byname("Common");
-	const uc_script_t *inherited = uc_script_byname("Inherited");
-	struct scripts word = { 0 }, all = { 0 }, minority = { 0 };
-	size_t count[MAX_SCRIPTS] = { 0 }, i = 0, o;
-	int mixed = 0;
-
-	if (outlen > 0)
-		out[0] = '\0';
-	while (i < inlen) {
-		ucs4_t c;
-		int n = u8_mbtoucr(&c, s + i, inlen - i);
-
-		if (n < 1) {
-			end_word(&word, count, &all, &minority, &mixed);
-			memset(count, 0, sizeof(count));
-			i++;
-			continue;
-		}
-		i += (size_t)n;
-		if (uc_is_general_category(c, UC_CATEGORY_L)) {
-			const uc_script_t *sc = uc_script(c);
-			size_t k;
-
-			if (sc == NULL || sc == common || sc == inherited)
-				continue;
-			add_script(&word, sc);
-			for (k = 0; k < word.n; k++)
-				if (word.s[k] == sc)
-					count[k]++;
-		} else if (!uc_is_general_category(c, UC_CATEGORY_M)) {
-			end_word(&word, count, &all, &minority, &mixed);
-			memset(count, 0, sizeof(count));
-		}
-	}
-	end_word(&word, count, &all, &minority, &mixed);
-	if (!mixed || outlen == 0)
-		return mixed;
-	/* Text a human reads: each part cut to what is left. */
-	str_msg(out, outlen, "mixed scripts: ");
-	for (i = 0; i < all.n; i++) {
-		o = strlen(out);
-		str_msg(out + o, outlen - o, "%s%s", i ? " + " : "",
-		    all.s[i]->name);
-	}
-	o = strlen(out);
-	str_msg(out + o, outlen - o, ": ");
-	o = strlen(out);
-	if (o + 1 < outlen)
-		render_force(in, inlen, flags | RENDER_QUOTE, &minority, 0, out + o,
-		    outlen - o, NULL);
-	return 1;
 }

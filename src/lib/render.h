@@ -9,11 +9,14 @@
  * escape instead: \xHH for C0 controls, DEL and each byte of invalid UTF-8;
  * \u{XXXX} for C1 controls, bidirectional controls, zero-width and other
  * default-ignorable characters, tag characters, variation selectors, line
- * and paragraph separators, spaces other than U+0020, private-use,
- * surrogate and unassigned code points, and combining marks that do not
- * follow a shown letter or come after RENDER_MAX_MARKS of them. A
- * backslash is shown as \\, so an escape is never ambiguous with text.
- * Character properties come from libunistring (docs/dependencies.md). */
+ * and paragraph separators, spaces other than U+0020, blank glyphs
+ * (U+2800 BRAILLE PATTERN BLANK), private-use, surrogate and unassigned
+ * code points, and combining marks that do not follow a shown letter or
+ * come after RENDER_MAX_MARKS of them. A backslash is shown as \\, so an
+ * escape is never ambiguous with text. A key that may not be what it
+ * looks like gets one warning line (render_key_warning()). Character
+ * properties, normalization and UTS #39 come from ICU
+ * (docs/dependencies.md). */
 #ifndef LOCKFILE_RENDER_H
 #define LOCKFILE_RENDER_H
 
@@ -64,18 +67,33 @@ size_t render_width(const char *s, size_t len);
  * len > 0 (a caller always moves on, even at a width of 1). */
 size_t render_fit(const char *s, size_t len, size_t cols);
 
-/* Mixed scripts, the look-alike trick ("p\u{0430}ypal": a Cyrillic a in a
- * Latin word). Each word of in (a run of letters and marks; digits,
- * punctuation and spaces separate words, so "Счёт.pdf" is two words) must
- * be of one script or of one combination that Unicode's highly
- * restrictive profile allows (UTS #39: Latin with Han, Hiragana and
- * Katakana; with Han and Bopomofo; with Han and Hangul). When a word is
- * not, writes to out (as render_text() would with flags, never more
- * than outlen - 1 bytes) "mixed scripts: Latin + Cyrillic: " and the text quoted, with
- * the letters of each word's minority scripts escaped so the human sees
- * which ones they are, and returns 1. Otherwise 0 (out is "" when
- * outlen > 0). Meant for one path component at a time. */
-int render_mixed_scripts(const char *in, size_t inlen, unsigned flags,
+/* Why a key may not be what it looks like (docs/rendering.md, "Keys
+ * that look like others"): the bits render_key_warning() returns. */
+#define RENDER_WARN_NFC		0x1u	/* not in Unicode NFC */
+#define RENDER_WARN_LOOKALIKE	0x2u	/* a character outside ASCII whose
+					 * UTS #39 skeleton is another
+					 * text, where it counts */
+#define RENDER_WARN_MIXED	0x4u	/* a word fails UTS #39's
+					 * moderately restrictive level */
+#define RENDER_WARN_RTL		0x8u	/* strong right-to-left letters */
+#define RENDER_WARN_UNCHECKED	0x10u	/* ICU failed: not checked */
+
+/* Opens what the key checks use (ICU's spoof checker and normalizers)
+ * once per process; later calls do nothing. A screen calls it at start,
+ * before any self-confinement (the console at term_open); the checks
+ * call it too. 0, or -1 with a static message in *why. */
+int render_init(const char **why);
+
+/* The key check of every screen that shows a key (the card, the hub
+ * ticket in lox, `policy show`): 0 when in[0..inlen) is ordinary text
+ * (plain ASCII always is), out "" (when outlen > 0). Otherwise the
+ * RENDER_WARN_* bits, and out holds one line of text (as render_text()
+ * would with flags, never more than outlen - 1 bytes) that says which:
+ * "not NFC, look-alike characters, mixed scripts (Latin + Cyrillic),
+ * right-to-left letters: " and the key quoted, with the characters that
+ * caused each reason escaped so the human sees which ones they are.
+ * out may be NULL when outlen is 0 (only the bits). */
+unsigned render_key_warning(const char *in, size_t inlen, unsigned flags,
     char *out, size_t outlen);
 
 #endif

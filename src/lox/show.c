@@ -2,7 +2,8 @@
  * nothing else. Every byte that came from outside lox, the agent's key
  * above all, goes through render_text() (lib/render.h, docs/rendering.md):
  * controls, bidi and invisible characters as visible escapes, keys
- * quoted; a path component that mixes scripts gets a warning line. */
+ * quoted; a key that may not be what it looks like gets the key check's
+ * warning line (render_key_warning()). */
 #include "config.h"
 #include "lox/hub.h"
 #include "lib/crypto.h"
@@ -41,22 +42,14 @@ when(char *out, size_t len, uint64_t ms)
 		out[0] = '\0';
 }
 
+/* The key check's one warning line (lib/render.h, docs/rendering.md). */
 static void
-mixed_scripts(FILE *f, const char *key, unsigned flags)
+key_warning(FILE *f, const char *key, unsigned flags)
 {
-	char out[8 * HW_MAX_KEY + 64];
-	const char *p = key, *slash;
+	char out[10 * HW_MAX_KEY + 128];
 
-	for (;; p = slash + 1) {
-		slash = strchr(p, '/');
-		if (slash == NULL)
-			slash = p + strlen(p);
-		if (render_mixed_scripts(p, (size_t)(slash - p), flags, out,
-		    sizeof(out)))
-			fprintf(f, LABEL "%s\n", "WARNING", out);
-		if (*slash == '\0')
-			break;
-	}
+	if (render_key_warning(key, strlen(key), flags, out, sizeof(out)) != 0)
+		fprintf(f, LABEL "%s\n", "WARNING", out);
 }
 
 void
@@ -85,7 +78,7 @@ lox_show_ticket(FILE *f, const struct hw_ticket *t, unsigned flags)
 	line(f, "key", s->key, flags | RENDER_QUOTE);
 	if (s->typed[0] != '\0')
 		line(f, "typed", s->typed, flags | RENDER_QUOTE);
-	mixed_scripts(f, s->key, flags);
+	key_warning(f, s->key, flags);
 	hex_encode(s->sha256, sizeof(s->sha256), hex);
 	switch (s->content) {
 	case HW_CONTENT_FETCHED:
@@ -167,6 +160,10 @@ lox_show_summary(FILE *f, const struct hw_ticket *t, unsigned flags)
 		fputs(" [PRODUCTION]", f);
 	fputs("  ", f);
 	put(f, s->key, flags | RENDER_QUOTE, 60);
+	/* The list has one line a ticket: the key check's line itself is
+	 * on the ticket's screen (lox approve, lox deny). */
+	if (render_key_warning(s->key, strlen(s->key), flags, NULL, 0) != 0)
+		fputs("  [key WARNING]", f);
 	fprintf(f, "  %zu plugin%s:", s->nplugins, s->nplugins == 1 ? "" : "s");
 	for (i = 0; i < s->nplugins && i < 4; i++) {
 		fputc(' ', f);

@@ -23,6 +23,9 @@ term_open(struct term *t, const char **why)
 	t->intr_fd = -1;
 	t->peer_fd = -1;
 	t->render_flags = render_locale_flags();
+	/* The key check's Unicode data, opened before any self-confinement
+	 * (a failure shows on each card as "could not be checked"). */
+	(void)render_init(NULL);
 	t->fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (t->fd < 0) {
 		*why = "no controlling terminal (the console needs its human)";

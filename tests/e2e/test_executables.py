@@ -26,9 +26,9 @@ EXES = ("lockfile", "lockfile-console", "lockfile-parse-worker",
 # console's code. Symbol prefixes (a static PIE) and library names (a
 # dynamic, sanitized build).
 HEAVY_SYMBOLS = ("curl_", "ssh_", "EVP_", "SSL_", "sodium_", "sqlite3_",
-                 "OPENSSL_")
+                 "OPENSSL_", "uspoof_", "unorm2_", "render_key_")
 HEAVY_LIBS = ("libcurl", "libssh", "libcrypto", "libssl", "libsodium",
-              "libsqlite3", "libunistring")
+              "libsqlite3", "libicu")
 # One entry point of each module above them (src/console, src/store,
 # src/sigstore, src/update, src/sources, the sandbox's spawn).
 CONSOLE_SYMBOLS = ("cmd_console", "cmd_plugin", "cmd_doctor", "cmd_update",

@@ -87,7 +87,7 @@ def test_show_renders_as_every_screen(env):
     # docs/rendering.md: under a UTF-8 locale a name is shown in its own
     # script and a deceptive character as a visible escape; without one,
     # both as escapes (the previous binary escaped every non-ASCII byte)
-    text = BASE + "# Zo\u00eb-M\u00fcller \u202eevil\n"
+    text = BASE + "# Zo\u00eb-M\u00fcller \u202eevil\n# p\u0430ypal\n"
     env.write_policy(text=text)
     pw_env = {"PATH": "/usr/bin:/bin", "HOME": env.home, "LANG": "C.UTF-8"}
     r = as_user(CONSOLE_USER, [env.binary, "policy", "--home", env.home,
@@ -95,6 +95,11 @@ def test_show_renders_as_every_screen(env):
     out = r.stdout.decode()
     assert "# Zo\u00eb-M\u00fcller \\u{202E}evil" in out, out
     assert "\u202e" not in out
+    # the key check of every screen: one warning line under a line that
+    # is not what it looks like, none under ordinary text
+    assert ('   # p\u0430ypal\n   WARNING look-alike characters, mixed '
+            'scripts (Latin + Cyrillic): "# p\\u{0430}ypal"\n') in out, out
+    assert out.count("WARNING") == 1, out
     r = as_user(CONSOLE_USER, [env.binary, "policy", "--home", env.home,
                                "show"], check=True)
     out = r.stdout.decode()

@@ -262,10 +262,10 @@ def test_hostile_text_is_rendered(w):
     assert b"\\x1b[31m" in log and "\u202e".encode() not in log
     assert b"\x1b[31m" not in log
     lx.stop()
-    # a key component that mixes scripts gets its warning line
+    # a key that mixes scripts gets the key check's warning line
     lx.start("deny", m["id"])
     assert lx.exit_status() == 0
-    assert "mixed scripts: Latin + Cyrillic" in lx.screen()
+    assert "mixed scripts (Latin + Cyrillic)" in lx.screen()
 
 
 def test_screen_states(w):

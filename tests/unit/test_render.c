@@ -399,52 +399,153 @@ test_unambiguous(void **state)
 		}
 }
 
+/* The key check (render_key_warning()), table-driven: each key with the
+ * warning line it gets, NULL for none. The first rows pass on the
+ * libunistring renderer too (its mixed-script rule); the rest are issue
+ * 25 item 7: NFC, UTS #39 skeletons, the restriction level, RTL. */
+struct key_case {
+	const char *key;
+	const char *warning;
+};
+
+static const struct key_case key_cases[] = {
+	/* ordinary text in one script: as typed, no warning */
+	{ "2024/Zoë-Müller.pdf", NULL },
+	{ "2024/Счёт-фактура №5.pdf", NULL },
+	{ "Україна/їжак ґанок.pdf", NULL },
+	{ "Ελληνικά τιμολόγια.txt", NULL },
+	{ "請求書_2024年.pdf", NULL },
+	{ "東京タワーの領収書.pdf", NULL },
+	{ "東京タワーのPDFです", NULL },
+	{ "ヘルプ（２０２４）。「資料」・ー.pdf", NULL },	/* full-width */
+	{ "한국어 문서.pdf", NULL },
+	{ "한국어漢字abc", NULL },
+	{ "注音ㄅㄆㄇabc", NULL },
+	{ "中文文件 档案 报告.pdf", NULL },
+	{ "हिन्दी दस्तावेज़.pdf", NULL },
+	{ "ภาษาไทย.pdf", NULL },
+	{ "Straße Søren Łódź Đorđe Işık Nguyễn Việt Ñandú.pdf", NULL },
+	{ "📄 invoice 🧾.pdf", NULL },
+	{ "Rechnung 100€ ¥5 1000₽ £3.pdf", NULL },	/* currency signs */
+	{ "Ꭰ Cherokee", "look-alike characters: \"\\u{13A0} Cherokee\"" },
+	{ "", NULL },
+	/* plain ASCII never warns, though UTS #39 maps l/1/I, rn/m, 0/O */
+	{ "invoices/2024/rn.pdf", NULL },
+	{ "l1I|0O m rn vv w.pdf", NULL },
+	{ "a\x1b[2Jb", NULL },
+	/* mixed scripts (the old rule, now "moderately restrictive") */
+	{ "p\xd0\xb0ypal.pdf", "look-alike characters, mixed scripts "
+	    "(Latin + Cyrillic): \"p\\u{0430}ypal.pdf\"" },
+	{ "\xd0\xb0pple-invoice.pdf", "look-alike characters, mixed scripts "
+	    "(Cyrillic + Latin): \"\\u{0430}pple-invoice.pdf\"" },
+	{ "p\xce\xb1yp\xce\xb1l", "look-alike characters, mixed scripts "
+	    "(Latin + Greek): \"p\\u{03B1}yp\\u{03B1}l\"" },
+	{ "日本の한국", "mixed scripts (Han + Hiragana + Hangul): "
+	    "\"日本\\u{306E}\\u{D55C}\\u{AD6D}\"" },
+	{ "p\xd0\xb0y\x1bpal", "look-alike characters, mixed scripts "
+	    "(Latin + Cyrillic): \"p\\u{0430}y\\x1bpal\"" },
+	/* one line for the whole key, not one per component */
+	{ "2024/\xce\xbf" "ffice/\xd1\x81opy.pdf", "look-alike characters, "
+	    "mixed scripts (Greek + Latin + Cyrillic): "
+	    "\"2024/\\u{03BF}ffice/\\u{0441}opy.pdf\"" },
+	/* not NFC: the same name decomposed (macOS) */
+	{ "2024/Zoe\xcc\x88-Mu\xcc\x88ller.pdf", "not NFC: "
+	    "\"2024/Zoe\\u{0308}-Mu\\u{0308}ller.pdf\"" },
+	/* Mathematical Alphanumerics (script Common) in a Latin word */
+	{ "p\xf0\x9d\x9a\x8ayp\xf0\x9d\x9a\x8al.pdf", "look-alike characters: "
+	    "\"p\\u{1D68A}yp\\u{1D68A}l.pdf\"" },
+	{ "\xf0\x9d\x90\xa9\xf0\x9d\x90\x9a\xf0\x9d\x90\xb2.pdf",
+	    "look-alike characters: \"\\u{1D429}\\u{1D41A}\\u{1D432}.pdf\"" },
+	/* a Latin letter no language needs, a Roman numeral, a slash */
+	{ "p\xc9\x91yp\xc9\x91l.pdf", "look-alike characters: "
+	    "\"p\\u{0251}yp\\u{0251}l.pdf\"" },
+	{ "\xe2\x85\xbf" "ail.pdf", "look-alike characters: "
+	    "\"\\u{217F}ail.pdf\"" },
+	{ "invoices\xe2\x88\x95" "2024.pdf", "look-alike characters: "
+	    "\"invoices\\u{2215}2024.pdf\"" },
+	/* punctuation and signs that pass for ASCII */
+	{ "Zoë’s “notes” – 3×4.pdf", "look-alike characters: "
+	    "\"Zoë\\u{2019}s \\u{201C}notes\\u{201D} \\u{2013} "
+	    "3\\u{00D7}4.pdf\"" },
+	/* Latin + Armenian passes "moderately restrictive"; the skeleton
+	 * still catches the Armenian o */
+	{ "g\xd6\x85\xd6\x85gle.pdf", "look-alike characters: "
+	    "\"g\\u{0585}\\u{0585}gle.pdf\"" },
+	/* strong right-to-left letters reorder components on a bidi
+	 * terminal */
+	{ "2024/\xd7\x90\xd7\x91.pdf", "right-to-left letters: "
+	    "\"2024/\\u{05D0}\\u{05D1}.pdf\"" },
+	{ "مرحبا.pdf", "right-to-left letters: \"\\u{0645}\\u{0631}"
+	    "\\u{062D}\\u{0628}\\u{0627}.pdf\"" },
+	/* several reasons: one line naming each */
+	{ "p\xf0\x9d\x9a\x8aye\xcc\x81/\xd7\x90.pdf", "not NFC, look-alike "
+	    "characters, right-to-left letters: "
+	    "\"p\\u{1D68A}ye\\u{0301}/\\u{05D0}.pdf\"" },
+};
+
 static void
-check_mixed(const char *s, const char *want)
+test_key_warnings(void **state)
 {
 	char out[512];
-	int r = render_mixed_scripts(s, strlen(s), 0, out, sizeof(out));
+	size_t i, bad = 0;
 
-	if (want == NULL) {
-		assert_int_equal(r, 0);
-		assert_string_equal(out, "");
-	} else {
-		assert_int_equal(r, 1);
-		assert_string_equal(out, want);
+	(void)state;
+	for (i = 0; i < sizeof(key_cases) / sizeof(key_cases[0]); i++) {
+		const struct key_case *kc = &key_cases[i];
+		unsigned r = render_key_warning(kc->key, strlen(kc->key), 0,
+		    out, sizeof(out));
+
+		if (kc->warning == NULL && r == 0 && out[0] == '\0')
+			continue;
+		if (kc->warning != NULL && r != 0 &&
+		    strcmp(out, kc->warning) == 0)
+			continue;
+		print_error("key %zu \"%s\": got %#x \"%s\", want \"%s\"\n",
+		    i, kc->key, r, out, kc->warning ? kc->warning : "");
+		bad++;
 	}
+	assert_int_equal(bad, 0);
 }
 
 static void
-test_mixed_scripts(void **state)
+test_key_warning_bits(void **state)
 {
-	char small[24];
+	char out[512], small[24];
 
 	(void)state;
-	check_mixed("p\xd0\xb0ypal.pdf",
-	    "mixed scripts: Latin + Cyrillic: \"p\\u{0430}ypal.pdf\"");
-	check_mixed("\xd0\xb0pple-invoice.pdf",
-	    "mixed scripts: Cyrillic + Latin: \"\\u{0430}pple-invoice.pdf\"");
-	check_mixed("p\xce\xb1yp\xce\xb1l",
-	    "mixed scripts: Latin + Greek: \"p\\u{03B1}yp\\u{03B1}l\"");
-	/* words of one script each, separated by punctuation: no warning */
-	check_mixed("Счёт-фактура.pdf", NULL);
-	check_mixed("Zoë-Müller.pdf", NULL);
-	check_mixed("Ελληνικά.txt", NULL);
-	check_mixed("2024", NULL);
-	check_mixed("", NULL);
-	/* the combinations East Asian writing uses */
-	check_mixed("東京タワーのPDFです", NULL);
-	check_mixed("한국어漢字abc", NULL);
-	check_mixed("注音ㄅㄆㄇabc", NULL);
-	check_mixed("日本の한국", "mixed scripts: Han + Hiragana + Hangul: "
-	    "\"日本\\u{306E}\\u{D55C}\\u{AD6D}\"");
-	/* the text is rendered: controls in a mixed word stay escaped */
-	check_mixed("p\xd0\xb0y\x1bpal",
-	    "mixed scripts: Latin + Cyrillic: \"p\\u{0430}y\\x1bpal\"");
+	assert_int_equal(render_key_warning("Zoe\xcc\x88", 5, 0, out,
+	    sizeof(out)), RENDER_WARN_NFC);
+	assert_int_equal(render_key_warning("p\xd0\xb0ypal", 7, 0, out,
+	    sizeof(out)), RENDER_WARN_LOOKALIKE | RENDER_WARN_MIXED);
+	assert_int_equal(render_key_warning("\xd7\x90", 2, 0, out,
+	    sizeof(out)), RENDER_WARN_RTL);
+	/* RENDER_ASCII: nothing but ASCII on the line either */
+	render_key_warning("Zoë \xd7\x90", 7, RENDER_ASCII, out, sizeof(out));
+	assert_string_equal(out, "right-to-left letters: "
+	    "\"Zo\\u{00EB} \\u{05D0}\"");
+	/* invalid UTF-8 in a key is escaped, and checked around */
+	render_key_warning("\xff\xd7\x90", 3, 0, out, sizeof(out));
+	assert_string_equal(out, "right-to-left letters: \"\\xff\\u{05D0}\"");
 	/* never past the buffer */
-	assert_int_equal(render_mixed_scripts("p\xd0\xb0ypal", 7, 0, small,
-	    sizeof(small)), 1);
+	assert_int_not_equal(render_key_warning("p\xd0\xb0ypal", 7, 0, small,
+	    sizeof(small)), 0);
 	assert_true(strlen(small) < sizeof(small));
+	assert_int_equal(render_key_warning("\xd7\x90", 2, 0, out, 0),
+	    RENDER_WARN_RTL);
+	assert_int_equal(render_key_warning("\xd7\x90", 2, 0, NULL, 0),
+	    RENDER_WARN_RTL);
+}
+
+/* Blank-looking characters are escaped on every screen: U+2800 in place
+ * of a space, and after one (it hid the mark on a repeated space). */
+static void
+test_blank_looking(void **state)
+{
+	(void)state;
+	check("a\xe2\xa0\x80" "b", 0, "a\\u{2800}b");
+	check("a \xe2\xa0\x80 b", RENDER_QUOTE, "\"a \\u{2800} b\"");
+	check("\xf0\x9d\x85\x99", 0, "\\u{1D159}");
+	check("a\xe2\x80\xaf" "b\xe2\x81\x9f" "c", 0, "a\\u{202F}b\\u{205F}c");
 }
 
 int
@@ -465,7 +566,9 @@ main(void)
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_fit),
 		cmocka_unit_test(test_unambiguous),
-		cmocka_unit_test(test_mixed_scripts),
+		cmocka_unit_test(test_blank_looking),
+		cmocka_unit_test(test_key_warnings),
+		cmocka_unit_test(test_key_warning_bits),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
