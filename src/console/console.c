@@ -218,7 +218,7 @@ serve(struct console *c, int fd)
 		json_object_set_new(rec, "method", json_null());
 		json_object_set_new(rec, "peer_uid", json_integer(cn->peer.uid));
 		json_object_set_new(rec, "outcome", json_string("E_PEER_REFUSED"));
-		c->env.audit->write(c->env.audit_ctx, rec);
+		c->env.audit->note(c->env.audit_ctx, rec);	/* answered */
 		term_printf(&c->term, "refused a connection from uid %u\n",
 		    (unsigned)cn->peer.uid);
 		goto out;
@@ -578,6 +578,10 @@ start(struct console *c, const char *homearg, const char *sockpath,
 		logit("workspace: %s", why);
 		return -1;
 	}
+	if (audit_start_writer(&c->audit, &why) != 0) {
+		logit("audit: %s", why);
+		return -1;
+	}
 	hex_encode(c->pol.fingerprint, SHA256_LEN, fp);
 	term_printf(&c->term, "lockfile console %s: socket %s, policy %.16s, "
 	    "security level %d, quantum %us, %zu profile%s\n", LOCKFILE_VERSION,
@@ -638,6 +642,7 @@ emergency_cleanup(void)
 	listener_close(&c->lis);
 	ws_emergency(&c->ws);
 	values_wipe(&c->values);
+	audit_emergency(&c->audit);	/* bounded: after the files */
 	if (c->term.fd >= 0)
 		term_printf(&c->term, "lockfile console: fatal error; values wiped "
 		    "and fetched files deleted\n");
@@ -784,6 +789,8 @@ cmd_console(int argc, char **argv)
 			 * rather than spin on a listener that stays readable. */
 			sleep_until_ms(now_ms() + 100);
 	}
+	if (audit_has_failed(&c->audit))	/* its SIGTERM ended the loop */
+		console_audit_failed(c);
 	shutdown_console(c, end);
 	return 0;
 }

@@ -164,8 +164,18 @@ log_write(void *ctx, json_t *rec)
 		audit_failed_fn(c);	/* never returns */
 }
 
+static void
+log_note(void *ctx, json_t *rec)
+{
+	struct console *c = ctx;
+
+	if (audit_note(&c->audit, rec) != 0)
+		audit_failed_fn(c);	/* never returns */
+}
+
 static const struct plan_audit_ops log_audit = {
 	.write = log_write,
+	.note = log_note,
 };
 
 /* ---- the ledger ---- */

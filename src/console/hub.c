@@ -540,7 +540,7 @@ refused(struct console_hub *h, const struct hub_ticket_state *s,
 	json_object_set_new(rec, "ticket", json_string(s->ticket));
 	json_object_set_new(rec, "outcome", json_string("refused"));
 	json_object_set_new(rec, "cause", json_string(cause));
-	h->audit->write(h->audit_ctx, rec);
+	h->audit->note(h->audit_ctx, rec);	/* before the quantum */
 	str_msg(line, sizeof(line), "  refused a decision for %s: %s",
 	    s->ticket, cause);
 	term_printf(h->term, "%s\n", line);

@@ -116,6 +116,19 @@ close_plugins(struct plan *pl)
 		}
 }
 
+/* The record of an answer given at once (a refusal before the card, a
+ * human's no): made durable off the serving thread, which never waits on
+ * the file system outside the quantum (docs/console.md, "The audit's
+ * durability"; issue 25). */
+static void
+audit_at_once(const struct plan_env *e, json_t *rec)
+{
+	if (e->audit->note != NULL)
+		e->audit->note(e->audit_ctx, rec);
+	else
+		e->audit->write(e->audit_ctx, rec);
+}
+
 /* Refuse with e; the audit names the precise cause. */
 static char *
 refuse(struct plan *pl, enum lf_err e, const char *cause)
@@ -714,7 +727,7 @@ plan_handle(const struct plan_env *e, const struct request *req,
 	struct plan *pl = calloc(1, sizeof(*pl));
 	json_t *answers = NULL;
 	long long t0 = 0;
-	int fetched;
+	int fetched, recorded = 0;
 	char planid[40], *line;
 	size_t i;
 
@@ -781,12 +794,19 @@ plan_handle(const struct plan_env *e, const struct request *req,
 	if (pl->h->answers_used >= e->pol->max_plugins_per_handle)
 		ws_drop(e->ws, pl->h);
 hold:
+	/* Durable before the answer, inside the quantum: the fsync's time
+	 * does not show. */
+	e->audit->write(e->audit_ctx, json_incref(pl->rec));
+	recorded = 1;
 	plan_hold_quantum(e, t0);
 	window(pl, "  plan %s: %s", planid, json_string_value(
 	    json_object_get(pl->rec, "outcome")));
 out:
 	close_plugins(pl);
-	e->audit->write(e->audit_ctx, pl->rec);
+	if (recorded)
+		json_decref(pl->rec);
+	else
+		audit_at_once(e, pl->rec);
 	json_decref(pl->id);
 	explicit_bzero(pl, sizeof(*pl));
 	free(pl);
@@ -1416,13 +1436,19 @@ done:
 	e->hub->forget(e->hub_ctx, pl->planid);
 	e->hub->drop(e->hub_ctx, pl->planid);
 out:
-	if (hold)
+	if (hold) {
+		/* durable inside the quantum, as in plan_handle */
+		e->audit->write(e->audit_ctx, json_incref(pl->rec));
 		plan_hold_quantum(e, t0);
+	}
 	window(pl, "  run %s: %s", pl->planid[0] ? pl->planid : "?",
 	    json_string_value(json_object_get(pl->rec, "outcome")) ?
 	    json_string_value(json_object_get(pl->rec, "outcome")) : "?");
 	close_plugins(pl);
-	e->audit->write(e->audit_ctx, pl->rec);
+	if (hold)
+		json_decref(pl->rec);
+	else
+		audit_at_once(e, pl->rec);
 	json_decref(r);
 	json_decref(pl->id);
 	free(pl->own_req);

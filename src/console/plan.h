@@ -74,9 +74,15 @@ struct plan_clock_ops {
 };
 
 /* The audit: takes the record; when it cannot be written the console
- * stops (wiping values, deleting files) and this never returns. */
+ * stops (wiping values, deleting files) and this never returns. write
+ * returns once the record is fsync'd: for answers that wait for the
+ * quantum, called before the wait. note returns at once, the record made
+ * durable off the serving thread: for answers given at once, which must
+ * not wait on the file system (docs/console.md, "The audit's
+ * durability"). A NULL note is write. */
 struct plan_audit_ops {
 	void (*write)(void *ctx, json_t *rec);
+	void (*note)(void *ctx, json_t *rec);
 };
 
 /* The answer ledger cannot record a plan: the console stops (values

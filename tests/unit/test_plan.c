@@ -261,7 +261,7 @@ fake_audit(void *ctx, json_t *rec)
 	json_array_append_new(F.audit, rec);
 }
 
-static const struct plan_audit_ops fake_audit_ops = { fake_audit };
+static const struct plan_audit_ops fake_audit_ops = { .write = fake_audit };
 
 static void
 fake_ledger_failed(void *ctx, const char *why)
