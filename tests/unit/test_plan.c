@@ -24,7 +24,9 @@
  * told only after the approval; no decision, another uid, a denial, a hub
  * that takes no ticket, a local console's file.run; values from the box,
  * held ones, one gone with a restart; the renewal of an expired ticket,
- * its content named unchecked). */
+ * its content named unchecked); the bounds asked again after the approval
+ * (plan_bounds: answers recorded while the card waited, two pending hub
+ * plans on one handle, two past the cap). */
 #include "console/plan.h"
 #include "console/policy.h"
 #include "lib/clock.h"
