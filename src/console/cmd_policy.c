@@ -4,6 +4,7 @@
 #include "term/home.h"
 #include "console/cmd.h"
 #include "console/policy.h"
+#include "term/human.h"
 #include "term/term.h"
 #include "lib/clock.h"
 #include "lib/escape.h"
@@ -210,7 +211,7 @@ cmd_policy(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	char home[PATH_MAX], edit[PATH_MAX + 64], approved[PATH_MAX + 64];
-	char why[256], fp[SHA256_HEX_LEN + 1], answer[64];
+	char why[512], fp[SHA256_HEX_LEN + 1], answer[64];
 	const char *homearg = NULL, *verb, *rwhy;
 	char *text = NULL, *old = NULL;
 	size_t len = 0, oldlen = 0;
@@ -304,6 +305,15 @@ cmd_policy(int argc, char **argv)
 	}
 	if (term_open(&t, &rwhy) != 0 || !isatty(t.fd)) {
 		logit("approval needs the console terminal: %s", rwhy);
+		goto out;
+	}
+	/* The human types here (term/human.h): the console's own terminal
+	 * checks, before anything is shown. The new policy is not approved
+	 * yet, so its agents are not trusted: every account but ours and root
+	 * counts as one. */
+	if (term_human_here(&t, NULL, why, sizeof(why)) != 0) {
+		logit("%s", why);
+		term_close(&t);
 		goto out;
 	}
 	term_printf(&t, "=== policy change (%s) ===\n", old ? "diff against the "

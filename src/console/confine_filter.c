@@ -110,11 +110,13 @@ static const int fcntl_cmds[] = {
 	F_GETPIPE_SZ, F_SETPIPE_SZ,
 };
 
-/* Terminal state of its own terminal, non-blocking flags, the pidfd
- * namespace query of the isolation checks. No TIOCSTI, no TIOCSETD. */
+/* Terminal state of its own terminal, which terminal it is (TIOCGDEV:
+ * the terminal checks before each card, term/human.h), non-blocking flags,
+ * the pidfd namespace query of the isolation checks. No TIOCSTI, no
+ * TIOCSETD. */
 static const unsigned long ioctl_cmds[] = {
 	TCGETS, TCSETS, TCSETSW, TCSETSF, TCFLSH, TIOCGWINSZ, TIOCGPGRP,
-	FIONREAD, FIONBIO, FIOCLEX, FIONCLEX, LF_PIDFD_GET_PID_NAMESPACE,
+	TIOCGDEV, FIONREAD, FIONBIO, FIOCLEX, FIONCLEX, LF_PIDFD_GET_PID_NAMESPACE,
 };
 
 static const int prctl_opts[] = {

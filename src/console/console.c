@@ -10,6 +10,7 @@
 #include "console/confine.h"
 #include "console/console.h"
 #include "term/home.h"
+#include "term/human.h"
 #include "console/isolation.h"
 #include "protocol/response.h"
 #include "lib/exe.h"
@@ -517,6 +518,13 @@ start(struct console *c, const char *homearg, const char *sockpath,
 	}
 	for (i = 0; i < c->agents.nallowed; i++)
 		ASSERT(listener_allow_uid(&c->lis, c->agents.allowed[i]) == 0);
+	/* A terminal an agent could drive or read is refused outright, before
+	 * anything is asked on it (hub mode's approver confirmation below);
+	 * each card asks again (console_env.c). */
+	if (term_human_here(&c->term, &c->agents, bwhy, sizeof(bwhy)) != 0) {
+		logit("%s", bwhy);
+		return -1;
+	}
 	if (sandbox_open(&c->sb) != 0)
 		term_printf(&c->term, "WARNING: plugin sandbox unavailable (%s): "
 		    "plans will be refused\n", c->sb.why);
@@ -561,12 +569,6 @@ start(struct console *c, const char *homearg, const char *sockpath,
 		return -1;
 	}
 	console_env_init(c, console_audit_failed, console_ledger_failed);
-	/* A terminal an agent could drive or read is refused outright. */
-	if (isolation_terminal_ok(c->term.fd, &c->agents, &c->iso,
-	    &why) != 0) {
-		logit("refusing this terminal: %s", why);
-		return -1;
-	}
 	/* Everything is open: from here on the console confines itself
 	 * (confine.h); nothing after this line may need a new path. */
 	if (confine_self(c, &why) != 0) {

@@ -5,6 +5,7 @@
 #include "console/console.h"
 #include "console/isolation.h"
 #include "console/plan.h"
+#include "term/human.h"
 #include "lib/clock.h"
 
 #include <string.h>
@@ -16,8 +17,16 @@ term_decide(void *ctx, const struct card *card, long long deadline_ms,
     int peer_fd)
 {
 	struct console *c = ctx;
+	char why[ISO_DETAIL_MAX + 64];
 	enum decision d;
 
+	/* The human types here: the terminal checks again before each card
+	 * (term/human.h), a terminal that fails them since the start answers
+	 * no card (E_APPROVAL_TIMEOUT: nobody decided). */
+	if (term_human_here(&c->term, &c->agents, why, sizeof(why)) != 0) {
+		term_printf(&c->term, "%s: this plan is refused\n", why);
+		return DECISION_TIMEOUT;
+	}
 	c->term.peer_fd = peer_fd;	/* a hang-up withdraws the card */
 	d = approval_ask(&c->term, card, deadline_ms);
 	c->term.peer_fd = -1;

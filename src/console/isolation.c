@@ -576,16 +576,3 @@ isolation_proc_hidden(const struct iso_agents *a, struct isolation *iso,
 	*why = iso->why;
 	return -1;
 }
-
-int
-isolation_terminal_ok(int ttyfd, const struct iso_agents *a,
-    struct isolation *iso, const char **why)
-{
-	struct iso_report r;
-
-	if (isolation_terminal_report(ttyfd, a, &r) == 0)
-		return 0;
-	isolation_first_failure(&r, iso->why, sizeof(iso->why));
-	*why = iso->why;
-	return -1;
-}

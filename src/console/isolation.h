@@ -87,8 +87,4 @@ int isolation_host_report(const struct iso_agents *a, struct iso_report *r,
 int isolation_proc_hidden(const struct iso_agents *a, struct isolation *iso,
     const char **why);
 
-/* 0 when the console's terminal (ttyfd) passes; -1 with *why as above. */
-int isolation_terminal_ok(int ttyfd, const struct iso_agents *a,
-    struct isolation *iso, const char **why);
-
 #endif

@@ -261,6 +261,30 @@ record_request(struct plan *pl)
 	json_object_set_new(pl->rec, "placeholders", phs);
 }
 
+/* Every bound that must hold when plugins run, in this order: the
+ * handle's answers left (max_plugins_per_handle; by key, a new handle's),
+ * then the agent's answer cap for the key through the ledger's own rule
+ * (ledger_would_pass: this uid's entry only, docs/ledger.md). precheck()
+ * asks it before the card; both pipelines ask it again after the approval,
+ * in the request that runs the plugins, before anything is fetched: in
+ * hub mode other plans on the same handle or key may have run between
+ * (docs/security.md, "one bounds check"). */
+static enum lf_err
+plan_bounds(const struct plan *pl, unsigned long long nanswers)
+{
+	const struct plan_env *e = pl->e;
+	unsigned long long max = e->pol->max_plugins_per_handle;
+	unsigned long long used = pl->h ? pl->h->answers_used : 0;
+
+	if (used > max || nanswers > max - used)
+		return E_TOO_MANY_PLUGINS;
+	if (nanswers > LEDGER_MAX_ANSWERS || ledger_would_pass(e->ledger,
+	    pl->peer->uid, pl->pr->name, pl->key, (unsigned)nanswers,
+	    e->pol->max_answers_per_key))
+		return E_ANSWER_CAP;
+	return E_NONE;
+}
+
 /* Step 1: everything that can be refused before the file is read. */
 static char *
 precheck(struct plan *pl)
@@ -311,20 +335,22 @@ precheck(struct plan *pl)
 	    (pl->h ? pl->h->answers_used : 0);
 	if (pl->h != NULL && pl->left_before == 0)
 		return refuse(pl, E_HANDLE_EXPIRED, "answers used up");
-	if (req->too_many_plugins || req->nplugins > pl->left_before)
+	if (req->too_many_plugins)
 		return refuse(pl, E_TOO_MANY_PLUGINS, NULL);
-	/* The answer cap (docs/ledger.md): computed from the request and the
-	 * requesting agent's own ledger entry only — never from the file,
-	 * never from another agent's counts or the content totals — so this
-	 * refusal, answered at once like those above, tells the agent only
-	 * what it already knows: how many answers it has had. */
+	/* The handle's answers left, then the answer cap (docs/ledger.md):
+	 * computed from the request and the requesting agent's own ledger
+	 * entry only — never from the file, never from another agent's counts
+	 * or the content totals — so this refusal, answered at once like those
+	 * above, tells the agent only what it already knows: how many answers
+	 * it has had. The card shows the same entry. */
 	ledger_window_usage(e->ledger, pl->peer->uid, pl->pr->name, pl->key,
 	    &pl->used);
-	json_object_set_new(pl->rec, "ledger_window_answers",
-	    json_integer((json_int_t)pl->used.answers));
-	if (pl->used.answers > e->pol->max_answers_per_key ||
-	    req->nplugins > e->pol->max_answers_per_key - pl->used.answers)
-		return refuse(pl, E_ANSWER_CAP, NULL);
+	err = plan_bounds(pl, req->nplugins);
+	if (err != E_TOO_MANY_PLUGINS)
+		json_object_set_new(pl->rec, "ledger_window_answers",
+		    json_integer((json_int_t)pl->used.answers));
+	if (err != E_NONE)
+		return refuse(pl, err, NULL);
 	if (!e->sandbox->ready(e->sandbox_ctx, &why))
 		return refuse(pl, E_SANDBOX_UNAVAILABLE, why);
 	if (e->sandbox->proc_hidden(e->sandbox_ctx, &why) != 0)
@@ -729,6 +755,7 @@ plan_handle(const struct plan_env *e, const struct request *req,
 	long long t0 = 0;
 	int fetched, recorded = 0;
 	char planid[40], *line;
+	enum lf_err err;
 	size_t i;
 
 	if (pl == NULL)
@@ -763,6 +790,10 @@ plan_handle(const struct plan_env *e, const struct request *req,
 	 * in the timing. */
 	t0 = now(pl);
 	fetched = pl->h == NULL;
+	if ((err = plan_bounds(pl, pl->nop)) != E_NONE) {
+		line = refuse(pl, err, "past a bound at the run");
+		goto hold;
+	}
 	if (fetched && (line = fetch(pl)) != NULL) {
 		ledger_note(pl, NULL, 1);
 		goto hold;
@@ -1254,9 +1285,12 @@ renew(struct plan *pl, const json_t *r, enum plan_content content,
 	}
 	pl->left_before = e->pol->max_plugins_per_handle -
 	    (pl->h ? pl->h->answers_used : 0);
-	if (pl->req->nplugins > pl->left_before) {
-		line = refuse(pl, pl->h ? E_HANDLE_EXPIRED : E_TOO_MANY_PLUGINS,
-		    "answers used up meanwhile");
+	if (pl->h != NULL && pl->left_before == 0) {
+		line = refuse(pl, E_HANDLE_EXPIRED, "answers used up meanwhile");
+		goto out;
+	}
+	if ((err = plan_bounds(pl, pl->req->nplugins)) != E_NONE) {
+		line = refuse(pl, err, "past a bound meanwhile");
 		goto out;
 	}
 	/* the card's ledger lines, as they are now */
@@ -1381,12 +1415,15 @@ plan_run(const struct plan_env *e, const struct request *req,
 		}
 		close_plugins(pl);
 	}
-	ledger_window_usage(e->ledger, peer->uid, pl->pr->name, pl->key,
-	    &pl->used);
-	if (pl->used.answers > e->pol->max_answers_per_key ||
-	    pl->req->nplugins > e->pol->max_answers_per_key - pl->used.answers) {
-		line = refuse(pl, E_ANSWER_CAP, "past the cap meanwhile");
-		goto done;
+	/* Other plans on this handle or key may have run since the ticket:
+	 * the bounds again, before anything is fetched (nothing runs, the
+	 * ledger is unchanged). */
+	{
+		enum lf_err er = plan_bounds(pl, pl->nop);
+		if (er != E_NONE) {
+			line = refuse(pl, er, "past a bound at the run");
+			goto done;
+		}
 	}
 	if ((line = hub_values(pl, r)) != NULL)
 		goto done;

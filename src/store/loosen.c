@@ -1,10 +1,10 @@
 /* The loosening prompt (see loosen.h). Manifest text is the publisher's,
  * signed but still untrusted: every byte of it reaches the terminal only
  * through term_untrusted() (escaped). The terminal must pass the console's
- * own terminal checks (term/check.h) first: an acceptance typed on a
+ * own terminal checks first (term/human.h): an acceptance typed on a
  * terminal an agent could drive is no acceptance. */
 #include "store/loosen.h"
-#include "term/check.h"
+#include "term/human.h"
 #include "term/term.h"
 #include "lib/log.h"
 #include "lib/clock.h"
@@ -56,26 +56,6 @@ show_limits(struct term *t, const char *which, const struct manifest *m)
 	    which, m->cpu_s, m->memory_bytes, m->wall_s);
 }
 
-/* The console's terminal checks on t, every account but ours and root
- * counted as an agent (the store does not read the policy). 0, or -1 with
- * the first failing condition in why, as the console reports it. */
-static int
-terminal_ok(const struct term *t, char *why, size_t whylen)
-{
-	const struct agents_in in = { .console_uid = getuid(), .everyone = 1 };
-	struct iso_agents a;
-	struct iso_report r;
-	char first[ISO_DETAIL_MAX + 64];
-
-	/* No uid list, so nothing to refuse. */
-	ASSERT(agents_build(&in, &a) == AGENTS_OK);
-	if (isolation_terminal_report(t->fd, &a, &r) == 0)
-		return 0;
-	isolation_first_failure(&r, first, sizeof(first));
-	str_msg(why, whylen, "refusing this terminal: %s", first);
-	return -1;
-}
-
 int
 loosen_ask(const char *marketplace, int official, const struct manifest *old,
     const char *oldversion, const struct manifest *new, char *why,
@@ -90,7 +70,9 @@ loosen_ask(const char *marketplace, int official, const struct manifest *old,
 		str_msg(why, whylen, "%s", twhy);
 		return -1;
 	}
-	if (terminal_ok(&t, why, whylen) != 0) {
+	/* every account but ours and root counted as an agent: the store
+	 * does not read the policy */
+	if (term_human_here(&t, NULL, why, whylen) != 0) {
 		term_close(&t);
 		return -1;
 	}

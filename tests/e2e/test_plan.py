@@ -120,6 +120,37 @@ def test_denied_and_reason_not_forwarded(basic):
     assert basic.work_entries() == []
 
 
+def test_a_terminal_opened_to_others_since_the_start_shows_no_card(basic):
+    """The human types here (src/term/human.c): the console's terminal
+    checks run again before each card. The pane opened to other accounts
+    after the start (o+r: anyone could read the card and typed values)
+    shows no card: E_APPROVAL_TIMEOUT, the reason on the screen, nothing
+    fetched."""
+    tty = basic.tmux("list-panes", "-F", "#{pane_tty}").stdout.decode(
+    ).strip()
+    mode = os.stat(tty).st_mode & 0o7777
+    params = {"profile": "invoices", "key": "2024/a.pdf",
+              "plugins": [{"name": "is-pdf"}]}
+    os.chmod(tty, mode | 0o004)
+    t, box = plan_async(basic, params)
+    try:
+        basic.wait_screen("refusing this terminal: terminal.mode: the "
+                          "terminal is open to others")
+    finally:
+        os.chmod(tty, mode)
+        if "Approve?" in basic.screen():
+            basic.type("n")	# the old console asked: let it go
+        t.join()
+    assert "Approve?" not in basic.screen()
+    assert check_reply(box["req"], box["line"]) == "error E_APPROVAL_TIMEOUT"
+    assert basic.work_entries() == []
+    # the terminal closed again: the next card is shown
+    t, box = plan_async(basic, params)
+    approve(basic)
+    t.join()
+    assert check_reply(box["req"], box["line"]) == "result"
+
+
 HANG_UP = r"""
 import socket, sys, time
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

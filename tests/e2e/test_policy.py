@@ -1,12 +1,20 @@
 """`lockfile policy approve` and `policy show` in a real terminal, as the
 console account: an edit takes effect only once the human has seen every
 changed byte and typed `approve`; nothing in the edit can hide a change
-(a long file, a long line) or fake a line on the screen."""
+(a long file, a long line) or fake a line on the screen. `approve` asks
+only on a terminal the console itself would take (src/term/human.c): not
+one an agent opened and holds the master of, not one behind a relay."""
 import os
+import pwd
+import shlex
+import shutil
+import tempfile
 
 import pytest
 
 from lfenv import CONSOLE_USER, ConsoleEnv, as_user
+from lftest import setpriv
+from storeenv import finish_terminal, sanitizer_env, spawn_on_terminal
 
 BASE = 'security_level = 1\nanswer_quantum_s = 1\n'
 
@@ -117,4 +125,76 @@ def test_a_work_dir_that_is_not_a_string_is_refused(env):
     assert r.returncode not in (0, -11, 139) and r.returncode > 0, (
         r.returncode, err)
     assert "work_dir must be an absolute path" in err, err
+    assert approved_text(env) == BASE
+
+
+# Issue 25, item 4: the terminals the console and the loosening prompt
+# refuse, refused here too (the loosening tty test's way: a pseudo-terminal
+# opened by one account, the command's controlling terminal, /proc
+# hidepid=invisible in a mount namespace of its own).
+LOOSER = BASE.replace("security_level = 1", "security_level = 0") + \
+    "max_answers_per_key = 1000000\nallowed_uids = [1002]\n"
+
+
+def approve_on_terminal(env, user, wrapper=None):
+    env.write_policy(text=BASE)
+    env.write_policy(approved=False, text=LOOSER)
+    cmd = ["env", "-i", "PATH=/usr/bin:/bin"] + [
+        "%s=%s" % kv for kv in sanitizer_env().items()] + [
+        env.binary, "policy", "--home", env.home, "approve"]
+    if wrapper:
+        # the wrapper stays the command's parent (no exec of the last
+        # command), as a relay would
+        cmd = [wrapper, "-c", shlex.join(cmd) + "; exit $?"]
+    return spawn_on_terminal(setpriv(CONSOLE_USER) + cmd, user)
+
+
+def typed_approve(child, refusal):
+    """Wait for the refusal or the prompt; answer a prompt as the agent
+    would. 0: refused before the prompt."""
+    seen = child.expect([refusal, r"Type 'approve'"])
+    if seen == 1:
+        child.sendline("approve")
+    return seen
+
+
+def test_the_console_accounts_own_terminal_asks(env):
+    child = approve_on_terminal(env, CONSOLE_USER)
+    child.expect(r"Type 'approve'")
+    child.sendline("approve")
+    child.expect("approved")
+    assert finish_terminal(child) == 0
+    assert approved_text(env) == LOOSER
+
+
+def test_a_terminal_the_agent_holds_is_refused(env):
+    """The agent opened the terminal and holds its master: it would type
+    `approve` for a looser policy. No prompt comes, nothing changes."""
+    child = approve_on_terminal(env, "agent")
+    seen = typed_approve(child, "refusing this terminal: terminal.owner: "
+                         "the terminal belongs to uid %d, not the console "
+                         "account" % pwd.getpwnam("agent").pw_uid)
+    rc = finish_terminal(child)
+    assert seen == 0, "the prompt was shown on the agent's terminal"
+    assert rc != 0
+    assert "policy change" not in child.before.decode()
+    assert approved_text(env) == BASE
+
+
+def test_a_relay_in_the_ancestry_is_refused(env):
+    """A relay by the default list (socat) between the terminal and the
+    command, run as the console account (so visible under hidepid)."""
+    d = tempfile.mkdtemp(prefix="lf-relay-")
+    try:
+        os.chmod(d, 0o755)
+        shutil.copy("/bin/sh", os.path.join(d, "socat"))
+        child = approve_on_terminal(env, CONSOLE_USER,
+                                    wrapper=os.path.join(d, "socat"))
+        seen = typed_approve(child, r"refusing this terminal: terminal.relay: "
+                             r"pid [0-9]+ \(socat\) relays the terminal")
+        rc = finish_terminal(child)
+    finally:
+        shutil.rmtree(d)
+    assert seen == 0, "the prompt was shown behind a relay"
+    assert rc != 0
     assert approved_text(env) == BASE

@@ -24,7 +24,9 @@
  * told only after the approval; no decision, another uid, a denial, a hub
  * that takes no ticket, a local console's file.run; values from the box,
  * held ones, one gone with a restart; the renewal of an expired ticket,
- * its content named unchecked). */
+ * its content named unchecked); the bounds asked again after the approval
+ * (plan_bounds: answers recorded while the card waited, two pending hub
+ * plans on one handle, two past the cap). */
 #include "console/plan.h"
 #include "console/policy.h"
 #include "lib/clock.h"
@@ -1691,6 +1693,139 @@ test_hub_renewal(void **state)
 	hub_off();
 }
 
+/* The error code, or "answered": a failed check, not a crash, when a
+ * plan that should be refused is answered. */
+static const char *
+outcome_of(const json_t *j)
+{
+	return err_of(j) != NULL ? err_of(j) : "answered";
+}
+
+/* The local pipeline asks the same bounds again after the card, in the
+ * request that runs the plugins: answers recorded for this agent and key
+ * while the human read the card (another plan's) take it past the cap,
+ * so nothing is fetched or run and the ledger is as it was. */
+static void
+other_plan_during_the_card(void)
+{
+	struct ledger_problem p;
+
+	assert_int_equal(ledger_record(L, UID_A, "docs", "2024/a.txt", NULL, 2,
+	    &p), LEDGER_OK);
+}
+
+static void
+test_bounds_again_after_the_card(void **state)
+{
+	struct request r;
+	json_t *j;
+
+	pol.max_answers_per_key = 3;
+	req_init(&r, "2024/a.txt");
+	req_plugin(&r, "p-one", NULL, NULL);
+	req_plugin(&r, "p-two", NULL, NULL);
+	F.during_decide = other_plan_during_the_card;
+	j = plan(&r, UID_A);
+	assert_int_equal(F.ndecide, 1);
+	assert_string_equal(outcome_of(j), "E_ANSWER_CAP");
+	assert_int_equal(F.nrun, 0);
+	assert_int_equal(work_files(), 0);	/* nothing fetched */
+	assert_int_equal(ledger_answers(UID_A, "2024/a.txt"), 2);
+	assert_int_equal(F.nsleep, 1);		/* after the approval: held */
+	json_decref(j);
+}
+
+/* Issue 25, item 3: every bound that must hold right before the plugins
+ * run is checked again in the request that runs them (plan_bounds). Two
+ * pending plans on one handle, each fitting alone: the first run takes
+ * the handle to 3 of its 4 answers, the second (3 more) is refused with
+ * E_TOO_MANY_PLUGINS, nothing runs and the ledger is unchanged. */
+static void
+test_hub_two_plans_on_one_handle(void **state)
+{
+	struct request r, rh2, rh3;
+	json_t *j;
+	char id0[40], id2[40], id3[40], handle[40];
+	int nrun;
+
+	hub_on();
+	H.verdict = PLAN_APPROVED;
+	req_init(&r, "2024/a.txt");
+	req_plugin(&r, "p-one", NULL, NULL);
+	j = plan(&r, UID_A);
+	pending_of(j, id0);
+	json_decref(j);
+	j = run_plan(id0, UID_A);
+	assert_null(err_of(j));
+	(void)!str_fmt(handle, sizeof(handle), "%s", handle_of(j));
+	json_decref(j);
+	/* 1 answer given, 3 left: a plan of 2 and one of 3 each fit alone */
+	req_init(&rh2, NULL);
+	rh2.has_handle = 1;
+	(void)!str_fmt(rh2.handle, sizeof(rh2.handle), "%s", handle);
+	req_plugin(&rh2, "p-one", NULL, NULL);
+	req_plugin(&rh2, "p-two", NULL, NULL);
+	rh3 = rh2;
+	req_plugin(&rh3, "p-one", NULL, NULL);
+	j = plan(&rh2, UID_A);
+	pending_of(j, id2);
+	json_decref(j);
+	j = plan(&rh3, UID_A);
+	pending_of(j, id3);
+	json_decref(j);
+	j = run_plan(id2, UID_A);
+	assert_null(err_of(j));
+	json_decref(j);
+	assert_int_equal(ledger_answers(UID_A, "2024/a.txt"), 3);
+	/* both approved: the second one's 3 answers would make 6 */
+	nrun = F.nrun;
+	F.nsleep = 0;
+	j = run_plan(id3, UID_A);
+	assert_string_equal(outcome_of(j), "E_TOO_MANY_PLUGINS");
+	assert_int_equal(F.nrun, nrun);		/* nothing ran */
+	assert_int_equal(ledger_answers(UID_A, "2024/a.txt"), 3);
+	assert_int_equal(F.nsleep, 1);		/* after the approval: held */
+	assert_null(json_object_get(H.saved, id3));	/* done */
+	json_decref(j);
+	hub_off();
+}
+
+/* The ledger's half of plan_bounds (a regression test: the inline check
+ * held before): two pending plans by key, each under the cap alone; the
+ * second run is refused with E_ANSWER_CAP, nothing runs, nothing counted. */
+static void
+test_hub_two_plans_past_the_cap(void **state)
+{
+	struct request r;
+	json_t *j;
+	char id1[40], id2[40];
+	int nrun;
+
+	pol.max_answers_per_key = 3;
+	hub_on();
+	H.verdict = PLAN_APPROVED;
+	req_init(&r, "2024/a.txt");
+	req_plugin(&r, "p-one", NULL, NULL);
+	req_plugin(&r, "p-two", NULL, NULL);
+	j = plan(&r, UID_A);
+	pending_of(j, id1);
+	json_decref(j);
+	j = plan(&r, UID_A);
+	pending_of(j, id2);
+	json_decref(j);
+	j = run_plan(id1, UID_A);
+	assert_null(err_of(j));
+	json_decref(j);
+	assert_int_equal(ledger_answers(UID_A, "2024/a.txt"), 2);
+	nrun = F.nrun;
+	j = run_plan(id2, UID_A);
+	assert_string_equal(outcome_of(j), "E_ANSWER_CAP");
+	assert_int_equal(F.nrun, nrun);
+	assert_int_equal(ledger_answers(UID_A, "2024/a.txt"), 2);
+	json_decref(j);
+	hub_off();
+}
+
 int
 main(void)
 {
@@ -1718,6 +1853,9 @@ main(void)
 		cmocka_unit_test_setup(test_hub_verdicts, fresh),
 		cmocka_unit_test_setup(test_hub_values, fresh),
 		cmocka_unit_test_setup(test_hub_renewal, fresh),
+		cmocka_unit_test_setup(test_bounds_again_after_the_card, fresh),
+		cmocka_unit_test_setup(test_hub_two_plans_on_one_handle, fresh),
+		cmocka_unit_test_setup(test_hub_two_plans_past_the_cap, fresh),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

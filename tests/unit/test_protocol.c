@@ -588,6 +588,8 @@ test_table_methods(void **state)
 		assert_true(used[m]);
 	assert_true(proto_method_may_fail(M_FILE_RUN, E_STALE));
 	assert_false(proto_method_may_fail(M_FILE_PLAN, E_STALE));
+	/* a hub run past the handle's answers left (plan.c's plan_bounds) */
+	assert_true(proto_method_may_fail(M_FILE_RUN, E_TOO_MANY_PLUGINS));
 }
 
 /* Every error line the console can build passes the client's checker for
