@@ -29,6 +29,7 @@ hub_cfg_defaults(struct hub_cfg *c)
 	c->max_per_ip = HUB_DEFAULT_MAX_PER_IP;
 	c->max_waiters = HUB_DEFAULT_MAX_WAITERS;
 	c->conn_timeout_s = HUB_DEFAULT_CONN_TIMEOUT;
+	c->request_ms = HUB_DEFAULT_REQUEST_MS;
 }
 
 long long

@@ -40,7 +40,8 @@ static const char usage_text[] =
 "  revoke device|instance NAME\n"
 "  keys                 list the enrolled keys with their fingerprints\n"
 "  serve --listen ADDR:PORT [--tls-cert PEM --tls-key PEM] [--poll-s N]\n"
-"        [--rate BURST/MS] [--max-conns N] [--max-per-ip N] [--ready-fd FD]\n"
+"        [--rate BURST/MS] [--max-conns N] [--max-per-ip N] [--request-s N]\n"
+"        [--ready-fd FD]\n"
 "                       serve consoles and approvers (plain HTTP without\n"
 "                       --tls-cert: only behind a TLS-terminating proxy)\n"
 "\n"
@@ -372,6 +373,9 @@ cmd_serve(const struct paths *p, int argc, char **argv)
 		else if (strcmp(a, "--max-per-ip") == 0 &&
 		    parse_u64(val, 1, 65536, &v) == 0)
 			h.cfg.max_per_ip = (unsigned)v;
+		else if (strcmp(a, "--request-s") == 0 &&
+		    parse_u64(val, 1, 300, &v) == 0)
+			h.cfg.request_ms = (long long)v * 1000;
 		else if (strcmp(a, "--ready-fd") == 0 &&
 		    parse_u64(val, 3, 1024, &v) == 0)
 			ready_fd = (int)v;

@@ -6,6 +6,7 @@ deadline, woken by a post, all answered before the hub stops; the rate
 limit; body caps; TLS; state and nonces across a restart."""
 import os
 import signal
+import socket
 import threading
 import time
 
@@ -328,6 +329,57 @@ def test_rate_limit():
         codes = [hub.call("GET", "/v1/health")[0] for _ in range(7)]
         assert codes[:5] == [200] * 5 and codes[5:] == [429, 429]
     finally:
+        hub.cleanup()
+
+
+def test_trickling_heads_hold_no_slot():
+    """Slow headers (issue 26, item 3): connections that trickle header
+    lines, as many as --max-conns, are closed at the request deadline
+    (--request-s) whatever trickles in, and /health answers again within
+    it. Before the deadline existed they held every slot for as long as
+    they trickled."""
+    hub = HubEnv()
+    socks, stop = [], threading.Event()
+    try:
+        hub.init()
+        hub.start(extra=["--max-conns", "6", "--request-s", "2"])
+        for _ in range(6):
+            s = socket.create_connection(("127.0.0.1", hub.port))
+            s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n")
+            socks.append(s)
+
+        def trickle():
+            while not stop.is_set():
+                for s in socks:
+                    try:
+                        s.sendall(b"X-A: b\r\n")
+                    except OSError:
+                        pass
+                time.sleep(0.3)
+        th = threading.Thread(target=trickle)
+        th.start()
+        time.sleep(0.5)
+        t0, st = time.monotonic(), None
+        while time.monotonic() - t0 < 8 and st != 200:
+            try:
+                st = hub.call("GET", "/v1/health", timeout=2)[0]
+            except OSError:
+                time.sleep(0.2)
+        took = time.monotonic() - t0
+        assert st == 200, "no slot for /health in %.1f s" % took
+        assert took < 4, took
+        # the trickling connections were closed by the hub
+        for s in socks:
+            s.settimeout(3)
+            try:
+                while s.recv(4096):
+                    pass
+            except ConnectionResetError:
+                pass
+    finally:
+        stop.set()
+        for s in socks:
+            s.close()
         hub.cleanup()
 
 
