@@ -1,7 +1,8 @@
 /* The console's side of hub mode (docs/hub.md): its instance key, the
  * pinned hub and approver keys, the tickets it made and their one-use
  * keys, the check chain of a decision, the pending plans kept across a
- * restart. It implements plan.h's plan_hub_ops; plan.c never sees it.
+ * restart (sealed, each with its lifetime). It implements plan.h's
+ * plan_hub_ops; plan.c never sees it.
  *
  * Replay state lives here, on the console: a ticket is pending until its
  * first decision that holds consumes it; expiry is the console's clock;
@@ -46,6 +47,7 @@ struct console_hub {
 	uint8_t *ca;				/* --hub-ca, read before confinement */
 	size_t ca_len;
 	uint8_t *commit_key;			/* per session, sodium_malloc */
+	uint8_t *rec_key;			/* seals the pending plans' records */
 	char dir[PATH_MAX];			/* ~/.local/state/lockfile/hub */
 	char plans[PATH_MAX + 16];		/* dir/plans: the pending plans */
 	int confirmed[POLICY_MAX_APPROVERS];	/* fingerprint typed here */
