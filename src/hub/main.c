@@ -128,6 +128,7 @@ open_state(const struct paths *p, struct hub *h, int need_key)
 static int
 cmd_init(const struct paths *p)
 {
+	char text[HW_KEY_TEXT_LEN + 1];
 	struct hw_keypair kp;
 	struct hub h;
 	enum hw_key_err ke;
@@ -146,8 +147,10 @@ cmd_init(const struct paths *p)
 	}
 	h.store.ops->close(&h.store);
 	print_key("hub-key", kp.pk);
-	printf("Pin it in each console's policy ([hub] key = \"...\") and "
-	    "compare the fingerprint there.\n");
+	/* The policy's own lines (docs/policy.md), to paste as they are. */
+	hw_key_text(kp.pk, text);
+	printf("Pin it in each console's policy (docs/hub.md) and compare the "
+	    "fingerprint there:\n\n[hub]\nkeys = [\"%s\"]\n", text);
 	hw_key_free(&kp);
 	return 0;
 }

@@ -486,6 +486,22 @@ def test_cli_refusals():
         hub.cleanup()
 
 
+def test_init_prints_the_policy_lines():
+    """lockhub init prints the [hub] lines the console's policy takes
+    (`keys = [...]`), with the key itself: pasted, they parse and pin it
+    (issue 26 item 4; it printed `key = "..."`, a key the policy refuses)."""
+    import tomllib
+    hub = HubEnv()
+    try:
+        r = hub.init()
+        out = r.stdout.decode()
+        snippet = out[out.index("[hub]\n"):]
+        doc = tomllib.loads(snippet)
+        assert doc["hub"] == {"keys": ["ed25519:" + hub.key.hex()]}, snippet
+    finally:
+        hub.cleanup()
+
+
 def test_rotate():
     """A rotated hub countersigns with its new key; the old one is kept."""
     hub = HubEnv()
