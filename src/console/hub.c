@@ -258,8 +258,11 @@ console_hub_open(struct console_hub *h, const struct policy *pol,
 	}
 	e = hc_call(&h->hc, "GET", "/v1/health", NULL, 0, 64, 10000, NULL, NULL);
 	if (e != HC_OK) {
-		*why = "the hub cannot be reached (in hub mode the console never "
-		    "runs without it)";
+		/* libcurl's cause, TLS named (hc_err_text) */
+		(void)!str_fmt(h->why, sizeof(h->why), "%s (in hub mode the "
+		    "console never runs without it)", e == HC_OK || e ==
+		    HC_NO_DATA ? hc_err_text(HC_PROTOCOL) : hc_err_text(e));
+		*why = h->why;
 		return -1;
 	}
 	h->on = 1;

@@ -56,6 +56,7 @@ struct console_hub {
 	const struct plan_audit_ops *audit;
 	void *audit_ctx;
 	long long poll_ms;			/* one long-poll's client timeout */
+	char why[512];				/* a start refusal's reason */
 	struct hub_ticket_state t[HUB_MAX_TICKETS];
 };
 
@@ -63,7 +64,7 @@ struct console_hub {
  * by `lockfile hub-key`), the approvers whose fingerprints are confirmed
  * on this terminal (asked for the others), the hub reachable (a console
  * never runs without its hub), the pending plans' directory. 0, or -1
- * with a static reason. */
+ * with a reason (static, or in h->why). */
 int console_hub_open(struct console_hub *h, const struct policy *pol,
     const char *home, const char *url, const char *ca_file,
     struct term *term, const char **why);

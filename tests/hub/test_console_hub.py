@@ -599,3 +599,25 @@ def test_no_file_metadata_at_rest():
         assert found == [], found
     finally:
         w.cleanup()
+
+
+def test_untrusted_tls_names_the_cause():
+    """A hub on TLS whose certificate the console does not trust: the
+    refusal to start names TLS and --hub-ca (issue 26 item 4: it said only
+    "the hub cannot be reached"); with --hub-ca the console starts."""
+    w = HubConsole(real=True)
+    try:
+        w.hub.stop()
+        w.hub.start(poll_s=2, tls=True)
+        w.url = w.hub.url
+        w.env.write_policy(text=w.policy)
+        w.env.start(args=["--hub", w.url], wait=False)
+        w.env.wait_screen(r"hub approver alice")
+        w.env.type("")
+        s = w.env.wait_screen(r"the hub cannot be reached")
+        assert "TLS" in s and "--hub-ca" in s, s
+        w.env.stop()
+        w.start(args=["--hub-ca", w.hub.tls])
+        assert w.env.console_alive()
+    finally:
+        w.cleanup()
