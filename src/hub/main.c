@@ -11,7 +11,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +69,38 @@ struct paths {
 	char dir[PATH_MAX], key[PATH_MAX + 16], db[PATH_MAX + 16];
 };
 
+/* Who makes the state directory: root, for the hub's account, when that
+ * account cannot (lockhub never runs as root; /var/lib is root's). The
+ * command to run, with this account's names (or ids) and the path when
+ * they are plain (docs/hub.md, "Deployment"). */
+static void
+state_remedy(const char *dir)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+	const struct passwd *pw = getpwuid(geteuid());
+	const struct group *gr = getgrgid(getegid());
+	char user[40], group[40];
+
+	if (pw != NULL && strlen(pw->pw_name) < sizeof(user) &&
+	    strspn(pw->pw_name, plain) == strlen(pw->pw_name))
+		(void)!str_fmt(user, sizeof(user), "%s", pw->pw_name);
+	else
+		(void)!str_fmt(user, sizeof(user), "%u", (unsigned)geteuid());
+	if (gr != NULL && strlen(gr->gr_name) < sizeof(group) &&
+	    strspn(gr->gr_name, plain) == strlen(gr->gr_name))
+		(void)!str_fmt(group, sizeof(group), "%s", gr->gr_name);
+	else
+		(void)!str_fmt(group, sizeof(group), "%u", (unsigned)getegid());
+	logit("the state directory is made by root for the hub's account; "
+	    "as root: install -d -m 0700 -o %s -g %s %s", user, group,
+	    dir[0] == '/' && strspn(dir, "/abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == strlen(dir) ? dir :
+	    "DIR");
+	logit("then lockhub init again as this account (docs/hub.md, "
+	    "\"Deployment\")");
+}
+
 /* The state directory: ours, and closed to everyone else. */
 static int
 state_paths(const char *dir, int create, struct paths *p)
@@ -84,12 +118,17 @@ state_paths(const char *dir, int create, struct paths *p)
 		return -1;
 	}
 	if (create && mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		int e = errno;
 		logit_errno("mkdir %s", dir);
+		if (e == EACCES || e == EPERM || e == EROFS || e == ENOENT)
+			state_remedy(dir);
 		return -1;
 	}
 	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
 	    st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
 		logit("%s must be a directory of this account, mode 0700", dir);
+		if (create)
+			state_remedy(dir);
 		return -1;
 	}
 	return 0;

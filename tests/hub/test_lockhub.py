@@ -7,6 +7,7 @@ limit; body caps; TLS; state and nonces across a restart."""
 import os
 import signal
 import socket
+import subprocess
 import threading
 import time
 
@@ -529,5 +530,40 @@ def test_rotate():
         x = hw.dec_hub(hw.dec_decision(body)["hub"])
         assert x["hub_key"] == new
         assert hw.verify(hw.dec_decision(body)["hub"], x["signed_len"], x["sig"], new)
+    finally:
+        hub.cleanup()
+
+
+def test_init_says_who_makes_the_state_directory():
+    """`lockhub init --state DIR` where the hub's account cannot create DIR
+    (/var/lib is root's) names the command root runs to make it right;
+    run as printed, init then succeeds (issue 26 item 4: it said only
+    "Permission denied")."""
+    import re
+    import shlex
+    hub = HubEnv()
+    try:
+        hub.state = os.path.join(hub.base, "var-lib", "lockhub")
+        os.mkdir(os.path.dirname(hub.state), 0o755)   # root's, like /var/lib
+        r = hub.lockhub("init")
+        assert r.returncode == 70, r.stderr
+        err = r.stderr.decode()
+        m = re.search(r"as root: (install -d [^\n;(]*?%s)" % re.escape(hub.state),
+                      err)
+        assert m, err
+        cmd = shlex.split(m.group(1))
+        assert cmd[:4] == ["install", "-d", "-m", "0700"], cmd
+        subprocess.run(cmd, check=True)
+        r = hub.lockhub("init")
+        assert r.returncode == 0, r.stderr
+        st = os.stat(hub.state)
+        assert st.st_mode & 0o777 == 0o700
+        # a directory root made but did not give: the same remedy
+        other = os.path.join(hub.base, "var-lib", "roots")
+        os.mkdir(other, 0o700)
+        hub.state = other
+        r = hub.lockhub("init")
+        assert r.returncode == 70 and b"install -d -m 0700" in r.stderr, \
+            r.stderr
     finally:
         hub.cleanup()
