@@ -56,7 +56,8 @@ struct console_hub {
 	const struct plan_audit_ops *audit;
 	void *audit_ctx;
 	long long poll_ms;			/* one long-poll's client timeout */
-	char why[512];				/* a start refusal's reason */
+	char why[768];				/* a start refusal's reason */
+	int unenrolled;				/* told: the hub refuses our key */
 	struct hub_ticket_state t[HUB_MAX_TICKETS];
 };
 

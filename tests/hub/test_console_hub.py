@@ -621,3 +621,60 @@ def test_untrusted_tls_names_the_cause():
         assert w.env.console_alive()
     finally:
         w.cleanup()
+
+
+def test_unenrolled_instance_refuses_to_start():
+    """A console whose instance key the hub does not take refuses to start,
+    naming lockhub's enrol step (issue 26 item 4: it started and answered
+    every plan "the human did not decide in time")."""
+    w = HubConsole(real=True)
+    try:
+        r = w.hub.lockhub("revoke", "instance", "desk")
+        assert r.returncode == 0, r.stderr
+        w.env.write_policy(text=w.policy)
+        w.env.start(args=["--hub", w.url], wait=False)
+        w.env.wait_screen(r"hub approver alice")
+        w.env.type("")
+        s = w.env.wait_screen(r"lockhub enroll instance desk", timeout=15)
+        assert w.inst.text() in s, s
+        assert not w.env.console_alive()
+        w.env.stop()
+        # enrolled under another name than the policy's instance: refused
+        w.hub.enroll("instance", "other", w.inst)
+        w.env.start(args=["--hub", w.url], wait=False)
+        w.env.wait_screen(r"hub approver alice")
+        w.env.type("")
+        w.env.wait_screen(r"enrolled on the hub as another instance",
+                          timeout=15)
+        w.env.stop()
+    finally:
+        w.cleanup()
+
+
+def test_revoked_while_running_is_told():
+    """An instance key revoked while the console runs: the run is refused
+    on the closed list as before, and the console's window and the audit
+    say why (not a silent timeout)."""
+    w = HubConsole(real=True)
+    try:
+        w.start()
+        req, doc, _ = w.plan(PDF_PLAN)
+        plan, tid = pending(doc)
+        r = w.hub.lockhub("revoke", "instance", "desk")
+        assert r.returncode == 0, r.stderr
+        before = len(w.env.audit())
+        req, doc, _ = w.run(plan)
+        assert err(gated(req, doc)) == "E_APPROVAL_TIMEOUT", doc
+        new = w.env.audit()[before:]
+        assert any(a.get("method") == "hub.enrolment" and
+                   "not enrolled" in a.get("cause", "") for a in new), new
+        w.env.wait_screen(r"hub: .*not enrolled.*lockhub enroll instance desk",
+                          timeout=10)
+        # enrolled again: the next plan's ticket is taken, the window says so
+        w.hub.enroll("instance", "desk", w.inst)
+        req, doc, _ = w.plan(PDF_PLAN)
+        pending(doc)
+        w.env.wait_screen(r"hub: this console's instance key is enrolled "
+                          r"again", timeout=10)
+    finally:
+        w.cleanup()
