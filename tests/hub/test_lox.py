@@ -385,3 +385,43 @@ def test_tls_recipe_of_the_docs():
     finally:
         lx.cleanup()
         hub.cleanup()
+
+
+def test_superseded_ticket_hidden_and_refused(w):
+    """After a renewal the old ticket is neither listed nor decided: lox
+    names the renewal instead (issue 26 item 4: it listed the old one and
+    `approve` said the console "runs the plan" while nothing could run).
+    A pinned instance cannot hide another instance's ticket this way."""
+    old, _ = w.post()
+    new, _ = w.post(renews=old["id"])
+    # another pinned instance claiming to renew desk's ticket hides nothing
+    w.lox.pin("other", w.other)
+    w.post(inst=w.other, name="other", renews=new["id"])
+    r = w.lox.run("tickets")
+    assert r.returncode == 0, r.stderr
+    assert old["id"].encode() not in r.stdout, r.stdout
+    assert new["id"].encode() in r.stdout, r.stdout
+    assert b"1 superseded" in r.stdout, r.stdout
+    for cmd in ("approve", "deny"):
+        r = w.lox.run(cmd, old["id"])
+        assert r.returncode == 65, (cmd, r.stderr)
+        assert b"renewed" in r.stderr and new["id"].encode() in r.stderr, \
+            r.stderr
+    # nothing was posted for the old ticket
+    st, _ = w.decision(old["id"])
+    assert st == 204
+
+
+def test_approve_claims_only_what_happened(w):
+    """lox can see that the hub took the decision, never that the console
+    ran the plan: the success line says only the first."""
+    t, _ = w.post()
+    lx = w.lox
+    lx.start("approve", t["id"])
+    lx.wait_screen(r"Approve\? 'y'")
+    lx.type("y")
+    assert lx.exit_status() == 0
+    s = lx.screen()
+    assert "checks your decision and runs the plan" not in s, s
+    assert "approved: the hub took your decision; the console runs the " \
+        "plan only if" in s, s
