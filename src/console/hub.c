@@ -12,6 +12,7 @@
 #include "lib/str.h"
 #include "term/home.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -27,6 +28,21 @@
 
 #define PLAN_REC_MAX	(1024 * 1024)
 #define POST_MS		15000
+/* A hub that answers "none yet" sooner than QUICK_MS is not long-polling:
+ * the next poll waits, with jitter, from BACKOFF_MIN_MS doubling to
+ * BACKOFF_MAX_MS (docs/hub.md, "The console's side"). */
+#define QUICK_MS	1000
+#define BACKOFF_MIN_MS	250
+#define BACKOFF_MAX_MS	8000
+/* A pending plan's record: REC_MAGIC, the end of the plan's life (u64,
+ * big-endian, unix ms), a nonce, then the record sealed under a key
+ * derived from the instance key, the head and the plan id its additional
+ * data (docs/security.md, "Data at rest"). */
+#define REC_MAGIC	"LFHUBPL1"
+#define REC_HEAD	16
+#define REC_NONCE	crypto_aead_xchacha20poly1305_ietf_NPUBBYTES
+#define REC_ABYTES	crypto_aead_xchacha20poly1305_ietf_ABYTES
+#define REC_CONTEXT	"lockfile/hub/plan-records/v1"
 
 static long long
 wall_ms(void)
@@ -175,6 +191,128 @@ confirm_approvers(struct console_hub *h)
 	return 0;
 }
 
+/* ---- enrolment: does the hub take this console's signed requests? ----
+ *
+ * A console whose instance key the hub does not take would post no ticket
+ * and hear no decision: every plan would time out with no word of why.
+ * Asked at the start (a refusal to start) and again whenever the hub
+ * refuses a request of ours (a line on the window, an audit record):
+ * docs/hub.md, "The console's side". The hub's answer is only advice
+ * (a hostile hub can lie either way); nothing is approved on it. */
+
+enum enrol {
+	ENROL_OK,
+	ENROL_NOT,		/* 401: not enrolled, or a clock far off */
+	ENROL_ROLE,		/* 403: enrolled as a device */
+	ENROL_NAME,		/* enrolled under another instance name */
+	ENROL_NO_ANSWER,	/* unreachable, or no such endpoint */
+};
+
+static enum enrol
+enrolment(struct console_hub *h, enum hc_err *ep)
+{
+	const char *inst = h->pol->hub.instance;
+	struct buf *b = NULL;
+	long st = 0;
+	enum hc_err e;
+	enum enrol r;
+
+	e = hc_call(&h->hc, "GET", "/v1/enrolment", NULL, 0, HW_MAX_NAME, 10000,
+	    &b, &st);
+	if (e == HC_OK)
+		r = buf_len(b) == strlen(inst) && memcmp(buf_data(b), inst,
+		    strlen(inst)) == 0 ? ENROL_OK : ENROL_NAME;
+	else if (e == HC_REFUSED && st == 401)
+		r = ENROL_NOT;
+	else if (e == HC_REFUSED && st == 403)
+		r = ENROL_ROLE;
+	else
+		r = ENROL_NO_ANSWER;
+	buf_free(b);
+	if (ep != NULL)
+		*ep = e;
+	return r;
+}
+
+/* What to do about it, with this console's key and the policy's instance
+ * name (its alphabet is checked by the policy). */
+static void
+enrol_text(const struct console_hub *h, enum enrol r, char *out, size_t len)
+{
+	char key[HW_KEY_TEXT_LEN + 1];
+	const char *inst = h->pol->hub.instance;
+
+	hw_key_text(h->inst.pk, key);
+	switch (r) {
+	case ENROL_NOT:
+		(void)!str_fmt(out, len, "this console's instance key is not "
+		    "enrolled on the hub (or this host's clock is over a minute "
+		    "off the hub's): no ticket is taken, no decision comes; on "
+		    "the hub: lockhub enroll instance %s %s (docs/hub.md)", inst,
+		    key);
+		break;
+	case ENROL_ROLE:
+		(void)!str_fmt(out, len, "this console's key is enrolled on the "
+		    "hub as a device, not an instance; on the hub: lockhub revoke "
+		    "device NAME, then lockhub enroll instance %s %s "
+		    "(docs/hub.md)", inst, key);
+		break;
+	case ENROL_NAME:
+		(void)!str_fmt(out, len, "this console's instance key is "
+		    "enrolled on the hub as another instance than the policy's "
+		    "[hub] instance = \"%s\"; on the hub: lockhub revoke "
+		    "instance NAME, then lockhub enroll instance %s %s "
+		    "(docs/hub.md)", inst, inst, key);
+		break;
+	case ENROL_OK:
+	case ENROL_NO_ANSWER:
+		(void)!str_fmt(out, len, "the hub does not say whether this "
+		    "console's instance key is enrolled (an older lockhub?)");
+		break;
+	}
+}
+
+/* The hub refused a request of ours: if the key is no longer taken, say
+ * so once on the window and in the audit (its cause), until it is. */
+static void
+enrol_refused(struct console_hub *h)
+{
+	static const char *const cause[] = {
+		[ENROL_NOT] = "the instance key is not enrolled on the hub",
+		[ENROL_ROLE] = "the instance key is enrolled on the hub as a "
+		    "device",
+		[ENROL_NAME] = "the instance key is enrolled on the hub under "
+		    "another name",
+	};
+	enum enrol r = enrolment(h, NULL);
+	char line[768];
+	json_t *rec;
+
+	if (r == ENROL_OK || r == ENROL_NO_ANSWER || h->unenrolled)
+		return;
+	h->unenrolled = 1;
+	rec = json_object();
+	json_object_set_new(rec, "method", json_string("hub.enrolment"));
+	json_object_set_new(rec, "outcome", json_string("refused"));
+	json_object_set_new(rec, "cause", json_string(cause[r]));
+	h->audit->write(h->audit_ctx, rec);
+	enrol_text(h, r, line, sizeof(line));
+	term_printf(h->term, "hub: %s\n", line);
+}
+
+/* A request of ours was taken again. */
+static void
+enrol_taken(struct console_hub *h)
+{
+	if (!h->unenrolled)
+		return;
+	h->unenrolled = 0;
+	term_printf(h->term, "hub: this console's instance key is enrolled "
+	    "again: tickets are taken\n");
+}
+
+static void sweep(struct console_hub *h);
+
 int
 console_hub_open(struct console_hub *h, const struct policy *pol,
     const char *home, const char *url, const char *ca_file,
@@ -183,6 +321,7 @@ console_hub_open(struct console_hub *h, const struct policy *pol,
 	char path[PATH_MAX + 64];
 	enum hw_key_err ke;
 	enum hc_err e;
+	enum enrol r;
 
 	memset(h, 0, sizeof(*h));
 	h->pol = pol;
@@ -205,6 +344,14 @@ console_hub_open(struct console_hub *h, const struct policy *pol,
 		    "hub-key` first (docs/hub.md)" : hw_key_err_text(ke);
 		return -1;
 	}
+	/* The pending plans' records are sealed under a key only the
+	 * instance key gives: a new instance key voids them, as it voids
+	 * the open tickets (docs/hub.md, "Rotation"). */
+	h->rec_key = sodium_malloc(32);
+	if (h->rec_key == NULL)
+		fatal("out of locked memory");
+	crypto_generichash(h->rec_key, 32, (const uint8_t *)REC_CONTEXT,
+	    strlen(REC_CONTEXT), h->inst.sk, 32);
 	/* The commitments to agents' tokens are keyed per session: the hub
 	 * sees them, never this key. */
 	h->commit_key = sodium_malloc(32);
@@ -217,6 +364,9 @@ console_hub_open(struct console_hub *h, const struct policy *pol,
 		*why = "the hub state directory cannot be made";
 		return -1;
 	}
+	/* Records of plans past their lifetime, or that no longer open, go
+	 * at the start, run or not (docs/hub.md). */
+	sweep(h);
 	h->hc.key = &h->inst;
 	h->hc.ca_pem = h->ca;
 	h->hc.ca_pem_len = h->ca_len;
@@ -229,8 +379,21 @@ console_hub_open(struct console_hub *h, const struct policy *pol,
 	}
 	e = hc_call(&h->hc, "GET", "/v1/health", NULL, 0, 64, 10000, NULL, NULL);
 	if (e != HC_OK) {
-		*why = "the hub cannot be reached (in hub mode the console never "
-		    "runs without it)";
+		/* libcurl's cause, TLS named (hc_err_text) */
+		(void)!str_fmt(h->why, sizeof(h->why), "%s (in hub mode the "
+		    "console never runs without it)", e == HC_OK || e ==
+		    HC_NO_DATA ? hc_err_text(HC_PROTOCOL) : hc_err_text(e));
+		*why = h->why;
+		return -1;
+	}
+	r = enrolment(h, &e);
+	if (r != ENROL_OK) {
+		if (r == ENROL_NO_ANSWER && e != HC_NOT_FOUND)
+			(void)!str_fmt(h->why, sizeof(h->why), "%s (the "
+			    "enrolment check)", hc_err_text(e));
+		else
+			enrol_text(h, r, h->why, sizeof(h->why));
+		*why = h->why;
 		return -1;
 	}
 	h->on = 1;
@@ -255,6 +418,9 @@ console_hub_close(struct console_hub *h)
 	for (i = 0; i < HUB_MAX_TICKETS; i++)
 		wipe_ticket(&h->t[i]);
 	hw_key_free(&h->inst);
+	if (h->rec_key != NULL)
+		sodium_free(h->rec_key);
+	h->rec_key = NULL;
 	if (h->commit_key != NULL)
 		sodium_free(h->commit_key);
 	h->commit_key = NULL;
@@ -296,6 +462,24 @@ slot(struct console_hub *h, const char *plan)
 			return &h->t[i];
 		}
 	return NULL;
+}
+
+/* One agent's share of the table (docs/hub.md): its live tickets but
+ * the plan's own (a renewal keeps its place). */
+static enum plan_ask
+hub_room(void *ctx, uid_t uid, const char *plan)
+{
+	struct console_hub *h = ctx;
+	long long now = now_ms();
+	unsigned n = 0;
+	size_t i;
+
+	for (i = 0; i < HUB_MAX_TICKETS; i++)
+		if (h->t[i].used && h->t[i].uid == uid &&
+		    h->t[i].expires_ms > now && strcmp(h->t[i].plan, plan) != 0)
+			n++;
+	return n >= h->pol->hub.max_pending_per_agent ? PLAN_ASK_SHARE :
+	    PLAN_ASK_OK;
 }
 
 static void
@@ -460,21 +644,24 @@ plan_hash(const struct plan_ticket *f, uint8_t out[32])
 	return hw_plan_hash(&p, out) == HW_OK ? 0 : -1;
 }
 
-static int
+static enum plan_ask
 hub_ask(void *ctx, const struct plan_ticket *f, char ticket[PLAN_ID_TEXT],
     char instance[33])
 {
 	struct console_hub *h = ctx;
-	struct hub_ticket_state *s = slot(h, f->plan_id);
+	struct hub_ticket_state *s;
 	struct hw_ticket *t;
 	struct buf *b = NULL;
 	char tok[32];
 	long long ttl = (long long)h->pol->hub.ticket_ttl_s * 1000;
+	enum plan_ask ret = PLAN_ASK_REFUSED;
 	enum hc_err e;
-	int ret = -1;
 
+	if (hub_room(h, f->uid, f->plan_id) != PLAN_ASK_OK)
+		return PLAN_ASK_SHARE;
+	s = slot(h, f->plan_id);
 	if (s == NULL)
-		return -1;
+		return PLAN_ASK_REFUSED;
 	t = calloc(1, sizeof(*t));
 	if (t == NULL)
 		fatal("out of memory");
@@ -504,8 +691,11 @@ hub_ask(void *ctx, const struct plan_ticket *f, char ticket[PLAN_ID_TEXT],
 	    POST_MS, NULL, NULL);
 	if (e != HC_OK) {
 		logit("hub: the ticket was not taken: %s", hc_err_text(e));
+		if (e == HC_REFUSED)
+			enrol_refused(h);
 		goto out;
 	}
+	enrol_taken(h);
 	s->used = 1;
 	memcpy(s->plan, f->plan_id, strlen(f->plan_id) + 1);
 	memcpy(s->ticket, t->id, sizeof(t->id));
@@ -517,9 +707,9 @@ hub_ask(void *ctx, const struct plan_ticket *f, char ticket[PLAN_ID_TEXT],
 	s->expires_ms = now_ms() + ttl;
 	memcpy(ticket, t->id, sizeof(t->id));
 	memcpy(instance, t->instance, sizeof(t->instance));
-	ret = 0;
+	ret = PLAN_ASK_OK;
 out:
-	if (ret != 0)
+	if (ret != PLAN_ASK_OK)
 		wipe_ticket(s);
 	buf_free(b);
 	free(t);
@@ -663,6 +853,7 @@ hub_await(void *ctx, const char *plan, uid_t uid, long long deadline)
 {
 	struct console_hub *h = ctx;
 	struct hub_ticket_state *s = find(h, plan);
+	long long backoff;
 	char path[128];
 
 	/* No ticket state (the console restarted) or a used key: only a new
@@ -676,7 +867,7 @@ hub_await(void *ctx, const char *plan, uid_t uid, long long deadline)
 	if (str_fmt(path, sizeof(path), "/v1/tickets/%s/decision", s->ticket) !=
 	    STR_OK)
 		return PLAN_NO_DECISION;
-	for (;;) {
+	for (backoff = BACKOFF_MIN_MS;;) {
 		long long now = now_ms(), end = deadline < s->expires_ms ?
 		    deadline : s->expires_ms, wait;
 		struct buf *b = NULL;
@@ -693,12 +884,31 @@ hub_await(void *ctx, const char *plan, uid_t uid, long long deadline)
 		/* The hub's own long-poll deadline answers first (204). */
 		e = hc_call(&h->hc, "GET", path, NULL, 0, HW_MAX_DECISION,
 		    wait + 2000, &b, NULL);
-		if (e == HC_NO_DATA)
+		if (e == HC_OK || e == HC_NO_DATA)
+			enrol_taken(h);
+		if (e == HC_NO_DATA) {
+			/* "None yet" at once is no long-poll (a broken or
+			 * hostile hub): back off, jittered and bounded, never
+			 * past the deadline. */
+			long long t = now_ms(), nap;
+			if (t - now >= QUICK_MS) {
+				backoff = BACKOFF_MIN_MS;
+				continue;
+			}
+			nap = backoff / 2 + (long long)randombytes_uniform(
+			    (uint32_t)(backoff / 2 + 1));
+			sleep_until_ms(t + nap < end ? t + nap : end);
+			backoff = backoff * 2 < BACKOFF_MAX_MS ? backoff * 2 :
+			    BACKOFF_MAX_MS;
 			continue;
+		}
 		if (e != HC_OK) {
 			/* A hub that is down or refuses: told at once, on the
-			 * closed list; the ticket stays pending. */
+			 * closed list; the ticket stays pending. A refusal may
+			 * be a revoked key: the window and the audit say so. */
 			buf_free(b);
+			if (e == HC_REFUSED)
+				enrol_refused(h);
 			return PLAN_NO_DECISION;
 		}
 		v = check(h, s, b, uid);
@@ -735,39 +945,161 @@ hub_forget(void *ctx, const char *plan)
 		wipe_ticket(s);
 }
 
-/* ---- the pending plans, one file each (no secret in them) ---- */
+/* ---- the pending plans, one sealed file each ----
+ *
+ * What a renewal needs (the key, the typed key, the content's sha256 and
+ * size...) is file metadata: sealed, it is not at rest in the clear
+ * (docs/security.md, "Data at rest"). The head in the clear holds only
+ * the end of the plan's life, so records nobody runs go without being
+ * opened. */
 
 static int
 plan_path(const struct console_hub *h, const char *plan, char *out, size_t len)
 {
 	if (!id_is_valid(plan, PROTO_PREFIX_PLAN))
 		return -1;
-	return str_fmt(out, len, "%s/%s.json", h->plans, plan) == STR_OK ? 0 : -1;
+	return str_fmt(out, len, "%s/%s.rec", h->plans, plan) == STR_OK ? 0 : -1;
 }
 
-/* Written whole to a temporary name, then renamed over the record
+static void
+rec_head(uint8_t head[REC_HEAD], unsigned long long until)
+{
+	int i;
+
+	memcpy(head, REC_MAGIC, 8);
+	for (i = 0; i < 8; i++)
+		head[8 + i] = (uint8_t)(until >> (56 - 8 * i));
+}
+
+/* The end of a record's plan from its head: 0, or -1 when the head is
+ * not ours or the plan's life is over (or, by a clock set back, longer
+ * than the policy gives). */
+static int
+rec_live(const struct console_hub *h, const uint8_t head[REC_HEAD],
+    unsigned long long *until)
+{
+	long long now = wall_ms();
+	unsigned long long u = 0;
+	int i;
+
+	if (memcmp(head, REC_MAGIC, 8) != 0)
+		return -1;
+	for (i = 0; i < 8; i++)
+		u = u << 8 | head[8 + i];
+	if (u <= (unsigned long long)now || u > (unsigned long long)now +
+	    (unsigned long long)h->pol->hub.plan_ttl_s * 1000)
+		return -1;
+	*until = u;
+	return 0;
+}
+
+/* At most max bytes of path (the console's own 0600 file): its length,
+ * or -1. */
+static ssize_t
+rec_read(const char *path, uint8_t *out, size_t max)
+{
+	ssize_t n;
+	int fd = open(path, OPEN_RO_SAFE);
+
+	if (fd < 0)
+		return -1;
+	if (check_fd_owner_mode(fd, geteuid(), 1) != 0) {
+		close(fd);
+		return -1;
+	}
+	n = read_full(fd, out, max);
+	close(fd);
+	return n;
+}
+
+/* Every file of the directory but the records of live plans goes: those
+ * past their lifetime (their ticket state too), leftovers, and records
+ * of the clear format before this one. */
+static void
+sweep(struct console_hub *h)
+{
+	DIR *d = opendir(h->plans);
+	struct dirent *de;
+	uint8_t head[REC_HEAD];
+	unsigned long long until;
+	char plan[PLAN_ID_TEXT], path[PATH_MAX + 64];
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		size_t n = strlen(de->d_name);
+		int keep = 0;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		plan[0] = '\0';
+		if (n > 4 && n - 4 < sizeof(plan) &&
+		    strcmp(de->d_name + n - 4, ".rec") == 0) {
+			memcpy(plan, de->d_name, n - 4);
+			plan[n - 4] = '\0';
+		}
+		if (plan[0] != '\0' && plan_path(h, plan, path, sizeof(path)) == 0)
+			keep = rec_read(path, head, REC_HEAD) == REC_HEAD &&
+			    rec_live(h, head, &until) == 0;
+		if (keep)
+			continue;
+		(void)unlinkat(dirfd(d), de->d_name, 0);
+		if (plan[0] != '\0' && id_is_valid(plan, PROTO_PREFIX_PLAN))
+			hub_forget(h, plan);
+	}
+	closedir(d);
+}
+
+/* Sealed whole to a temporary name, then renamed over the record
  * (renameat: the console's filter allows it, Landlock within this
- * directory only): a crash leaves the old record or the new one. */
+ * directory only): a crash leaves the old record or the new one. A
+ * renewal keeps the plan's end. */
 static int
 hub_save(void *ctx, const char *plan, json_t *rec)
 {
 	struct console_hub *h = ctx;
 	char path[PATH_MAX + 64], tmp[PATH_MAX + 80];
+	uint8_t head[REC_HEAD], *out;
+	unsigned long long until, clen;
+	size_t tlen, olen;
 	char *text;
 	int fd, rc;
 
 	if (plan_path(h, plan, path, sizeof(path)) != 0 ||
 	    str_fmt(tmp, sizeof(tmp), "%s.tmp", path) != STR_OK)
 		return -1;
+	if (rec_read(path, head, REC_HEAD) != REC_HEAD ||
+	    rec_live(h, head, &until) != 0)
+		until = (unsigned long long)wall_ms() +
+		    (unsigned long long)h->pol->hub.plan_ttl_s * 1000;
+	sweep(h);
 	text = jsonx_dump_line(rec);
 	if (text == NULL)
 		return -1;
+	tlen = strlen(text);
+	olen = REC_HEAD + REC_NONCE + tlen + REC_ABYTES;
+	out = calloc(1, olen);
+	if (out == NULL)
+		fatal("out of memory");
+	rec_head(head, until);
+	memcpy(out, head, REC_HEAD);
+	randombytes_buf(out + REC_HEAD, REC_NONCE);
+	{
+		uint8_t ad[REC_HEAD + PLAN_ID_TEXT];
+		memcpy(ad, head, REC_HEAD);
+		memcpy(ad + REC_HEAD, plan, strlen(plan));
+		crypto_aead_xchacha20poly1305_ietf_encrypt(out + REC_HEAD +
+		    REC_NONCE, &clen, (const uint8_t *)text, tlen, ad,
+		    REC_HEAD + strlen(plan), NULL, out + REC_HEAD, h->rec_key);
+	}
+	sodium_memzero(text, tlen);
+	free(text);
 	(void)unlink(tmp);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	rc = fd < 0 || write_full(fd, text, strlen(text)) != 0 || fsync(fd) != 0;
+	rc = fd < 0 || write_full(fd, out, olen) != 0 || fsync(fd) != 0;
 	if (fd >= 0 && close(fd) != 0)
 		rc = 1;
-	free(text);
+	free(out);
 	if (rc || renameat(AT_FDCWD, tmp, AT_FDCWD, path) != 0) {
 		(void)unlink(tmp);
 		return -1;
@@ -775,31 +1107,47 @@ hub_save(void *ctx, const char *plan, json_t *rec)
 	return 0;
 }
 
+/* The record, or NULL: none, past the plan's life (then it goes, with its
+ * ticket state: a run is refused, never renewed), or it does not open. */
 static json_t *
 hub_load(void *ctx, const char *plan)
 {
 	struct console_hub *h = ctx;
-	char path[PATH_MAX + 64], *text;
-	json_t *rec;
+	char path[PATH_MAX + 64];
+	uint8_t *raw, *text, ad[REC_HEAD + PLAN_ID_TEXT];
+	unsigned long long until, tlen;
+	json_t *rec = NULL;
 	ssize_t n;
-	int fd;
+	size_t max = REC_HEAD + REC_NONCE + PLAN_REC_MAX + REC_ABYTES;
 
 	if (plan_path(h, plan, path, sizeof(path)) != 0)
 		return NULL;
-	fd = open(path, OPEN_RO_SAFE);
-	if (fd < 0)
-		return NULL;
-	if (check_fd_owner_mode(fd, geteuid(), 1) != 0) {
-		close(fd);
+	raw = malloc(max + 1);
+	text = malloc(PLAN_REC_MAX + 1);
+	if (raw == NULL || text == NULL)
+		fatal("out of memory");
+	n = rec_read(path, raw, max + 1);
+	if (n < 0) {
+		free(raw);
+		free(text);
 		return NULL;
 	}
-	text = malloc(PLAN_REC_MAX + 1);
-	if (text == NULL)
-		fatal("out of memory");
-	n = read_full(fd, text, PLAN_REC_MAX + 1);
-	close(fd);
-	rec = n > 0 && n <= PLAN_REC_MAX ? jsonx_parse(text, (size_t)n,
-	    PLAN_REC_MAX, 8) : NULL;
+	memcpy(ad, raw, n >= REC_HEAD ? REC_HEAD : 0);
+	memcpy(ad + REC_HEAD, plan, strlen(plan));
+	if (n < REC_HEAD + REC_NONCE + REC_ABYTES || (size_t)n > max ||
+	    rec_live(h, raw, &until) != 0 ||
+	    crypto_aead_xchacha20poly1305_ietf_decrypt(text, &tlen, NULL,
+	    raw + REC_HEAD + REC_NONCE, (unsigned long long)n - REC_HEAD -
+	    REC_NONCE, ad, REC_HEAD + strlen(plan), raw + REC_HEAD,
+	    h->rec_key) != 0) {
+		(void)unlink(path);
+		hub_forget(h, plan);
+	} else {
+		rec = jsonx_parse((const char *)text, (size_t)tlen, PLAN_REC_MAX,
+		    8);
+		sodium_memzero(text, (size_t)tlen);
+	}
+	free(raw);
 	free(text);
 	return rec;
 }
@@ -815,6 +1163,7 @@ hub_drop(void *ctx, const char *plan)
 
 const struct plan_hub_ops console_hub_ops = {
 	.ask = hub_ask,
+	.room = hub_room,
 	.await = hub_await,
 	.value = hub_value,
 	.forget = hub_forget,

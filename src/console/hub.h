@@ -1,7 +1,8 @@
 /* The console's side of hub mode (docs/hub.md): its instance key, the
  * pinned hub and approver keys, the tickets it made and their one-use
  * keys, the check chain of a decision, the pending plans kept across a
- * restart. It implements plan.h's plan_hub_ops; plan.c never sees it.
+ * restart (sealed, each with its lifetime). It implements plan.h's
+ * plan_hub_ops; plan.c never sees it.
  *
  * Replay state lives here, on the console: a ticket is pending until its
  * first decision that holds consumes it; expiry is the console's clock;
@@ -46,6 +47,7 @@ struct console_hub {
 	uint8_t *ca;				/* --hub-ca, read before confinement */
 	size_t ca_len;
 	uint8_t *commit_key;			/* per session, sodium_malloc */
+	uint8_t *rec_key;			/* seals the pending plans' records */
 	char dir[PATH_MAX];			/* ~/.local/state/lockfile/hub */
 	char plans[PATH_MAX + 16];		/* dir/plans: the pending plans */
 	int confirmed[POLICY_MAX_APPROVERS];	/* fingerprint typed here */
@@ -54,6 +56,8 @@ struct console_hub {
 	const struct plan_audit_ops *audit;
 	void *audit_ctx;
 	long long poll_ms;			/* one long-poll's client timeout */
+	char why[768];				/* a start refusal's reason */
+	int unenrolled;				/* told: the hub refuses our key */
 	struct hub_ticket_state t[HUB_MAX_TICKETS];
 };
 
@@ -61,7 +65,7 @@ struct console_hub {
  * by `lockfile hub-key`), the approvers whose fingerprints are confirmed
  * on this terminal (asked for the others), the hub reachable (a console
  * never runs without its hub), the pending plans' directory. 0, or -1
- * with a static reason. */
+ * with a reason (static, or in h->why). */
 int console_hub_open(struct console_hub *h, const struct policy *pol,
     const char *home, const char *url, const char *ca_file,
     struct term *term, const char **why);

@@ -1107,7 +1107,16 @@ ticket_for(struct plan *pl, const char *planid, enum plan_content content,
 	f.renews = renews;
 	f.moved = moved;
 	f.nmoved = nmoved;
-	if (e->hub->ask(e->hub_ctx, &f, ticket, instance) != 0) {
+	switch (e->hub->ask(e->hub_ctx, &f, ticket, instance)) {
+	case PLAN_ASK_OK:
+		break;
+	case PLAN_ASK_SHARE:
+		/* its record stays: the renewal can be asked again once
+		 * another of the agent's plans is done */
+		return refuse(pl, E_TOO_MANY_PENDING, "its share of the "
+		    "ticket table is taken");
+	case PLAN_ASK_REFUSED:
+	default:
 		e->hub->drop(e->hub_ctx, planid);
 		return refuse(pl, E_APPROVAL_TIMEOUT, "the hub did not take the "
 		    "ticket");
@@ -1140,6 +1149,11 @@ hub_ask_plan(struct plan *pl, const char *planid)
 	char *line;
 
 	memset(sha, 0, sizeof(sha));
+	/* One agent's plans take only its share of the ticket table: told
+	 * before the fetch, as the other refusals before the card are. */
+	if (e->hub->room(e->hub_ctx, pl->peer->uid, planid) != PLAN_ASK_OK)
+		return refuse(pl, E_TOO_MANY_PENDING, "its share of the ticket "
+		    "table is taken");
 	if (pl->h != NULL) {
 		memcpy(sha, pl->h->sha256, 32);
 		size = pl->h->size;

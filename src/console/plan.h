@@ -130,11 +130,21 @@ enum plan_verdict {
 				 * yet, a refused one, the hub unreachable) */
 };
 
+enum plan_ask {
+	PLAN_ASK_OK = 0,
+	PLAN_ASK_REFUSED,	/* the hub did not take it, the table is full */
+	PLAN_ASK_SHARE,		/* the agent's share of the table is taken */
+};
+
 struct plan_hub_ops {
-	/* Make, sign and post the ticket. 0 and its id (and the instance
-	 * name) in ticket, or -1: the hub did not take it. */
-	int (*ask)(void *ctx, const struct plan_ticket *t,
+	/* Make, sign and post the ticket: PLAN_ASK_OK and its id (and the
+	 * instance name) in ticket, or why not. */
+	enum plan_ask (*ask)(void *ctx, const struct plan_ticket *t,
 	    char ticket[PLAN_ID_TEXT], char instance[33]);
+	/* Before anything is fetched: PLAN_ASK_SHARE when uid's pending
+	 * plans fill its share of the ticket table (a plan that has a ticket
+	 * keeps its place), else PLAN_ASK_OK (docs/hub.md). */
+	enum plan_ask (*room)(void *ctx, uid_t uid, const char *plan_id);
 	/* Wait for the decision on the plan's ticket until deadline_ms, and
 	 * check it. */
 	enum plan_verdict (*await)(void *ctx, const char *plan_id, uid_t uid,

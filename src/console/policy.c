@@ -336,9 +336,11 @@ parse_hub(const json_t *doc, const json_t *t, struct policy_hub *h,
 	}
 	json_object_foreach((json_t *)t, k, v)
 		if (strcmp(k, "instance") != 0 && strcmp(k, "keys") != 0 &&
-		    strcmp(k, "approvers") != 0 && strcmp(k, "ticket_ttl_s") != 0) {
-			str_msg(why, wl, "hub: only instance, keys, approvers and "
-			    "ticket_ttl_s");
+		    strcmp(k, "approvers") != 0 && strcmp(k, "ticket_ttl_s") != 0 &&
+		    strcmp(k, "max_pending_per_agent") != 0 &&
+		    strcmp(k, "plan_ttl_s") != 0) {
+			str_msg(why, wl, "hub: only instance, keys, approvers, "
+			    "ticket_ttl_s, max_pending_per_agent and plan_ttl_s");
 			return at(w, t, k);
 		}
 	v = json_object_get(t, "instance");
@@ -401,6 +403,17 @@ parse_hub(const json_t *doc, const json_t *t, struct policy_hub *h,
 		    why, wl, w) != 0)
 			return -1;
 		h->ticket_ttl_s = (unsigned)x;
+		/* docs/policy.md: one agent's share of the ticket table, and
+		 * a plan's own lifetime (at least its ticket's) */
+		if (get_uint(v, "max_pending_per_agent", 1, POLICY_MAX_PENDING,
+		    8, &x, why, wl, w) != 0)
+			return -1;
+		h->max_pending_per_agent = (unsigned)x;
+		if (get_uint(v, "plan_ttl_s", h->ticket_ttl_s, 30 * 86400,
+		    h->ticket_ttl_s > 86400 ? h->ticket_ttl_s : 86400, &x, why,
+		    wl, w) != 0)
+			return -1;
+		h->plan_ttl_s = (unsigned)x;
 	}
 	h->set = 1;
 	return 0;

@@ -29,6 +29,7 @@ struct profile {
 
 #define POLICY_MAX_HUB_KEYS	4
 #define POLICY_MAX_APPROVERS	16
+#define POLICY_MAX_PENDING	64	/* the console's ticket table (hub.h) */
 
 /* [hub] (docs/hub.md, docs/policy.md): hub mode. A policy with it runs
  * only with --hub, and a console with --hub only with it. */
@@ -43,6 +44,9 @@ struct policy_hub {
 		uint8_t pk[32];
 	} approvers[POLICY_MAX_APPROVERS];
 	unsigned ticket_ttl_s;		/* a ticket's life on the console's clock */
+	unsigned max_pending_per_agent;	/* one agent's share of the tickets */
+	unsigned plan_ttl_s;		/* a pending plan's life, renewals and
+					 * restarts included (wall clock) */
 };
 
 struct policy {

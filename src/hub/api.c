@@ -29,6 +29,7 @@ hub_cfg_defaults(struct hub_cfg *c)
 	c->max_per_ip = HUB_DEFAULT_MAX_PER_IP;
 	c->max_waiters = HUB_DEFAULT_MAX_WAITERS;
 	c->conn_timeout_s = HUB_DEFAULT_CONN_TIMEOUT;
+	c->request_ms = HUB_DEFAULT_REQUEST_MS;
 }
 
 long long
@@ -50,6 +51,7 @@ enum route {
 	R_PENDING,		/* GET  /v1/pending                  device */
 	R_PENDING_AFTER,	/* GET  /v1/pending/after/SEQ        device */
 	R_POST_DECISION,	/* POST /v1/tickets/ID/decision      device */
+	R_ENROLMENT,		/* GET  /v1/enrolment                instance */
 };
 
 struct match {
@@ -86,6 +88,8 @@ match(const char *method, const char *path, struct match *m)
 		m->r = R_POST_TICKET;
 	else if (get && strcmp(path, "/v1/pending") == 0)
 		m->r = R_PENDING;
+	else if (get && strcmp(path, "/v1/enrolment") == 0)
+		m->r = R_ENROLMENT;
 	else if (get && strncmp(path, after, sizeof(after) - 1) == 0 &&
 	    strlen(path) <= sizeof(after) - 1 + 19 &&
 	    parse_u64(path + sizeof(after) - 1, 0, 1ULL << 62, &m->seq) == 0)
@@ -113,8 +117,8 @@ hub_body_cap(const char *method, const char *path)
 static enum hw_role
 route_role(enum route r)
 {
-	return r == R_POST_TICKET || r == R_GET_DECISION ? HW_ROLE_INSTANCE
-	    : HW_ROLE_DEVICE;
+	return r == R_POST_TICKET || r == R_GET_DECISION || r == R_ENROLMENT ?
+	    HW_ROLE_INSTANCE : HW_ROLE_DEVICE;
 }
 
 /* ---- responses ---- */
@@ -447,6 +451,22 @@ post_decision(struct hub *h, const struct match *m, const struct hub_req *rq,
 	ASSERT(str_fmt(rs->key, sizeof(rs->key), "%s", m->id) == STR_OK);
 }
 
+/* A console asks at its start, and when a request of its is refused,
+ * whether its instance key is enrolled: hub_auth() answered that already
+ * (401 not enrolled, 403 another role); the answer names the instance it
+ * is enrolled as, which must be the policy's (docs/hub.md). */
+static void
+get_enrolment(const struct hub_who *who, struct hub_resp *rs)
+{
+	rs->body = buf_new(HW_MAX_NAME + 1);
+	if (buf_append(rs->body, who->key.name, strlen(who->key.name)) != 0) {
+		hub_resp_free(rs);
+		answer(rs, 500, "the hub cannot serve this now\n");
+		return;
+	}
+	rs->status = 200;
+}
+
 void
 hub_route(struct hub *h, const struct hub_req *rq, const struct hub_who *who,
     int timed_out, struct hub_resp *rs)
@@ -477,6 +497,9 @@ hub_route(struct hub *h, const struct hub_req *rq, const struct hub_who *who,
 		return;
 	case R_POST_DECISION:
 		post_decision(h, &m, rq, who, rs);
+		return;
+	case R_ENROLMENT:
+		get_enrolment(who, rs);
 		return;
 	case R_NONE:
 		break;

@@ -2,7 +2,9 @@
  * polls"): TLS through its GnuTLS support or plain HTTP behind a
  * terminating proxy; limits on connections (total and per address), idle
  * time, body sizes (checked against Content-Length before a byte is read)
- * and request rates (token buckets); long-polls suspended with a deadline
+ * and request rates (token buckets), a deadline for each request's head
+ * and body whatever trickles in (libmicrohttpd's own timeout is an idle
+ * one, reset by every byte); long-polls suspended with a deadline
  * of our own, since libmicrohttpd 0.9.75 never times a suspended
  * connection out nor sees its client go away; every suspended connection
  * resumed before the daemon stops. */
@@ -17,6 +19,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,9 +45,21 @@ struct ctx {
 	struct ctx *next, *prev;	/* waiters */
 };
 
+/* One per connection (libmicrohttpd's socket context): the deadline by
+ * which its request's head and body must be in (docs/hub.md, "Limits"),
+ * armed when it opens and after each answer, disarmed once the request is
+ * whole. Listed while libmicrohttpd holds the socket open: it tells us
+ * NOTIFY_CLOSED before it closes the descriptor. */
+struct sconn {
+	int fd;
+	long long deadline_ms;		/* monotonic; 0: not armed */
+	struct sconn *next, *prev;
+};
+
 static struct {
 	struct hub *h;
 	pthread_mutex_t mu;
+	struct sconn *conns;
 	struct ctx *waiters;
 	unsigned nwaiters;
 	unsigned long long gen;		/* notifications so far */
@@ -119,6 +134,7 @@ reaper(void *arg)
 	while (!*stop) {
 		long long now = now_ms();
 		struct ctx *c, *next;
+		struct sconn *sc;
 
 		pthread_mutex_lock(&S.mu);
 		for (c = S.waiters; c != NULL; c = next) {
@@ -128,6 +144,13 @@ reaper(void *arg)
 			unlink_waiter(c);
 			c->timed_out = 1;
 			MHD_resume_connection(c->conn);
+		}
+		for (sc = S.conns; sc != NULL; sc = sc->next) {
+			if (sc->deadline_ms == 0 || sc->deadline_ms > now)
+				continue;
+			/* libmicrohttpd then reads the end and closes it */
+			(void)shutdown(sc->fd, SHUT_RDWR);
+			sc->deadline_ms = 0;
 		}
 		pthread_mutex_unlock(&S.mu);
 		if (now - last_purge >= PURGE_MS) {
@@ -140,12 +163,68 @@ reaper(void *arg)
 	return NULL;
 }
 
+/* Arm (the next request's head is due by then) or disarm (the request
+ * is whole) the connection's deadline. */
+static void
+arm(struct MHD_Connection *conn, int on)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn,
+	    MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct sconn *sc = ci != NULL ? ci->socket_context : NULL;
+
+	if (sc == NULL)
+		return;
+	pthread_mutex_lock(&S.mu);
+	sc->deadline_ms = on ? now_ms() + S.h->cfg.request_ms : 0;
+	pthread_mutex_unlock(&S.mu);
+}
+
+static void
+notify_conn(void *cls, struct MHD_Connection *conn, void **socket_context,
+    enum MHD_ConnectionNotificationCode toe)
+{
+	const union MHD_ConnectionInfo *ci;
+	struct sconn *sc = *socket_context;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		ci = MHD_get_connection_info(conn,
+		    MHD_CONNECTION_INFO_CONNECTION_FD);
+		sc = calloc(1, sizeof(*sc));
+		if (sc == NULL || ci == NULL)
+			fatal("out of memory");
+		sc->fd = ci->connect_fd;
+		pthread_mutex_lock(&S.mu);
+		sc->deadline_ms = now_ms() + S.h->cfg.request_ms;
+		sc->next = S.conns;
+		if (S.conns != NULL)
+			S.conns->prev = sc;
+		S.conns = sc;
+		pthread_mutex_unlock(&S.mu);
+		*socket_context = sc;
+		return;
+	}
+	if (sc == NULL)
+		return;
+	pthread_mutex_lock(&S.mu);
+	if (sc->prev != NULL)
+		sc->prev->next = sc->next;
+	else
+		S.conns = sc->next;
+	if (sc->next != NULL)
+		sc->next->prev = sc->prev;
+	pthread_mutex_unlock(&S.mu);
+	free(sc);
+	*socket_context = NULL;
+}
+
 static void
 completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     enum MHD_RequestTerminationCode toe)
 {
 	struct ctx *c = *con_cls;
 
+	/* a kept-alive connection's next request is due in time too */
+	arm(conn, 1);
 	if (c == NULL)
 		return;
 	pthread_mutex_lock(&S.mu);
@@ -260,6 +339,9 @@ access_cb(void *cls, struct MHD_Connection *conn, const char *url,
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	/* The request is whole: its deadline is met (a long-poll has its
+	 * own). */
+	arm(conn, 0);
 	memset(&rq, 0, sizeof(rq));
 	rq.method = method;
 	rq.path = url;
@@ -334,6 +416,7 @@ hub_serve(struct hub *h, const char *addr, unsigned port,
 		    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)h->cfg.conn_timeout_s,
 		    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
 		    MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+		    MHD_OPTION_NOTIFY_CONNECTION, notify_conn, NULL,
 		    MHD_OPTION_HTTPS_MEM_KEY, tls->key_pem,
 		    MHD_OPTION_HTTPS_MEM_CERT, tls->cert_pem,
 		    MHD_OPTION_HTTPS_PRIORITIES,
@@ -349,6 +432,7 @@ hub_serve(struct hub *h, const char *addr, unsigned port,
 		    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)h->cfg.conn_timeout_s,
 		    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
 		    MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+		    MHD_OPTION_NOTIFY_CONNECTION, notify_conn, NULL,
 		    MHD_OPTION_END);
 	if (d == NULL) {
 		logit("cannot listen on %s port %u", addr, port);

@@ -26,6 +26,7 @@ struct hub_cfg {
 	unsigned max_per_ip;
 	unsigned max_waiters;		/* suspended long-polls at once */
 	long long conn_timeout_s;	/* an idle connection */
+	long long request_ms;		/* a request's head and body, whole */
 };
 
 #define HUB_DEFAULT_POLL_MS	25000
@@ -37,6 +38,7 @@ struct hub_cfg {
 #define HUB_DEFAULT_MAX_PER_IP	32
 #define HUB_DEFAULT_MAX_WAITERS	200
 #define HUB_DEFAULT_CONN_TIMEOUT 30
+#define HUB_DEFAULT_REQUEST_MS	10000
 
 struct hub {
 	struct hub_cfg cfg;

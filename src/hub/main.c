@@ -11,7 +11,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +42,8 @@ static const char usage_text[] =
 "  revoke device|instance NAME\n"
 "  keys                 list the enrolled keys with their fingerprints\n"
 "  serve --listen ADDR:PORT [--tls-cert PEM --tls-key PEM] [--poll-s N]\n"
-"        [--rate BURST/MS] [--max-conns N] [--max-per-ip N] [--ready-fd FD]\n"
+"        [--rate BURST/MS] [--max-conns N] [--max-per-ip N] [--request-s N]\n"
+"        [--ready-fd FD]\n"
 "                       serve consoles and approvers (plain HTTP without\n"
 "                       --tls-cert: only behind a TLS-terminating proxy)\n"
 "\n"
@@ -66,6 +69,38 @@ struct paths {
 	char dir[PATH_MAX], key[PATH_MAX + 16], db[PATH_MAX + 16];
 };
 
+/* Who makes the state directory: root, for the hub's account, when that
+ * account cannot (lockhub never runs as root; /var/lib is root's). The
+ * command to run, with this account's names (or ids) and the path when
+ * they are plain (docs/hub.md, "Deployment"). */
+static void
+state_remedy(const char *dir)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+	const struct passwd *pw = getpwuid(geteuid());
+	const struct group *gr = getgrgid(getegid());
+	char user[40], group[40];
+
+	if (pw != NULL && strlen(pw->pw_name) < sizeof(user) &&
+	    strspn(pw->pw_name, plain) == strlen(pw->pw_name))
+		(void)!str_fmt(user, sizeof(user), "%s", pw->pw_name);
+	else
+		(void)!str_fmt(user, sizeof(user), "%u", (unsigned)geteuid());
+	if (gr != NULL && strlen(gr->gr_name) < sizeof(group) &&
+	    strspn(gr->gr_name, plain) == strlen(gr->gr_name))
+		(void)!str_fmt(group, sizeof(group), "%s", gr->gr_name);
+	else
+		(void)!str_fmt(group, sizeof(group), "%u", (unsigned)getegid());
+	logit("the state directory is made by root for the hub's account; "
+	    "as root: install -d -m 0700 -o %s -g %s %s", user, group,
+	    dir[0] == '/' && strspn(dir, "/abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == strlen(dir) ? dir :
+	    "DIR");
+	logit("then lockhub init again as this account (docs/hub.md, "
+	    "\"Deployment\")");
+}
+
 /* The state directory: ours, and closed to everyone else. */
 static int
 state_paths(const char *dir, int create, struct paths *p)
@@ -83,12 +118,17 @@ state_paths(const char *dir, int create, struct paths *p)
 		return -1;
 	}
 	if (create && mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		int e = errno;
 		logit_errno("mkdir %s", dir);
+		if (e == EACCES || e == EPERM || e == EROFS || e == ENOENT)
+			state_remedy(dir);
 		return -1;
 	}
 	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
 	    st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
 		logit("%s must be a directory of this account, mode 0700", dir);
+		if (create)
+			state_remedy(dir);
 		return -1;
 	}
 	return 0;
@@ -127,6 +167,7 @@ open_state(const struct paths *p, struct hub *h, int need_key)
 static int
 cmd_init(const struct paths *p)
 {
+	char text[HW_KEY_TEXT_LEN + 1];
 	struct hw_keypair kp;
 	struct hub h;
 	enum hw_key_err ke;
@@ -145,8 +186,10 @@ cmd_init(const struct paths *p)
 	}
 	h.store.ops->close(&h.store);
 	print_key("hub-key", kp.pk);
-	printf("Pin it in each console's policy ([hub] key = \"...\") and "
-	    "compare the fingerprint there.\n");
+	/* The policy's own lines (docs/policy.md), to paste as they are. */
+	hw_key_text(kp.pk, text);
+	printf("Pin it in each console's policy (docs/hub.md) and compare the "
+	    "fingerprint there:\n\n[hub]\nkeys = [\"%s\"]\n", text);
 	hw_key_free(&kp);
 	return 0;
 }
@@ -372,6 +415,9 @@ cmd_serve(const struct paths *p, int argc, char **argv)
 		else if (strcmp(a, "--max-per-ip") == 0 &&
 		    parse_u64(val, 1, 65536, &v) == 0)
 			h.cfg.max_per_ip = (unsigned)v;
+		else if (strcmp(a, "--request-s") == 0 &&
+		    parse_u64(val, 1, 300, &v) == 0)
+			h.cfg.request_ms = (long long)v * 1000;
 		else if (strcmp(a, "--ready-fd") == 0 &&
 		    parse_u64(val, 3, 1024, &v) == 0)
 			ready_fd = (int)v;

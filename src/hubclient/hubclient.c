@@ -22,6 +22,16 @@ hc_err_text(enum hc_err e)
 	case HC_OK: return "ok";
 	case HC_NO_DATA: return "nothing yet";
 	case HC_UNREACHABLE: return "the hub cannot be reached";
+	/* TLS is the usual cause on a first deployment (a private CA not
+	 * given): named, with the remedy (docs/hub.md, "Deployment"). */
+	case HC_TLS_UNTRUSTED: return "the hub cannot be reached: TLS: its "
+	    "certificate is not trusted (give its CA: the console's --hub-ca, "
+	    "lox enroll --ca; the certificate must name the URL's host)";
+	case HC_TLS_CA_FILE: return "the hub cannot be reached: TLS: the CA "
+	    "file cannot be used (a PEM certificate: --hub-ca, lox enroll --ca)";
+	case HC_TLS_HANDSHAKE: return "the hub cannot be reached: TLS: the "
+	    "handshake failed (is it TLS on that port? https:// needs "
+	    "lockhub serve --tls-cert)";
 	case HC_REFUSED: return "the hub refused the request";
 	case HC_NOT_FOUND: return "the hub does not know it";
 	case HC_CONFLICT: return "already there";
@@ -92,6 +102,34 @@ on_data(char *d, size_t size, size_t n, void *arg)
 	if (buf_append(b, d, size * n) != 0)
 		return 0;	/* over the cap: libcurl stops */
 	return size * n;
+}
+
+/* libcurl's TLS failures, apart from the others (no route, refused,
+ * timed out): HC_UNREACHABLE. */
+static enum hc_err
+tls_cause(CURLcode rc)
+{
+	switch (rc) {
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_ISSUER_ERROR:
+	case CURLE_SSL_INVALIDCERTSTATUS:
+	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+		return HC_TLS_UNTRUSTED;
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_CRL_BADFILE:
+		return HC_TLS_CA_FILE;
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CIPHER:
+	case CURLE_SSL_SHUTDOWN_FAILED:
+	case CURLE_SSL_ENGINE_INITFAILED:
+	case CURLE_SSL_ENGINE_NOTFOUND:
+	case CURLE_SSL_ENGINE_SETFAILED:
+	case CURLE_USE_SSL_FAILED:
+		return HC_TLS_HANDSHAKE;
+	default:
+		return HC_UNREACHABLE;
+	}
 }
 
 #define SETOPT(h, opt, val) do { \
@@ -183,8 +221,10 @@ hc_call(const struct hubclient *c, const char *method, const char *path,
 			ret = HC_PROTOCOL;	/* the reply passed its cap */
 			goto out;
 		}
-		if (rc != CURLE_OK)
+		if (rc != CURLE_OK) {
+			ret = tls_cause(rc);
 			goto out;
+		}
 	}
 	if (curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &st) != CURLE_OK)
 		goto out;

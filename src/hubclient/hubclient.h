@@ -18,7 +18,10 @@
 enum hc_err {
 	HC_OK = 0,		/* 200 or 201, the reply in *reply */
 	HC_NO_DATA,		/* 204: a long-poll ended with nothing */
-	HC_UNREACHABLE,		/* no connection, TLS failed, timed out */
+	HC_UNREACHABLE,		/* no connection, timed out */
+	HC_TLS_UNTRUSTED,	/* the hub's certificate does not verify */
+	HC_TLS_CA_FILE,		/* the CA given cannot be used */
+	HC_TLS_HANDSHAKE,	/* no TLS session (not TLS on that port...) */
 	HC_REFUSED,		/* 400, 401, 403, 413: the hub refused it */
 	HC_NOT_FOUND,		/* 404 */
 	HC_CONFLICT,		/* 409: already there, already decided */

@@ -43,24 +43,44 @@ wall_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Find the ticket in the pending list (paging on), checked. Its bytes are
- * copied into *bytes. */
+/* A pending ticket that renews id, verified under its instance's pinned
+ * key: the console made it when it renewed the plan, and only it can
+ * decide now (the console forgot the old one: docs/hub.md, "Renewal"). */
+struct renewal {
+	char instance[HW_MAX_NAME + 1];
+	char by[HW_ID_LEN + 1];
+};
+
+/* Find the ticket in the pending list (paging on, to the end: a renewal
+ * of it comes later), checked, and not renewed. Its bytes are copied into
+ * *bytes. */
 static int
 find_ticket(struct loxhub *h, const char *id, struct hw_ticket *t,
     struct buf **bytes)
 {
 	static struct hw_list l;
+	static struct hw_ticket scan;
+	static struct renewal ren[HW_MAX_LIST_ITEMS];
 	struct buf *raw = NULL;
 	enum lox_ticket st;
-	size_t i;
+	size_t i, nren = 0;
 
+	*bytes = NULL;
 	if (loxhub_pending(h, &l, &raw) != 0)
 		return LOX_EX_UNAVAILABLE;
 	for (;;) {
 		for (i = 0; i < l.n; i++) {
 			st = loxhub_check(h, l.items[i].ticket,
-			    l.items[i].ticket_len, t);
-			if (st == LOX_TICKET_UNPARSED || strcmp(t->id, id) != 0)
+			    l.items[i].ticket_len, &scan);
+			if (st == LOX_TICKET_OK && strcmp(scan.renews, id) == 0 &&
+			    nren < HW_MAX_LIST_ITEMS) {
+				memcpy(ren[nren].instance, scan.instance,
+				    sizeof(ren[0].instance));
+				memcpy(ren[nren].by, scan.id, sizeof(ren[0].by));
+				nren++;
+			}
+			if (st == LOX_TICKET_UNPARSED || *bytes != NULL ||
+			    strcmp(scan.id, id) != 0)
 				continue;
 			if (st != LOX_TICKET_OK) {
 				lox_err("ticket %s is REFUSED: %s", id,
@@ -74,8 +94,6 @@ find_ticket(struct loxhub *h, const char *id, struct hw_ticket *t,
 			if (buf_append(*bytes, l.items[i].ticket,
 			    l.items[i].ticket_len) != 0)
 				fatal("ticket copy");
-			buf_free(raw);
-			return 0;
 		}
 		/* A full page: the rest follows the last one listed. */
 		if (l.n < HW_MAX_LIST_ITEMS)
@@ -94,9 +112,25 @@ find_ticket(struct loxhub *h, const char *id, struct hw_ticket *t,
 		}
 	}
 	buf_free(raw);
-	lox_err("no pending ticket %s (decided, gone from the hub, or unknown)",
-	    id);
-	return EX_NOTICKET;
+	if (*bytes == NULL) {
+		lox_err("no pending ticket %s (decided, gone from the hub, or "
+		    "unknown)", id);
+		return EX_NOTICKET;
+	}
+	if (loxhub_check(h, buf_data(*bytes), buf_len(*bytes), t) !=
+	    LOX_TICKET_OK)
+		fatal("ticket re-check");
+	/* Renewed by its own console (another instance cannot say so): a
+	 * decision on it would be taken by the hub and run nothing. */
+	for (i = 0; i < nren; i++)
+		if (strcmp(ren[i].instance, t->instance) == 0) {
+			lox_err("ticket %s was renewed by the console as %s: "
+			    "decide on that one (lox tickets)", id, ren[i].by);
+			buf_free(*bytes);
+			*bytes = NULL;
+			return EX_NOTICKET;
+		}
+	return 0;
 }
 
 static int
@@ -256,8 +290,13 @@ approve(struct loxhub *h, const struct hw_ticket *t, const struct buf *ticket)
 	}
 	ret = post(h, t, ticket, HW_APPROVE, box);
 	if (ret == 0)
-		term_printf(&tm, "  approved: the console checks your decision "
-		    "and runs the plan\n");
+		/* Only what lox saw: the hub took it (201). Whether the
+		 * console runs the plan is the console's to say (its window,
+		 * its audit), never lox's. */
+		term_printf(&tm, "  approved: the hub took your decision; the "
+		    "console runs the plan only if this ticket is still its "
+		    "pending one and your decision passes its checks (its "
+		    "audit says)\n");
 out:
 	buf_free(box);
 	sodium_free(mem);

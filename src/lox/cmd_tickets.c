@@ -15,17 +15,38 @@
 
 #include <string.h>
 
+/* A verified ticket renewed by a later verified one of its own instance:
+ * the console forgot it, so it is not shown (docs/hub.md, "lox"). */
+static int
+renewed(const struct loxhub *h, const struct hw_list *l,
+    const struct hw_ticket *t)
+{
+	static struct hw_ticket r;
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (loxhub_check(h, l->items[i].ticket, l->items[i].ticket_len,
+		    &r) == LOX_TICKET_OK && strcmp(r.renews, t->id) == 0 &&
+		    strcmp(r.instance, t->instance) == 0)
+			return 1;
+	return 0;
+}
+
 static size_t
 show_list(struct loxhub *h, const struct hw_list *l, int print)
 {
 	static struct hw_ticket t;
 	unsigned flags = render_locale_flags();
-	size_t i, ok = 0, unpinned = 0, forged = 0;
+	size_t i, ok = 0, unpinned = 0, forged = 0, superseded = 0;
 
 	for (i = 0; i < l->n; i++) {
 		switch (loxhub_check(h, l->items[i].ticket,
 		    l->items[i].ticket_len, &t)) {
 		case LOX_TICKET_OK:
+			if (renewed(h, l, &t)) {
+				superseded++;
+				break;
+			}
 			if (print)
 				lox_show_summary(stdout, &t, flags);
 			ok++;
@@ -38,6 +59,10 @@ show_list(struct loxhub *h, const struct hw_list *l, int print)
 			break;
 		}
 	}
+	if (print && superseded > 0)
+		printf("(%zu superseded ticket%s not shown: the console renewed "
+		    "%s; decide on the renewal)\n", superseded,
+		    superseded == 1 ? "" : "s", superseded == 1 ? "it" : "them");
 	if (print && unpinned > 0)
 		printf("(%zu ticket%s from instances this lox has not pinned: "
 		    "not shown; lox enroll --instance NAME=KEY)\n", unpinned,

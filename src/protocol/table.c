@@ -41,6 +41,10 @@ static const struct proto_error errors[E__COUNT] = {
 	    "the human denied the plan" },
 	[E_APPROVAL_TIMEOUT] = { "E_APPROVAL_TIMEOUT", -32031,
 	    "the human did not decide in time" },
+	/* hub mode: one agent's share of the console's ticket table
+	 * (docs/hub.md, "The console's side") */
+	[E_TOO_MANY_PENDING] = { "E_TOO_MANY_PENDING", -32032,
+	    "this agent has too many plans waiting for a decision" },
 };
 
 /* ---- result shapes ---- */
@@ -213,6 +217,7 @@ static const enum lf_err err_plan[] = {
 	E_PLUGIN_TAMPERED, E_TOO_MANY_PLUGINS, E_SANDBOX_UNAVAILABLE,
 	E_PROC_NOT_HIDDEN, E_HANDLE_EXPIRED, E_INPUT_INVALID, E_ANSWER_CAP,
 	E_APPROVAL_DENIED, E_APPROVAL_TIMEOUT, E_FETCH_FAILED,
+	E_TOO_MANY_PENDING,
 };
 static const enum lf_err err_release[] = {
 	E_BAD_REQUEST, E_PEER_REFUSED, E_HANDLE_EXPIRED,
@@ -227,6 +232,7 @@ static const enum lf_err err_run[] = {
 	E_PLUGIN_TAMPERED, E_TOO_MANY_PLUGINS, E_SANDBOX_UNAVAILABLE,
 	E_PROC_NOT_HIDDEN, E_HANDLE_EXPIRED, E_INPUT_INVALID, E_ANSWER_CAP,
 	E_APPROVAL_DENIED, E_APPROVAL_TIMEOUT, E_FETCH_FAILED, E_STALE,
+	E_TOO_MANY_PENDING,
 };
 
 static const struct proto_method methods[M__COUNT] = {

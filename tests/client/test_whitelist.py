@@ -25,7 +25,7 @@ def plan_result():
 def test_table_matches_the_protocol():
     t = read_table()
     assert t["E_APPROVAL_DENIED"] == (-32030, "the human denied the plan")
-    assert len(t) == 18
+    assert len(t) == 19
 
 
 def docs_errors():
@@ -149,10 +149,12 @@ def test_errors(wl):
                      "hint": "the file changed since the approval"}) == \
         "E_STALE"
     assert wl.error({"error": "E_ANSWER_CAP", "hint": "the plan would take this agent past its answer cap for the key"}) == "E_ANSWER_CAP"
+    assert wl.error({"error": "E_TOO_MANY_PENDING", "hint": "this agent has too many plans waiting for a decision"}) == "E_TOO_MANY_PENDING"
     for code, (_, hint) in OWN.items():
         assert wl.error({"error": code, "hint": hint}) == code
     for bad in ({"error": "E_STALE", "hint": "changed at 12:00"},
                 {"error": "E_ANSWER_CAP", "hint": "14 of 32 answers used"},
+                {"error": "E_TOO_MANY_PENDING", "hint": "8 of 8 tickets"},
                 {"error": "E_NOPE", "hint": "x"},
                 {"error": "busy", "hint": "busy"},
                 {"error": "E_STALE", "hint": "the file changed since the "

@@ -80,6 +80,7 @@ class HubConsole:
             self.tickets = []       # as the console posted them
             self.decisions = {}     # ticket id -> DECISION bytes to serve
             self.fake.routes["GET /v1/health"] = lambda *a: (200, b"ok\n")
+            self.fake.routes["GET /v1/enrolment"] = lambda *a: (200, b"desk")
             self.fake.routes["POST /v1/tickets"] = self._take_ticket
             self.fake.routes[r"GET /v1/tickets/t_[0-9a-f]{32}/decision"] = \
                 self._serve_decision

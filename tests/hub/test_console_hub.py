@@ -476,3 +476,205 @@ def test_start_refusals():
         w.env.wait_screen(r"--hub needs the policy's \[hub\]")
     finally:
         w.cleanup()
+
+
+# ---- availability and records at rest (issue 26 item 3, issue 25 §8) -----
+
+DECISION_ROUTE = r"GET /v1/tickets/t_[0-9a-f]{32}/decision"
+SHARE_HINT = "this agent has too many plans waiting for a decision"
+
+
+def test_one_agent_fills_only_its_share():
+    """One agent's pending plans take at most its share of the console's
+    ticket table (default 8), then E_TOO_MANY_PENDING before anything is
+    fetched; another agent still gets its ticket; a plan that ends frees
+    its place."""
+    w = HubConsole(real=False)
+    try:
+        w.start()
+        plans = [plan_on(w) for _ in range(8)]
+        files = w.env.work_entries()
+        req, doc, _ = w.plan(PDF_PLAN)
+        assert err(gated(req, doc)) == "E_TOO_MANY_PENDING", doc
+        assert doc["error"]["data"]["hint"] == SHARE_HINT
+        no_new_files(w, files)
+        req, doc, _ = w.plan(PDF_PLAN, user="lockfile")
+        pending(gated(req, doc))
+        plan, tid = plans[0]
+        w.decisions[tid] = w.decision(tid, verdict=hw.DENY)
+        req, doc, _ = w.run(plan)
+        assert err(gated(req, doc)) == "E_APPROVAL_DENIED"
+        plan_on(w)
+    finally:
+        w.cleanup()
+
+
+def test_share_is_a_policy_key():
+    w = HubConsole(real=False)
+    try:
+        w.policy = w.policy_text("max_pending_per_agent = 1")
+        w.start()
+        plan_on(w)
+        req, doc, _ = w.plan(PDF_PLAN)
+        assert err(gated(req, doc)) == "E_TOO_MANY_PENDING", doc
+    finally:
+        w.cleanup()
+
+
+def test_backoff_when_the_hub_answers_at_once():
+    """A hub that answers 204 at once is polled with a bounded, jittered
+    back-off, not in a loop (it was polled thousands of times a second)."""
+    w = HubConsole(real=False, ttl=5)
+    try:
+        w.start()
+        w.fake.routes[DECISION_ROUTE] = lambda *a: (204, b"")
+        plan, tid = plan_on(w)
+        path = "/v1/tickets/%s/decision" % tid
+        req, doc, secs = w.run(plan)     # waits to the ticket's expiry
+        n = sum(1 for r in w.fake.requests if r[1] == path)
+        assert secs > 2, secs
+        assert 1 <= n <= 12, n
+    finally:
+        w.cleanup()
+
+
+def plan_records(w):
+    d = os.path.join(w.env.home, ".local/state/lockfile/hub/plans")
+    return sorted(os.listdir(d))
+
+
+def test_plan_lifetime():
+    """A pending plan lives plan_ttl_s from its first ticket: then its
+    record goes (at the run, and at a start for plans nobody ran) and a
+    run is E_APPROVAL_TIMEOUT, not a renewal."""
+    w = HubConsole(real=False, ttl=5)
+    try:
+        w.policy = w.policy_text("plan_ttl_s = 6")
+        w.start()
+        plan, tid = plan_on(w)
+        other, _ = plan_on(w)
+        assert len(plan_records(w)) == 2
+        time.sleep(6.5)
+        req, doc, _ = w.run(plan)
+        assert err(gated(req, doc)) == "E_APPROVAL_TIMEOUT", doc
+        w.restart()
+        assert plan_records(w) == []
+        req, doc, _ = w.run(other)
+        assert err(gated(req, doc)) == "E_APPROVAL_TIMEOUT", doc
+    finally:
+        w.cleanup()
+
+
+def test_no_file_metadata_at_rest():
+    """After plans wait (one fetched, one a renewal after a restart), the
+    console's home holds no key, typed key, sha256 or size of the file
+    outside the audit (the spool and the ledger aside: issue 25 §8)."""
+    import hashlib
+    w = HubConsole(real=False, ttl=5)
+    try:
+        body = b"quarterly numbers\n" * 6859     # 123462 bytes
+        w.env.write_source_file(w.src, "2024/Secret-Q3.txt", body)
+        w.start()
+        plan = {"profile": "invoices", "key": "2024/Secret-Q3.txt",
+                "plugins": [{"name": "is-pdf"}]}
+        req, doc, _ = w.plan(plan)
+        pl, tid = pending(gated(req, doc))
+        w.restart()
+        time.sleep(5.5)
+        req, doc, _ = w.run(pl)           # renewed: the record rewritten
+        pending(gated(req, doc))
+        sha = hashlib.sha256(body).digest()
+        needles = [b"Secret-Q3", sha.hex().encode(), sha,
+                   b"%d" % len(body)]
+        found = []
+        for root, dirs, names in os.walk(w.env.home):
+            dirs[:] = [d for d in dirs if d not in ("work", "ledger")]
+            for n in names:
+                if n == "audit.log":
+                    continue
+                p = os.path.join(root, n)
+                with open(p, "rb") as f:
+                    data = f.read()
+                found += [(p, x) for x in needles if x in data]
+        assert found == [], found
+    finally:
+        w.cleanup()
+
+
+def test_untrusted_tls_names_the_cause():
+    """A hub on TLS whose certificate the console does not trust: the
+    refusal to start names TLS and --hub-ca (issue 26 item 4: it said only
+    "the hub cannot be reached"); with --hub-ca the console starts."""
+    w = HubConsole(real=True)
+    try:
+        w.hub.stop()
+        w.hub.start(poll_s=2, tls=True)
+        w.url = w.hub.url
+        w.env.write_policy(text=w.policy)
+        w.env.start(args=["--hub", w.url], wait=False)
+        w.env.wait_screen(r"hub approver alice")
+        w.env.type("")
+        s = w.env.wait_screen(r"the hub cannot be reached")
+        assert "TLS" in s and "--hub-ca" in s, s
+        w.env.stop()
+        w.start(args=["--hub-ca", w.hub.tls])
+        assert w.env.console_alive()
+    finally:
+        w.cleanup()
+
+
+def test_unenrolled_instance_refuses_to_start():
+    """A console whose instance key the hub does not take refuses to start,
+    naming lockhub's enrol step (issue 26 item 4: it started and answered
+    every plan "the human did not decide in time")."""
+    w = HubConsole(real=True)
+    try:
+        r = w.hub.lockhub("revoke", "instance", "desk")
+        assert r.returncode == 0, r.stderr
+        w.env.write_policy(text=w.policy)
+        w.env.start(args=["--hub", w.url], wait=False)
+        w.env.wait_screen(r"hub approver alice")
+        w.env.type("")
+        s = w.env.wait_screen(r"lockhub enroll instance desk", timeout=15)
+        assert w.inst.text() in s, s
+        assert not w.env.console_alive()
+        w.env.stop()
+        # enrolled under another name than the policy's instance: refused
+        w.hub.enroll("instance", "other", w.inst)
+        w.env.start(args=["--hub", w.url], wait=False)
+        w.env.wait_screen(r"hub approver alice")
+        w.env.type("")
+        w.env.wait_screen(r"enrolled on the hub as another instance",
+                          timeout=15)
+        w.env.stop()
+    finally:
+        w.cleanup()
+
+
+def test_revoked_while_running_is_told():
+    """An instance key revoked while the console runs: the run is refused
+    on the closed list as before, and the console's window and the audit
+    say why (not a silent timeout)."""
+    w = HubConsole(real=True)
+    try:
+        w.start()
+        req, doc, _ = w.plan(PDF_PLAN)
+        plan, tid = pending(doc)
+        r = w.hub.lockhub("revoke", "instance", "desk")
+        assert r.returncode == 0, r.stderr
+        before = len(w.env.audit())
+        req, doc, _ = w.run(plan)
+        assert err(gated(req, doc)) == "E_APPROVAL_TIMEOUT", doc
+        new = w.env.audit()[before:]
+        assert any(a.get("method") == "hub.enrolment" and
+                   "not enrolled" in a.get("cause", "") for a in new), new
+        w.env.wait_screen(r"hub: .*not enrolled.*lockhub enroll instance desk",
+                          timeout=10)
+        # enrolled again: the next plan's ticket is taken, the window says so
+        w.hub.enroll("instance", "desk", w.inst)
+        req, doc, _ = w.plan(PDF_PLAN)
+        pending(doc)
+        w.env.wait_screen(r"hub: this console's instance key is enrolled "
+                          r"again", timeout=10)
+    finally:
+        w.cleanup()

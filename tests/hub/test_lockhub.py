@@ -6,6 +6,8 @@ deadline, woken by a post, all answered before the hub stops; the rate
 limit; body caps; TLS; state and nonces across a restart."""
 import os
 import signal
+import socket
+import subprocess
 import threading
 import time
 
@@ -331,6 +333,57 @@ def test_rate_limit():
         hub.cleanup()
 
 
+def test_trickling_heads_hold_no_slot():
+    """Slow headers (issue 26, item 3): connections that trickle header
+    lines, as many as --max-conns, are closed at the request deadline
+    (--request-s) whatever trickles in, and /health answers again within
+    it. Before the deadline existed they held every slot for as long as
+    they trickled."""
+    hub = HubEnv()
+    socks, stop = [], threading.Event()
+    try:
+        hub.init()
+        hub.start(extra=["--max-conns", "6", "--request-s", "2"])
+        for _ in range(6):
+            s = socket.create_connection(("127.0.0.1", hub.port))
+            s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n")
+            socks.append(s)
+
+        def trickle():
+            while not stop.is_set():
+                for s in socks:
+                    try:
+                        s.sendall(b"X-A: b\r\n")
+                    except OSError:
+                        pass
+                time.sleep(0.3)
+        th = threading.Thread(target=trickle)
+        th.start()
+        time.sleep(0.5)
+        t0, st = time.monotonic(), None
+        while time.monotonic() - t0 < 8 and st != 200:
+            try:
+                st = hub.call("GET", "/v1/health", timeout=2)[0]
+            except OSError:
+                time.sleep(0.2)
+        took = time.monotonic() - t0
+        assert st == 200, "no slot for /health in %.1f s" % took
+        assert took < 4, took
+        # the trickling connections were closed by the hub
+        for s in socks:
+            s.settimeout(3)
+            try:
+                while s.recv(4096):
+                    pass
+            except ConnectionResetError:
+                pass
+    finally:
+        stop.set()
+        for s in socks:
+            s.close()
+        hub.cleanup()
+
+
 def test_stop_answers_every_long_poll():
     """SIGTERM with suspended long-polls: each is answered, the hub exits
     promptly and cleanly (libmicrohttpd must not stop while they hang)."""
@@ -434,6 +487,22 @@ def test_cli_refusals():
         hub.cleanup()
 
 
+def test_init_prints_the_policy_lines():
+    """lockhub init prints the [hub] lines the console's policy takes
+    (`keys = [...]`), with the key itself: pasted, they parse and pin it
+    (issue 26 item 4; it printed `key = "..."`, a key the policy refuses)."""
+    import tomllib
+    hub = HubEnv()
+    try:
+        r = hub.init()
+        out = r.stdout.decode()
+        snippet = out[out.index("[hub]\n"):]
+        doc = tomllib.loads(snippet)
+        assert doc["hub"] == {"keys": ["ed25519:" + hub.key.hex()]}, snippet
+    finally:
+        hub.cleanup()
+
+
 def test_rotate():
     """A rotated hub countersigns with its new key; the old one is kept."""
     hub = HubEnv()
@@ -461,5 +530,40 @@ def test_rotate():
         x = hw.dec_hub(hw.dec_decision(body)["hub"])
         assert x["hub_key"] == new
         assert hw.verify(hw.dec_decision(body)["hub"], x["signed_len"], x["sig"], new)
+    finally:
+        hub.cleanup()
+
+
+def test_init_says_who_makes_the_state_directory():
+    """`lockhub init --state DIR` where the hub's account cannot create DIR
+    (/var/lib is root's) names the command root runs to make it right;
+    run as printed, init then succeeds (issue 26 item 4: it said only
+    "Permission denied")."""
+    import re
+    import shlex
+    hub = HubEnv()
+    try:
+        hub.state = os.path.join(hub.base, "var-lib", "lockhub")
+        os.mkdir(os.path.dirname(hub.state), 0o755)   # root's, like /var/lib
+        r = hub.lockhub("init")
+        assert r.returncode == 70, r.stderr
+        err = r.stderr.decode()
+        m = re.search(r"as root: (install -d [^\n;(]*?%s)" % re.escape(hub.state),
+                      err)
+        assert m, err
+        cmd = shlex.split(m.group(1))
+        assert cmd[:4] == ["install", "-d", "-m", "0700"], cmd
+        subprocess.run(cmd, check=True)
+        r = hub.lockhub("init")
+        assert r.returncode == 0, r.stderr
+        st = os.stat(hub.state)
+        assert st.st_mode & 0o777 == 0o700
+        # a directory root made but did not give: the same remedy
+        other = os.path.join(hub.base, "var-lib", "roots")
+        os.mkdir(other, 0o700)
+        hub.state = other
+        r = hub.lockhub("init")
+        assert r.returncode == 70 and b"install -d -m 0700" in r.stderr, \
+            r.stderr
     finally:
         hub.cleanup()

@@ -6,6 +6,7 @@ the signed fields rendered by lox, values typed without echo, sealed to
 the ticket's key, never on the screen or the hub); denial with the reason
 kept local; hostile text escaped; a decided ticket; a hub that is down."""
 import os
+import pwd
 import subprocess
 import time
 
@@ -310,3 +311,117 @@ def test_tickets_wait(w):
     out, err = p.communicate(timeout=20)
     assert p.returncode == 0, err
     assert t["id"].encode() in out
+
+
+def test_untrusted_tls_names_the_cause():
+    """A hub on TLS with a certificate lox does not trust: "the hub cannot
+    be reached" names TLS and the --ca remedy (issue 26 item 4: it said
+    only "cannot be reached"); with --ca the same hub answers."""
+    hub = HubEnv()
+    lx = Lox()
+    try:
+        hub.init()
+        hub.start(poll_s=2, tls=True)
+        devpk = lx.enroll(hub.url)
+        hub.enroll("device", "alice", type("K", (), {
+            "text": lambda s: "ed25519:" + devpk.hex()})())
+        r = lx.run("tickets")
+        assert r.returncode == 69, r.stderr
+        assert b"cannot be reached" in r.stderr and b"TLS" in r.stderr, r.stderr
+        assert b"--ca" in r.stderr, r.stderr
+        # a CA file that is not PEM is named as that
+        bad = os.path.join(lx.base, "bad.pem")
+        with open(bad, "w") as f:
+            f.write("not a certificate\n")
+        os.chmod(bad, 0o644)
+        lx.run("enroll", "--hub", hub.url, "--ca", bad)
+        r = lx.run("tickets")
+        assert r.returncode == 69 and b"TLS" in r.stderr, r.stderr
+        # the hub's CA pinned: it answers
+        r = lx.run("enroll", "--hub", hub.url, "--ca", hub.tls)
+        assert r.returncode == 0, r.stderr
+        r = lx.run("tickets")
+        assert r.returncode == 0, r.stderr
+    finally:
+        lx.cleanup()
+        hub.cleanup()
+
+
+def test_tls_recipe_of_the_docs():
+    """docs/hub.md's certificate recipe, run as written (hub.example.org
+    made localhost): the hub serves the certificate, lox trusts it with
+    --ca ca.pem and reaches the hub by name."""
+    import re
+    doc = open(os.path.join(os.path.dirname(__file__), "..", "..", "docs",
+                            "hub.md")).read()
+    block = re.search(r"<!-- tls-recipe[^>]*-->\n\s*```sh\n(.*?)```", doc,
+                      re.S).group(1)
+    script = "\n".join(x[3:] if x.startswith("   ") else x
+                       for x in block.split("\n"))
+    script = script.replace("hub.example.org", "localhost")
+    hub = HubEnv()
+    lx = Lox()
+    try:
+        hub.init()
+        d = os.path.join(hub.base, "ca")
+        os.mkdir(d)
+        subprocess.run(["bash", "-e", "-c", script], cwd=d, check=True,
+                       capture_output=True)
+        pw = pwd.getpwnam("lockhub")
+        os.chown(os.path.join(d, "key.pem"), pw.pw_uid, pw.pw_gid)
+        os.chmod(os.path.join(d, "key.pem"), 0o600)
+        os.chmod(d, 0o755)
+        for f in ("cert.pem", "ca.pem"):
+            os.chmod(os.path.join(d, f), 0o644)
+        hub.start(poll_s=2, extra=["--tls-cert", os.path.join(d, "cert.pem"),
+                                   "--tls-key", os.path.join(d, "key.pem")])
+        url = "https://localhost:%d" % hub.port
+        devpk = lx.enroll(url, ca=os.path.join(d, "ca.pem"))
+        hub.enroll("device", "alice", type("K", (), {
+            "text": lambda s: "ed25519:" + devpk.hex()})())
+        r = lx.run("tickets")
+        assert r.returncode == 0, r.stderr
+        assert b"no pending ticket" in r.stdout
+    finally:
+        lx.cleanup()
+        hub.cleanup()
+
+
+def test_superseded_ticket_hidden_and_refused(w):
+    """After a renewal the old ticket is neither listed nor decided: lox
+    names the renewal instead (issue 26 item 4: it listed the old one and
+    `approve` said the console "runs the plan" while nothing could run).
+    A pinned instance cannot hide another instance's ticket this way."""
+    old, _ = w.post()
+    new, _ = w.post(renews=old["id"])
+    # another pinned instance claiming to renew desk's ticket hides nothing
+    w.lox.pin("other", w.other)
+    w.post(inst=w.other, name="other", renews=new["id"])
+    r = w.lox.run("tickets")
+    assert r.returncode == 0, r.stderr
+    assert old["id"].encode() not in r.stdout, r.stdout
+    assert new["id"].encode() in r.stdout, r.stdout
+    assert b"1 superseded" in r.stdout, r.stdout
+    for cmd in ("approve", "deny"):
+        r = w.lox.run(cmd, old["id"])
+        assert r.returncode == 65, (cmd, r.stderr)
+        assert b"renewed" in r.stderr and new["id"].encode() in r.stderr, \
+            r.stderr
+    # nothing was posted for the old ticket
+    st, _ = w.decision(old["id"])
+    assert st == 204
+
+
+def test_approve_claims_only_what_happened(w):
+    """lox can see that the hub took the decision, never that the console
+    ran the plan: the success line says only the first."""
+    t, _ = w.post()
+    lx = w.lox
+    lx.start("approve", t["id"])
+    lx.wait_screen(r"Approve\? 'y'")
+    lx.type("y")
+    assert lx.exit_status() == 0
+    s = lx.screen()
+    assert "checks your decision and runs the plan" not in s, s
+    assert "approved: the hub took your decision; the console runs the " \
+        "plan only if" in s, s

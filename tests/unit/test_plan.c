@@ -317,13 +317,13 @@ static struct {
 	int nforget;
 } H;
 
-static int
+static enum plan_ask
 hub_ask(void *ctx, const struct plan_ticket *t, char ticket[PLAN_ID_TEXT],
     char instance[33])
 {
 	H.nask++;
 	if (H.ask_fails)
-		return -1;
+		return PLAN_ASK_REFUSED;
 	H.content = t->content;
 	H.has_sha = t->sha256 != NULL && t->content != PLAN_CONTENT_FAILED;
 	H.size = t->size;
@@ -334,7 +334,13 @@ hub_ask(void *ctx, const struct plan_ticket *t, char ticket[PLAN_ID_TEXT],
 	    : -1;
 	(void)!str_fmt(ticket, PLAN_ID_TEXT, "t_%032x", (unsigned)H.nask);
 	(void)!str_fmt(instance, 33, "desk");
-	return 0;
+	return PLAN_ASK_OK;
+}
+
+static enum plan_ask
+hub_room(void *ctx, uid_t uid, const char *plan)
+{
+	return PLAN_ASK_OK;
 }
 
 static enum plan_verdict
@@ -382,7 +388,8 @@ hub_drop(void *ctx, const char *plan)
 }
 
 static const struct plan_hub_ops fake_hub = {
-	hub_ask, hub_await, hub_value, hub_forget, hub_save, hub_load, hub_drop,
+	hub_ask, hub_room, hub_await, hub_value, hub_forget, hub_save, hub_load,
+	hub_drop,
 };
 
 /* ---- the temporary home: store, source, policy ---- */

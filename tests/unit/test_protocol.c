@@ -527,7 +527,9 @@ test_table_errors(void **state)
 		    "E_LITERAL_INPUT", "E_INPUT_INVALID", "E_BAD_REQUEST",
 		    "E_PEER_REFUSED",
 		    /* docs/ledger.md: the answer cap */
-		    "E_ANSWER_CAP" };
+		    "E_ANSWER_CAP",
+		    /* docs/hub.md: one agent's share of the ticket table */
+		    "E_TOO_MANY_PENDING" };
 		size_t i;
 		assert_int_equal(sizeof(spec) / sizeof(spec[0]), E__COUNT - 1);
 		for (i = 0; i < sizeof(spec) / sizeof(spec[0]); i++)
@@ -590,6 +592,10 @@ test_table_methods(void **state)
 	assert_false(proto_method_may_fail(M_FILE_PLAN, E_STALE));
 	/* a hub run past the handle's answers left (plan.c's plan_bounds) */
 	assert_true(proto_method_may_fail(M_FILE_RUN, E_TOO_MANY_PLUGINS));
+	/* the share of the ticket table: hub mode's plan and renewal only */
+	assert_true(proto_method_may_fail(M_FILE_PLAN, E_TOO_MANY_PENDING));
+	assert_true(proto_method_may_fail(M_FILE_RUN, E_TOO_MANY_PENDING));
+	assert_false(proto_method_may_fail(M_STATUS, E_TOO_MANY_PENDING));
 }
 
 /* Every error line the console can build passes the client's checker for
