@@ -312,6 +312,7 @@ enrol_taken(struct console_hub *h)
 }
 
 static void sweep(struct console_hub *h);
+static void names_snapshot(struct console_hub *h);
 
 int
 console_hub_open(struct console_hub *h, const struct policy *pol,
@@ -367,6 +368,7 @@ console_hub_open(struct console_hub *h, const struct policy *pol,
 	/* Records of plans past their lifetime, or that no longer open, go
 	 * at the start, run or not (docs/hub.md). */
 	sweep(h);
+	names_snapshot(h);
 	h->hc.key = &h->inst;
 	h->hc.ca_pem = h->ca;
 	h->hc.ca_pem_len = h->ca_len;
@@ -426,6 +428,9 @@ console_hub_close(struct console_hub *h)
 	h->commit_key = NULL;
 	free(h->ca);
 	h->ca = NULL;
+	free(h->names);
+	h->names = NULL;
+	h->nnames = 0;
 	h->on = 0;
 }
 
@@ -482,16 +487,54 @@ hub_room(void *ctx, uid_t uid, const char *plan)
 	    PLAN_ASK_OK;
 }
 
+static int
+plain_name(const char *name)
+{
+	return strlen(name) <= HUB_NAME_MAX && name[0] != '\0' &&
+	    hw_text_ok(HW_T_PLAIN, name, strlen(name));
+}
+
+/* The accounts' names as the password database has them at the start,
+ * before the confinement: Landlock binds /etc/passwd's inode of that
+ * moment, so once the file is replaced (useradd, vipw rename a new one
+ * over it) the live lookup fails, and the label would lose the name
+ * (docs/hub.md, "Plan hash and agent commitment"). */
 static void
-agent_label(uid_t uid, char *out, size_t len)
+names_snapshot(struct console_hub *h)
+{
+	struct passwd *pw;
+
+	h->names = calloc(HUB_MAX_NAMES, sizeof(*h->names));
+	if (h->names == NULL)
+		fatal("out of memory");
+	setpwent();
+	while (h->nnames < HUB_MAX_NAMES && (pw = getpwent()) != NULL) {
+		if (!plain_name(pw->pw_name))
+			continue;
+		h->names[h->nnames].uid = pw->pw_uid;
+		memcpy(h->names[h->nnames].name, pw->pw_name,
+		    strlen(pw->pw_name) + 1);
+		h->nnames++;
+	}
+	endpwent();
+}
+
+/* "uid N (name)": the name as the password database has it now, else as
+ * it had it at the start, else none. */
+static void
+agent_label(const struct console_hub *h, uid_t uid, char *out, size_t len)
 {
 	struct passwd *pw = getpwuid(uid);
+	const char *name = NULL;
+	size_t i;
 
-	/* The account name from the password database, when it is plain. */
-	if (pw == NULL || strlen(pw->pw_name) > 32 ||
-	    !hw_text_ok(HW_T_PLAIN, pw->pw_name, strlen(pw->pw_name)) ||
-	    str_fmt(out, len, "uid %u (%s)", (unsigned)uid, pw->pw_name) !=
-	    STR_OK)
+	if (pw != NULL && plain_name(pw->pw_name))
+		name = pw->pw_name;
+	for (i = 0; name == NULL && i < h->nnames; i++)
+		if (h->names[i].uid == uid)
+			name = h->names[i].name;
+	if (name == NULL || str_fmt(out, len, "uid %u (%s)", (unsigned)uid,
+	    name) != STR_OK)
 		(void)!str_fmt(out, len, "uid %u", (unsigned)uid);
 }
 
@@ -683,7 +726,7 @@ hub_ask(void *ctx, const struct plan_ticket *f, char ticket[PLAN_ID_TEXT],
 	t->expires_ms = t->created_ms + (uint64_t)ttl;
 	memcpy(t->policy_fp, h->pol->fingerprint, 32);
 	hw_agent_commit(h->commit_key, t->id, tok, strlen(tok), t->agent_commit);
-	agent_label(f->uid, t->agent_label, sizeof(t->agent_label));
+	agent_label(h, f->uid, t->agent_label, sizeof(t->agent_label));
 	memcpy(t->box_pk, s->box_pk, 32);
 	if (hw_ticket_encode(t, h->inst.sk, &b) != HW_OK)
 		goto out;

@@ -22,6 +22,13 @@
 
 #define HUB_MAX_TICKETS		64
 #define HUB_CA_MAX		(256 * 1024)
+#define HUB_MAX_NAMES		8192	/* accounts named at the start */
+#define HUB_NAME_MAX		32	/* an agent label's account name */
+
+struct hub_name {
+	uid_t uid;
+	char name[HUB_NAME_MAX + 1];
+};
 
 struct hub_ticket_state {
 	int used;
@@ -58,6 +65,8 @@ struct console_hub {
 	long long poll_ms;			/* one long-poll's client timeout */
 	char why[768];				/* a start refusal's reason */
 	int unenrolled;				/* told: the hub refuses our key */
+	struct hub_name *names;			/* the accounts at the start */
+	size_t nnames;
 	struct hub_ticket_state t[HUB_MAX_TICKETS];
 };
 
