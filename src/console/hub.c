@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,126 +190,6 @@ confirm_approvers(struct console_hub *h)
 	return 0;
 }
 
-/* ---- enrolment: does the hub take this console's signed requests? ----
- *
- * A console whose instance key the hub does not take would post no ticket
- * and hear no decision: every plan would time out with no word of why.
- * Asked at the start (a refusal to start) and again whenever the hub
- * refuses a request of ours (a line on the window, an audit record):
- * docs/hub.md, "The console's side". The hub's answer is only advice
- * (a hostile hub can lie either way); nothing is approved on it. */
-
-enum enrol {
-	ENROL_OK,
-	ENROL_NOT,		/* 401: not enrolled, or a clock far off */
-	ENROL_ROLE,		/* 403: enrolled as a device */
-	ENROL_NAME,		/* enrolled under another instance name */
-	ENROL_NO_ANSWER,	/* unreachable, or no such endpoint */
-};
-
-static enum enrol
-enrolment(struct console_hub *h, enum hc_err *ep)
-{
-	const char *inst = h->pol->hub.instance;
-	struct buf *b = NULL;
-	long st = 0;
-	enum hc_err e;
-	enum enrol r;
-
-	e = hc_call(&h->hc, "GET", "/v1/enrolment", NULL, 0, HW_MAX_NAME, 10000,
-	    &b, &st);
-	if (e == HC_OK)
-		r = buf_len(b) == strlen(inst) && memcmp(buf_data(b), inst,
-		    strlen(inst)) == 0 ? ENROL_OK : ENROL_NAME;
-	else if (e == HC_REFUSED && st == 401)
-		r = ENROL_NOT;
-	else if (e == HC_REFUSED && st == 403)
-		r = ENROL_ROLE;
-	else
-		r = ENROL_NO_ANSWER;
-	buf_free(b);
-	if (ep != NULL)
-		*ep = e;
-	return r;
-}
-
-/* What to do about it, with this console's key and the policy's instance
- * name (its alphabet is checked by the policy). */
-static void
-enrol_text(const struct console_hub *h, enum enrol r, char *out, size_t len)
-{
-	char key[HW_KEY_TEXT_LEN + 1];
-	const char *inst = h->pol->hub.instance;
-
-	hw_key_text(h->inst.pk, key);
-	switch (r) {
-	case ENROL_NOT:
-		(void)!str_fmt(out, len, "this console's instance key is not "
-		    "enrolled on the hub (or this host's clock is over a minute "
-		    "off the hub's): no ticket is taken, no decision comes; on "
-		    "the hub: lockhub enroll instance %s %s (docs/hub.md)", inst,
-		    key);
-		break;
-	case ENROL_ROLE:
-		(void)!str_fmt(out, len, "this console's key is enrolled on the "
-		    "hub as a device, not an instance; on the hub: lockhub revoke "
-		    "device NAME, then lockhub enroll instance %s %s "
-		    "(docs/hub.md)", inst, key);
-		break;
-	case ENROL_NAME:
-		(void)!str_fmt(out, len, "this console's instance key is "
-		    "enrolled on the hub as another instance than the policy's "
-		    "[hub] instance = \"%s\"; on the hub: lockhub revoke "
-		    "instance NAME, then lockhub enroll instance %s %s "
-		    "(docs/hub.md)", inst, inst, key);
-		break;
-	case ENROL_OK:
-	case ENROL_NO_ANSWER:
-		(void)!str_fmt(out, len, "the hub does not say whether this "
-		    "console's instance key is enrolled (an older lockhub?)");
-		break;
-	}
-}
-
-/* The hub refused a request of ours: if the key is no longer taken, say
- * so once on the window and in the audit (its cause), until it is. */
-static void
-enrol_refused(struct console_hub *h)
-{
-	static const char *const cause[] = {
-		[ENROL_NOT] = "the instance key is not enrolled on the hub",
-		[ENROL_ROLE] = "the instance key is enrolled on the hub as a "
-		    "device",
-		[ENROL_NAME] = "the instance key is enrolled on the hub under "
-		    "another name",
-	};
-	enum enrol r = enrolment(h, NULL);
-	char line[768];
-	json_t *rec;
-
-	if (r == ENROL_OK || r == ENROL_NO_ANSWER || h->unenrolled)
-		return;
-	h->unenrolled = 1;
-	rec = json_object();
-	json_object_set_new(rec, "method", json_string("hub.enrolment"));
-	json_object_set_new(rec, "outcome", json_string("refused"));
-	json_object_set_new(rec, "cause", json_string(cause[r]));
-	h->audit->write(h->audit_ctx, rec);
-	enrol_text(h, r, line, sizeof(line));
-	term_printf(h->term, "hub: %s\n", line);
-}
-
-/* A request of ours was taken again. */
-static void
-enrol_taken(struct console_hub *h)
-{
-	if (!h->unenrolled)
-		return;
-	h->unenrolled = 0;
-	term_printf(h->term, "hub: this console's instance key is enrolled "
-	    "again: tickets are taken\n");
-}
-
 static void sweep(struct console_hub *h);
 
 int
@@ -321,7 +200,7 @@ console_hub_open(struct console_hub *h, const struct policy *pol,
 	char path[PATH_MAX + 64];
 	enum hw_key_err ke;
 	enum hc_err e;
-	enum enrol r;
+	enum hub_enrol r;
 
 	memset(h, 0, sizeof(*h));
 	h->pol = pol;
@@ -367,6 +246,7 @@ console_hub_open(struct console_hub *h, const struct policy *pol,
 	/* Records of plans past their lifetime, or that no longer open, go
 	 * at the start, run or not (docs/hub.md). */
 	sweep(h);
+	hub_names_snapshot(h);
 	h->hc.key = &h->inst;
 	h->hc.ca_pem = h->ca;
 	h->hc.ca_pem_len = h->ca_len;
@@ -386,13 +266,13 @@ console_hub_open(struct console_hub *h, const struct policy *pol,
 		*why = h->why;
 		return -1;
 	}
-	r = enrolment(h, &e);
-	if (r != ENROL_OK) {
-		if (r == ENROL_NO_ANSWER && e != HC_NOT_FOUND)
+	r = hub_enrolment(h, &e);
+	if (r != HUB_ENROL_OK) {
+		if (r == HUB_ENROL_NO_ANSWER && e != HC_NOT_FOUND)
 			(void)!str_fmt(h->why, sizeof(h->why), "%s (the "
 			    "enrolment check)", hc_err_text(e));
 		else
-			enrol_text(h, r, h->why, sizeof(h->why));
+			hub_enrol_text(h, r, h->why, sizeof(h->why));
 		*why = h->why;
 		return -1;
 	}
@@ -426,6 +306,9 @@ console_hub_close(struct console_hub *h)
 	h->commit_key = NULL;
 	free(h->ca);
 	h->ca = NULL;
+	free(h->names);
+	h->names = NULL;
+	h->nnames = 0;
 	h->on = 0;
 }
 
@@ -480,19 +363,6 @@ hub_room(void *ctx, uid_t uid, const char *plan)
 			n++;
 	return n >= h->pol->hub.max_pending_per_agent ? PLAN_ASK_SHARE :
 	    PLAN_ASK_OK;
-}
-
-static void
-agent_label(uid_t uid, char *out, size_t len)
-{
-	struct passwd *pw = getpwuid(uid);
-
-	/* The account name from the password database, when it is plain. */
-	if (pw == NULL || strlen(pw->pw_name) > 32 ||
-	    !hw_text_ok(HW_T_PLAIN, pw->pw_name, strlen(pw->pw_name)) ||
-	    str_fmt(out, len, "uid %u (%s)", (unsigned)uid, pw->pw_name) !=
-	    STR_OK)
-		(void)!str_fmt(out, len, "uid %u", (unsigned)uid);
 }
 
 static int
@@ -683,7 +553,7 @@ hub_ask(void *ctx, const struct plan_ticket *f, char ticket[PLAN_ID_TEXT],
 	t->expires_ms = t->created_ms + (uint64_t)ttl;
 	memcpy(t->policy_fp, h->pol->fingerprint, 32);
 	hw_agent_commit(h->commit_key, t->id, tok, strlen(tok), t->agent_commit);
-	agent_label(f->uid, t->agent_label, sizeof(t->agent_label));
+	hub_agent_label(h, f->uid, t->agent_label, sizeof(t->agent_label));
 	memcpy(t->box_pk, s->box_pk, 32);
 	if (hw_ticket_encode(t, h->inst.sk, &b) != HW_OK)
 		goto out;
@@ -692,10 +562,10 @@ hub_ask(void *ctx, const struct plan_ticket *f, char ticket[PLAN_ID_TEXT],
 	if (e != HC_OK) {
 		logit("hub: the ticket was not taken: %s", hc_err_text(e));
 		if (e == HC_REFUSED)
-			enrol_refused(h);
+			hub_enrol_refused(h);
 		goto out;
 	}
-	enrol_taken(h);
+	hub_enrol_taken(h);
 	s->used = 1;
 	memcpy(s->plan, f->plan_id, strlen(f->plan_id) + 1);
 	memcpy(s->ticket, t->id, sizeof(t->id));
@@ -885,7 +755,7 @@ hub_await(void *ctx, const char *plan, uid_t uid, long long deadline)
 		e = hc_call(&h->hc, "GET", path, NULL, 0, HW_MAX_DECISION,
 		    wait + 2000, &b, NULL);
 		if (e == HC_OK || e == HC_NO_DATA)
-			enrol_taken(h);
+			hub_enrol_taken(h);
 		if (e == HC_NO_DATA) {
 			/* "None yet" at once is no long-poll (a broken or
 			 * hostile hub): back off, jittered and bounded, never
@@ -908,7 +778,7 @@ hub_await(void *ctx, const char *plan, uid_t uid, long long deadline)
 			 * be a revoked key: the window and the audit say so. */
 			buf_free(b);
 			if (e == HC_REFUSED)
-				enrol_refused(h);
+				hub_enrol_refused(h);
 			return PLAN_NO_DECISION;
 		}
 		v = check(h, s, b, uid);

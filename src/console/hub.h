@@ -22,6 +22,13 @@
 
 #define HUB_MAX_TICKETS		64
 #define HUB_CA_MAX		(256 * 1024)
+#define HUB_MAX_NAMES		8192	/* accounts named at the start */
+#define HUB_NAME_MAX		32	/* an agent label's account name */
+
+struct hub_name {
+	uid_t uid;
+	char name[HUB_NAME_MAX + 1];
+};
 
 struct hub_ticket_state {
 	int used;
@@ -58,6 +65,8 @@ struct console_hub {
 	long long poll_ms;			/* one long-poll's client timeout */
 	char why[768];				/* a start refusal's reason */
 	int unenrolled;				/* told: the hub refuses our key */
+	struct hub_name *names;			/* the accounts at the start */
+	size_t nnames;
 	struct hub_ticket_state t[HUB_MAX_TICKETS];
 };
 
@@ -72,6 +81,30 @@ int console_hub_open(struct console_hub *h, const struct policy *pol,
 void console_hub_close(struct console_hub *h);
 
 extern const struct plan_hub_ops console_hub_ops;
+
+/* hub_enrol.c */
+enum hub_enrol {
+	HUB_ENROL_OK,
+	HUB_ENROL_NOT,		/* 401: not enrolled, or a clock far off */
+	HUB_ENROL_ROLE,		/* 403: enrolled as a device */
+	HUB_ENROL_NAME,		/* enrolled under another instance name */
+	HUB_ENROL_NO_ANSWER,	/* unreachable, or no such endpoint */
+};
+/* Ask the hub (GET /v1/enrolment, signed); *e (may be NULL) gets the
+ * client's error. */
+enum hub_enrol hub_enrolment(struct console_hub *h, enum hc_err *e);
+/* What to do about r, with this console's key and instance name. */
+void hub_enrol_text(const struct console_hub *h, enum hub_enrol r,
+    char *out, size_t len);
+/* The hub refused a request of ours / took one: told on the window and in
+ * the audit once per change. */
+void hub_enrol_refused(struct console_hub *h);
+void hub_enrol_taken(struct console_hub *h);
+/* The accounts' names at the start, before the confinement; an agent's
+ * label "uid N (name)" from the live database or that snapshot. */
+void hub_names_snapshot(struct console_hub *h);
+void hub_agent_label(const struct console_hub *h, uid_t uid, char *out,
+    size_t len);
 
 /* `lockfile hub-key [--home DIR]`: make the instance key when there is
  * none, and print it with its fingerprint. */

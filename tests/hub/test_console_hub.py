@@ -678,3 +678,58 @@ def test_revoked_while_running_is_told():
                           r"again", timeout=10)
     finally:
         w.cleanup()
+
+
+def test_agent_label_after_passwd_is_replaced():
+    """The ticket's agent label keeps the account name after the host's
+    /etc/passwd is replaced (a new file renamed over it, as useradd and
+    vipw do), which the console's Landlock no longer lets it read: it
+    names the account as the database had it at the start (issue 26 item
+    4: the label became "uid N"). The console runs in a mount namespace
+    of the test's own, over a copy of /etc, so the host's file is never
+    touched."""
+    import pwd
+    import subprocess
+    from lfenv import UNMOUNT_PROCFS
+    w = HubConsole(real=False)
+    ns = None
+    try:
+        etc = os.path.join(w.env.base, "etc-copy")
+        os.mkdir(etc, 0o755)
+        script = ("%s && mount -t proc -o hidepid=invisible proc /proc && "
+                  "mount -t tmpfs -o mode=0755 tmpfs %s && cp -a /etc/. %s && "
+                  "mount --bind %s /etc && env LOCKFILE_SYSCONFDIR=%s %s doctor "
+                  "--declare-host >%s/ns.log 2>&1 && touch %s/ready && "
+                  "exec sleep 1000000"
+                  % (UNMOUNT_PROCFS, etc, etc, etc, w.env.sysconf,
+                     w.env.binary, w.env.base, w.env.base))
+        ns = subprocess.Popen(["unshare", "--pid", "--mount", "--fork",
+                               "--kill-child", "--propagation", "private",
+                               "sh", "-c", script], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+        pid = w.env._child_of(ns.pid)
+        t0 = time.monotonic()
+        while not os.path.exists(os.path.join(w.env.base, "ready")):
+            assert ns.poll() is None and time.monotonic() - t0 < 30, \
+                open(os.path.join(w.env.base, "ns.log")).read()
+            time.sleep(0.1)
+        w.env.write_policy(text=w.policy)
+        w.env.start(args=["--hub", w.url], wait=False, proc="enter", ns=pid)
+        w.env.wait_screen(r"hub approver alice")
+        w.env.type(hw.Key.fingerprint(w.device))
+        w.env.wait_for_socket()
+        # a new file renamed over the namespace's /etc/passwd
+        subprocess.run(["nsenter", "-t", str(pid), "-m", "--", "sh", "-c",
+                        "cp -p /etc/passwd /etc/passwd.lf && "
+                        "mv /etc/passwd.lf /etc/passwd"], check=True)
+        req, doc, _ = w.plan(PDF_PLAN)
+        plan, tid = pending(doc)
+        label = hw.dec_ticket(w.ticket(tid))["agent_label"]
+        agent = pwd.getpwnam("agent")
+        assert label == "uid %d (agent)" % agent.pw_uid, label
+    finally:
+        w.cleanup()
+        if ns is not None:
+            ns.kill()
+            ns.wait()

@@ -52,6 +52,19 @@ class World:
                              hw.enc_devpost(dev, box), key=key or self.dev)
 
 
+def test_enrolment(world):
+    """GET /v1/enrolment: an instance's key learns the name it is enrolled
+    as; a device's key is refused for the role, an unknown key as not
+    enrolled, an unsigned request as unsigned (the console asks it at its
+    start: docs/hub.md, "The console's side")."""
+    w = world
+    assert w.hub.call("GET", "/v1/enrolment", key=w.inst) == (200, b"desk")
+    assert w.hub.call("GET", "/v1/enrolment", key=w.dev)[0] == 403
+    assert w.hub.call("GET", "/v1/enrolment", key=hw.Key())[0] == 401
+    assert w.hub.call("GET", "/v1/enrolment")[0] == 401
+    assert w.hub.call("POST", "/v1/enrolment", key=w.inst)[0] == 404
+
+
 @pytest.fixture(scope="module")
 def world():
     hub = HubEnv()
