@@ -378,8 +378,9 @@ check_device(int fd, const struct iso_agents *a, struct iso_report *r)
 
 	if (fd < 0 || !isatty(fd) || tcgetattr(fd, &tio) != 0) {
 		iso_add(r, "terminal.device", 0, "no controlling terminal whose "
-		    "echo can be switched off: run it in a terminal of its own, "
-		    "e.g. tmux started as the console account (docs/host.md)");
+		    "echo can be switched off (su -c and runuser -c give none): "
+		    "run it in tmux started as the console account (docs/host.md, "
+		    "step 6)");
 		return;
 	}
 	if (tty_node(fd, &st) != 0) {

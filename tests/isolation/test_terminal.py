@@ -296,3 +296,23 @@ def test_unseen_relay_allowed_by_system_toml(iso):
     assert checks["terminal.master"] == (
         True, checks["terminal.master"][1]) and "unseen_relay" in \
         checks["terminal.master"][1]
+
+
+def test_no_terminal_names_what_works(iso):
+    """`su lockfile -c 'lockfile console'` from a shell without a terminal
+    for it: refused, and the refusal names what gives the console one
+    (issue 32: it named no fix)."""
+    binary = os.path.join(iso.build, "lockfile")
+    cmd = "env LOCKFILE_SYSCONFDIR=%s %s console --home %s --socket %s" % (
+        iso.sysconf, binary, iso.home, iso.socket)
+    r = subprocess.run(["su", CONSOLE_USER, "-s", "/bin/sh", "-c", cmd],
+                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, start_new_session=True,
+                       timeout=60)
+    out = r.stdout.decode()
+    assert r.returncode == 70, out
+    assert "no controlling terminal (the console needs its human): su -c " \
+        "and runuser -c give none; run it in tmux started as the console " \
+        "account: runuser -l lockfile -c 'tmux new-session -A -s console' " \
+        "(docs/host.md, step 6)" in out, out
+    assert not os.path.exists(iso.socket)
