@@ -271,8 +271,12 @@ def test_private_proc_in_the_consoles_namespace_is_refused(env, declared):
     rec = [r for r in env.audit() if r.get("method") == "file.plan"][-1]
     assert rec["cause"].startswith("proc.host:"), rec
     if declared:
-        assert "not the host's /proc (mount %d" % machine_proc_mount_id() \
+        assert "not host.toml's (%d)" % machine_proc_mount_id() \
             in rec["cause"], rec
+        # the fix, named: a /proc mounted anew needs a new declaration
+        # and a restart (issue 32)
+        assert "as root run lockfile doctor --declare-host, then restart " \
+            "the console" in rec["cause"], rec
     else:
         assert "no host declaration" in rec["cause"], rec
 
