@@ -5,13 +5,15 @@
  *   with-seccomp --allow-all [--no-nnp] -- CMD [ARG...]
  *   with-seccomp --no-landlock [--no-nnp] -- CMD [ARG...]
  *   with-seccomp --no-seccomp  [--no-nnp] -- CMD [ARG...]
+ *   with-seccomp --landlock-eperm [--no-nnp] -- CMD [ARG...]
  *
  * --docker: allows everything but what Docker's default profile refuses
  * that matters here: clone3 answers ENOSYS, the key calls, kexec, bpf,
  * open_by_handle_at answer EPERM. --allow-all: a filter that refuses
  * nothing (Seccomp: 2, yet clone3 answers EINVAL). --no-landlock: the
  * kernel as one built without Landlock answers (the three landlock calls
- * ENOSYS). --no-seccomp: as one built without seccomp (seccomp() ENOSYS,
+ * ENOSYS). --landlock-eperm: a container profile that refuses them on a
+ * kernel that has them (EPERM). --no-seccomp: as one built without seccomp (seccomp() ENOSYS,
  * prctl PR_GET_SECCOMP and PR_SET_SECCOMP EINVAL): the real kernel answers
  * for everything else, so doctor and the console meet the condition as on
  * such a kernel. no_new_privs is set
@@ -36,7 +38,8 @@ main(int argc, char **argv)
 		SCMP_SYS(landlock_create_ruleset), SCMP_SYS(landlock_add_rule),
 		SCMP_SYS(landlock_restrict_self),
 	};
-	int docker = -1, nnp = 1, i, noll = 0, nosc = 0;
+	int docker = -1, nnp = 1, i, noll = 0, nosc = 0;	/* noll: 0, 1
+							 * (ENOSYS) or 2 (EPERM) */
 	scmp_filter_ctx ctx;
 	size_t k;
 
@@ -47,6 +50,8 @@ main(int argc, char **argv)
 			docker = 0;
 		else if (strcmp(argv[i], "--no-landlock") == 0)
 			docker = 0, noll = 1;
+		else if (strcmp(argv[i], "--landlock-eperm") == 0)
+			docker = 0, noll = 2;
 		else if (strcmp(argv[i], "--no-seccomp") == 0)
 			docker = 0, nosc = 1;
 		else if (strcmp(argv[i], "--no-nnp") == 0)
@@ -56,7 +61,7 @@ main(int argc, char **argv)
 	}
 	if (docker < 0 || i + 1 >= argc) {
 		fprintf(stderr, "usage: with-seccomp --docker|--allow-all|"
-		    "--no-landlock|--no-seccomp [--no-nnp] -- CMD [ARG...]\n");
+		    "--no-landlock|--landlock-eperm|--no-seccomp [--no-nnp] -- CMD [ARG...]\n");
 		return 64;
 	}
 	if (nnp && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
@@ -76,8 +81,8 @@ main(int argc, char **argv)
 				return 127;
 	}
 	for (k = 0; noll && k < sizeof(landlock) / sizeof(landlock[0]); k++)
-		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), landlock[k], 0)
-		    != 0)
+		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(noll == 2 ? EPERM :
+		    ENOSYS), landlock[k], 0) != 0)
 			return 127;
 	if (nosc && (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
 	    SCMP_SYS(seccomp), 0) != 0 ||
