@@ -126,7 +126,14 @@ refuse(struct plan *pl, enum lf_err e, const char *cause)
 	    json_string(proto_error(e)->name));
 	if (cause != NULL)
 		json_object_set_new(pl->rec, "cause", json_string(cause));
-	window(pl, "  plan refused: %s", proto_error(e)->name);
+	/* The cause is the audit's alone (the agent learns only the code);
+	 * the window says where the human reads it (issue 32). */
+	if (json_object_get(pl->rec, "cause") != NULL ||
+	    json_object_get(pl->rec, "fetch_cause") != NULL)
+		window(pl, "  plan refused: %s (the cause: lockfile audit)",
+		    proto_error(e)->name);
+	else
+		window(pl, "  plan refused: %s", proto_error(e)->name);
 	return line;
 }
 
