@@ -127,13 +127,11 @@ refuse(struct plan *pl, enum lf_err e, const char *cause)
 	if (cause != NULL)
 		json_object_set_new(pl->rec, "cause", json_string(cause));
 	/* The cause is the audit's alone (the agent learns only the code);
-	 * the window says where the human reads it (issue 32). */
-	if (json_object_get(pl->rec, "cause") != NULL ||
-	    json_object_get(pl->rec, "fetch_cause") != NULL)
-		window(pl, "  plan refused: %s (the cause: lockfile audit)",
-		    proto_error(e)->name);
-	else
-		window(pl, "  plan refused: %s", proto_error(e)->name);
+	 * the window says where the human reads it (issue 32), on every
+	 * refusal alike: the agent may read the window at level 1
+	 * (docs/console.md), so whether a cause exists is not shown. */
+	window(pl, "  plan refused: %s (the cause: lockfile audit)",
+	    proto_error(e)->name);
 	return line;
 }
 
