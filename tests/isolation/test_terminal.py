@@ -60,6 +60,8 @@ def refused(env, condition, text):
     assert wait_for(lambda: pane(env, "#{pane_dead}") == "1", 20), env.screen()
     env.wait_screen("refusing this terminal: %s: %s" % (condition, text))
     env.wait_screen("lockfile console: start-up refused")
+    # nothing was served, so nothing is said to be wiped (issue 32)
+    assert "wiping values" not in env.screen(), env.screen()
     assert pane(env, "#{pane_dead_status}") in ("", "70")
     checks = doctor_checks(env)
     assert checks[condition][0] is False, checks[condition]
