@@ -88,9 +88,14 @@ esac
 
 # Every directory the launcher is installed under must be root's and closed
 # to writes by group and others (lockfile update and doctor check the same).
+# A sticky world-writable directory (/tmp) is fine above the prefix, never
+# as it: there any account could have made the names we write into first
+# (lockfile update's rule, docs/releases.md).
 safe_dir() {
 	p=$1
+	own_dir "$p" exists-or-not
 	while :; do
+		p=$(dirname "$p")
 		if [ -e "$p" ]; then
 			set -- $(stat -L -c '%u %a' "$p")
 			[ "$1" = 0 ] || die "$p is not root's"
@@ -100,8 +105,25 @@ safe_dir() {
 			esac
 		fi
 		[ "$p" = / ] && break
-		p=$(dirname "$p")
 	done
+}
+# A directory we write into (the prefix, the system configuration directory
+# and each one made below them): a directory, not a symlink, root's, not
+# sticky, closed to writes by group and others. Checked again after
+# install -d made it, before anything is written into it: install -d keeps
+# a directory another account made first.
+own_dir() {
+	if [ ! -e "$1" ] && [ ! -L "$1" ]; then
+		[ "${2:-}" = exists-or-not ] && return 0
+		die "$1: missing"
+	fi
+	[ -d "$1" ] && [ ! -L "$1" ] || die "$1 is not a directory (a symlink or a file): not a place to install into"
+	set -- "$1" $(stat -c '%u %a' "$1")
+	[ "$2" = 0 ] || die "$1 is not root's: not a place to install into"
+	case $3 in
+	1???|3???|5???|7???) die "$1 is sticky (mode $3): not a place to install into (use a directory of root's, 0755)" ;;
+	esac
+	[ $(( 0$3 & 022 )) = 0 ] || die "$1 is writable by group or others (mode $3)"
 }
 safe_dir "$prefix"
 safe_dir "$sysconfdir"
@@ -161,8 +183,17 @@ put() {	# put SRC DIR NAME MODE
 	install -o root -g root -m "$4" "$1" "$t"
 	mv -f "$t" "$2/$3"
 }
-install -d -o root -g root -m 0755 "$prefix/bin" "$prefix/share/lockfile" \
-    "$prefix/lib/lockfile" "$prefix/lib/tmpfiles.d" "$record" "$sysconfdir"
+for d in "$prefix" "$prefix/bin" "$prefix/share" "$prefix/share/lockfile" \
+    "$prefix/lib" "$prefix/lib/lockfile" "$prefix/lib/tmpfiles.d" "$record" \
+    "$sysconfdir"; do
+	# one level at a time, each checked before the next is made in it
+	[ -e "$d" ] || [ -L "$d" ] || install -d -o root -g root -m 0755 "$d"
+	own_dir "$d"
+done
+# and again above them, now that they exist: a parent install -d made is
+# root's; one another account made meanwhile is refused here
+safe_dir "$prefix"
+safe_dir "$sysconfdir"
 echo "$PINS" | while read -r kind sum name; do
 	case $kind in
 	bin) put "$tmp/$name" "$prefix/bin" "$name" 0755 ;;

@@ -605,7 +605,11 @@ shutdown_console(struct console *c, const char *why)
 {
 	json_t *rec = json_object();
 
-	if (c->term.fd >= 0)
+	/* A refused start-up served nothing, so held no value and no file:
+	 * say only why (issue 32: it announced a wipe of nothing). */
+	if (c->term.fd >= 0 && strcmp(why, "start-up refused") == 0)
+		term_printf(&c->term, "lockfile console: %s\n", why);
+	else if (c->term.fd >= 0)
 		term_printf(&c->term, "lockfile console: %s; wiping values and "
 		    "deleting fetched files\n", why);
 	/* No agent can connect, or time, once the listener is closed: only

@@ -181,9 +181,12 @@ check_host(const struct iso_agents *a, struct iso_report *r)
 		return;
 	}
 	if (m.hidepid != 2) {
+		/* no declaration: a host, so name the host's fix, not the
+		 * container's file (docs/host.md, step 3; issue 32) */
 		iso_add(r, "proc.hidepid", 0, "/proc is not mounted "
-		    "hidepid=invisible (hidepid=%d) and no container declaration "
-		    "(%s) exists", m.hidepid, DECLARATION);
+		    "hidepid=invisible (hidepid=%d): on a host, as root: mount -o "
+		    "remount,hidepid=invisible /proc, and hidepid=invisible in its "
+		    "fstab line (docs/host.md, step 3)", m.hidepid);
 		return;
 	}
 	iso_add(r, "proc.hidepid", 1, "/proc is mounted hidepid=invisible");

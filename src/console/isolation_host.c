@@ -194,10 +194,14 @@ iso_check_host_declared(const struct iso_agents *a, struct iso_report *r)
 		return;
 	}
 	if (sx.stx_mnt_id != id)
-		iso_add(r, "proc.host", 0, "/proc here is mount %llu, not the "
-		    "host's /proc (mount %llu, %s): the console runs in a mount "
-		    "namespace of its own, and the agents' /proc may hide nothing",
-		    (unsigned long long)sx.stx_mnt_id, id, LF_SYS_HOST);
+		/* /proc mounted anew since the declaration, or the console
+		 * in a mount namespace of its own: name both fixes; a running
+		 * console's confinement holds the old mount (issue 32) */
+		iso_add(r, "proc.host", 0, "/proc is mount %llu, not %s's (%llu): "
+		    "/proc mounted anew? as root run lockfile doctor "
+		    "--declare-host, then restart the console; else it is in a "
+		    "mount namespace of its own",
+		    (unsigned long long)sx.stx_mnt_id, LF_SYS_HOST, id);
 	else
 		iso_add(r, "proc.host", 1, "/proc is the host's (mount %llu, "
 		    "declared in %s)", id, LF_SYS_HOST);

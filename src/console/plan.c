@@ -139,7 +139,12 @@ refuse(struct plan *pl, enum lf_err e, const char *cause)
 	    json_string(proto_error(e)->name));
 	if (cause != NULL)
 		json_object_set_new(pl->rec, "cause", json_string(cause));
-	window(pl, "  plan refused: %s", proto_error(e)->name);
+	/* The cause is the audit's alone (the agent learns only the code);
+	 * the window says where the human reads it (issue 32), on every
+	 * refusal alike: the agent may read the window at level 1
+	 * (docs/console.md), so whether a cause exists is not shown. */
+	window(pl, "  plan refused: %s (the cause: lockfile audit)",
+	    proto_error(e)->name);
 	return line;
 }
 

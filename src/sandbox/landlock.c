@@ -31,7 +31,14 @@ landlock_probe(struct landlock_caps *caps, const char **why)
 	caps->fs = caps->net = caps->scoped = 0;
 	caps->restrict_flags = 0;
 	if (abi < 0) {
+		/* A kernel without Landlock answers ENOSYS; EPERM comes from
+		 * a seccomp filter above us, e.g. a container profile that
+		 * predates Landlock (docs/docker.md; issue 32) */
 		*why = errno == EOPNOTSUPP ? "landlock is disabled in this kernel"
+		    : errno == EPERM ? "landlock is refused by a seccomp filter "
+		    "this process runs under (a container's profile: allow "
+		    "landlock_create_ruleset, landlock_add_rule and "
+		    "landlock_restrict_self in it)"
 		    : "landlock is not supported by this kernel";
 		return -1;
 	}

@@ -325,8 +325,11 @@ out:
 	return ret;
 }
 
+/* "installed NAME VERSION" or "updated NAME OLD -> NEW" (oldversion
+ * not NULL): the words in the order they are read (issue 32). */
 static void
-print_installed(const struct change *ch, const char *verb)
+print_installed(const struct change *ch, const char *verb,
+    const char *oldversion)
 {
 	char q[PROTO_MAX_MANIFEST_TEXT * 4 + 8];
 
@@ -334,7 +337,8 @@ print_installed(const struct change *ch, const char *verb)
 	 * (docs/rendering.md) */
 	render_text(ch->newm.question, strlen(ch->newm.question),
 	    render_locale_flags(), 0, q, sizeof(q), NULL);
-	printf("%s %s %s from %s%s\n  question: %s\n", verb, ch->ie.name,
+	printf("%s %s %s%s%s from %s%s\n  question: %s\n", verb, ch->ie.name,
+	    oldversion ? oldversion : "", oldversion ? " -> " : "",
 	    ch->ie.version, ch->m->name, ch->m->official ? " (official)" :
 	    " WARNING: unofficial marketplace", q);
 }
@@ -368,7 +372,7 @@ static const struct market_conf *
 choose_market(struct pcmd *c, const char *name, const struct lock_entry *cur)
 {
 	const struct market_conf *m = NULL, *found = NULL;
-	size_t i, nfound = 0;
+	size_t i, nfound = 0, nmarkets = 0;
 	int failed = 0;
 
 	if (cur != NULL || c->market != NULL) {
@@ -392,6 +396,7 @@ choose_market(struct pcmd *c, const char *name, const struct lock_entry *cur)
 		const struct mindex *ix;
 		if (pcmd_skip_market(c, &c->trust.m[i]))
 			continue;
+		nmarkets++;
 		ix = get_index(c, &c->trust.m[i]);
 		if (ix == NULL)
 			failed = 1;
@@ -401,8 +406,11 @@ choose_market(struct pcmd *c, const char *name, const struct lock_entry *cur)
 		}
 	}
 	if (failed) {
-		logit("not every marketplace could be read: name one with "
-		    "--marketplace");
+		/* the marketplace's own refusal is logged above; the choice
+		 * exists only with several (issue 32) */
+		if (nmarkets > 1)
+			logit("not every marketplace could be read: name one with "
+			    "--marketplace");
 		return NULL;
 	}
 	if (nfound == 0)
@@ -470,7 +478,7 @@ pcmd_install(struct pcmd *c, const char *spec)
 	*db = c->st.db;
 	if (commit(c, db, ch, 1) != 0)
 		goto out;
-	print_installed(ch, "installed");
+	print_installed(ch, "installed", NULL);
 	rc = PCMD_OK;
 out:
 	record_accepted(c, 0);
@@ -538,11 +546,8 @@ pcmd_update(struct pcmd *c, const char *name)
 			goto out;
 	if (commit(c, db, chs, n) != 0)
 		goto out;
-	for (i = 0; i < n; i++) {
-		char verb[64];
-		str_msg(verb, sizeof(verb), "updated %s ->", chs[i].old.version);
-		print_installed(&chs[i], verb);
-	}
+	for (i = 0; i < n; i++)
+		print_installed(&chs[i], "updated", chs[i].old.version);
 	if (nchecked == 0 && c->st.db.n == 0)
 		printf("no plugins installed\n");
 	changed = 1;

@@ -31,8 +31,28 @@ show_text(struct term *t, const char *label, const char *old,
 	term_printf(t, "\n");
 }
 
+/* 1 when input in of the new manifest is not the same in old (NULL:
+ * nothing to compare with). */
+static int
+input_changed(const struct manifest_input *in, const struct manifest *old)
+{
+	size_t i;
+
+	if (old == NULL)
+		return 0;
+	for (i = 0; i < old->ninputs; i++)
+		if (strcmp(old->inputs[i].name, in->name) == 0)
+			return old->inputs[i].kind != in->kind ||
+			    old->inputs[i].max_bytes != in->max_bytes;
+	return 1;	/* a new input */
+}
+
+/* The inputs of m; with old (the new side), each one that differs from
+ * old's is marked, as show_text marks a text (issue 32: the screen did not
+ * say which limit changed). */
 static void
-show_inputs(struct term *t, const char *which, const struct manifest *m)
+show_inputs(struct term *t, const char *which, const struct manifest *m,
+    const struct manifest *old)
 {
 	size_t i;
 
@@ -43,17 +63,23 @@ show_inputs(struct term *t, const char *which, const struct manifest *m)
 		term_printf(t, "%s ", i ? "," : "");
 		term_untrusted(t, m->inputs[i].name, strlen(m->inputs[i].name),
 		    32);
-		term_printf(t, " (%s, at most %u bytes)",
-		    input_kind_name(m->inputs[i].kind), m->inputs[i].max_bytes);
+		term_printf(t, " (%s, at most %u bytes)%s",
+		    input_kind_name(m->inputs[i].kind), m->inputs[i].max_bytes,
+		    input_changed(&m->inputs[i], old) ? " CHANGED" : "");
 	}
 	term_printf(t, "\n");
 }
 
 static void
-show_limits(struct term *t, const char *which, const struct manifest *m)
+show_limits(struct term *t, const char *which, const struct manifest *m,
+    const struct manifest *old)
 {
-	term_printf(t, "  limits    %s: cpu %u s, memory %llu bytes, wall %u s\n",
-	    which, m->cpu_s, m->memory_bytes, m->wall_s);
+	term_printf(t, "  limits    %s: cpu %u s%s, memory %llu bytes%s, "
+	    "wall %u s%s\n", which,
+	    m->cpu_s, old && old->cpu_s != m->cpu_s ? " CHANGED" : "",
+	    m->memory_bytes, old && old->memory_bytes != m->memory_bytes ?
+	    " CHANGED" : "",
+	    m->wall_s, old && old->wall_s != m->wall_s ? " CHANGED" : "");
 }
 
 int
@@ -90,12 +116,12 @@ loosen_ask(const char *marketplace, int official, const struct manifest *old,
 	if (old != NULL) {
 		term_printf(&t, "  protocol  old: %d  new: %d\n", old->protocol,
 		    new->protocol);
-		show_inputs(&t, "old", old);
+		show_inputs(&t, "old", old, NULL);
 	}
-	show_inputs(&t, "new", new);
+	show_inputs(&t, "new", new, old);
 	if (old != NULL)
-		show_limits(&t, "old", old);
-	show_limits(&t, "new", new);
+		show_limits(&t, "old", old, NULL);
+	show_limits(&t, "new", new, old);
 	/* Type-ahead cannot accept: what was typed before the card is gone. */
 	term_flush_input(&t);
 	term_printf(&t, "Type '%s' to install the new version with these "

@@ -283,10 +283,21 @@ trust_verify(const struct trust *t, const struct market_conf *m,
 {
 	/* A name can change hands; without the ids, nothing verifies. */
 	if (m->repo_id[0] == '\0' || m->owner_id[0] == '\0') {
-		str_msg(why, whylen, "trust.toml pins no repository_id and "
-		    "owner_id for marketplace %s (lockfile plugin identity "
-		    "--marketplace %s shows the ones its signatures carry)",
-		    m->name, m->name);
+		/* make install's trust.toml pins none (docs/host.md, step
+		 * 8): name the command that shows them, offline too; the
+		 * --marketplace word only when there is a choice */
+		if (t->nmarkets > 1)
+			str_msg(why, whylen, "trust.toml pins no repository_id "
+			    "and owner_id for marketplace %s: lockfile plugin "
+			    "identity --marketplace %s [--from DIR] shows the ones "
+			    "its signatures carry; pin them as root (docs/host.md, "
+			    "step 8)", m->name, m->name);
+		else
+			str_msg(why, whylen, "trust.toml pins no repository_id "
+			    "and owner_id for marketplace %s: lockfile plugin "
+			    "identity [--from DIR] shows the ones its signatures "
+			    "carry; pin them as root (docs/host.md, step 8)",
+			    m->name);
 		return -1;
 	}
 	return verify_as(t, m, tag, sha, bundle, bundlelen, 1, NULL, why,

@@ -10,6 +10,7 @@
  * an invisible ancestor is not seen: docs/isolation.md, residuals. */
 #include "term/check.h"
 #include "term/iso.h"
+#include "term/relay.h"
 #include "lib/fd.h"
 #include "lib/log.h"
 #include "lib/paths.h"
@@ -42,6 +43,7 @@ struct names {
 struct term_rules {
 	int x11_refuse;
 	int own_multiplexer_ok;
+	int unseen_relay_ok;	/* terminal.master: term/relay.c */
 	struct names relays, multiplexers, x11_terminals;
 };
 
@@ -161,7 +163,9 @@ rules_load(struct term_rules *r, char *why, size_t whylen)
 		else if (strcmp(k, "own_multiplexer") == 0) {
 			bad |= word(v, "allow", "refuse", &b);
 			r->own_multiplexer_ok = b;
-		} else if (strcmp(k, "relays") == 0)
+		} else if (strcmp(k, "unseen_relay") == 0)
+			bad |= word(v, "allow", "refuse", &r->unseen_relay_ok);
+		else if (strcmp(k, "relays") == 0)
 			bad |= names_from(v, &r->relays);
 		else if (strcmp(k, "multiplexers") == 0)
 			bad |= names_from(v, &r->multiplexers);
@@ -174,7 +178,7 @@ rules_load(struct term_rules *r, char *why, size_t whylen)
 	if (bad) {
 		str_msg(why, whylen, "%s: unknown key or bad value (docs/"
 		    "isolation.md lists x11, own_multiplexer, relays, "
-		    "multiplexers, x11_terminals)", LF_SYS_SYSTEM);
+		    "multiplexers, x11_terminals, unseen_relay)", LF_SYS_SYSTEM);
 		return -1;
 	}
 	return 0;
@@ -374,8 +378,9 @@ check_device(int fd, const struct iso_agents *a, struct iso_report *r)
 
 	if (fd < 0 || !isatty(fd) || tcgetattr(fd, &tio) != 0) {
 		iso_add(r, "terminal.device", 0, "no controlling terminal whose "
-		    "echo can be switched off: run it in a terminal of its own, "
-		    "e.g. tmux started as the console account (docs/host.md)");
+		    "echo can be switched off (su -c and runuser -c give none): "
+		    "run it in tmux started as the console account (docs/host.md, "
+		    "step 6)");
 		return;
 	}
 	if (tty_node(fd, &st) != 0) {
@@ -425,6 +430,9 @@ isolation_terminal_report(int ttyfd, const struct iso_agents *a,
 		iso_add(r, "terminal.rules", 1, "relays and X11 rules from "
 		    "defaults and %s", LF_SYS_SYSTEM);
 		check_ancestry(&tr, a, r);
+		if (r->n > 0 && strcmp(r->c[0].name, "terminal.device") == 0 &&
+		    r->c[0].ok)
+			check_master(ttyfd, a, tr.unseen_relay_ok, r);
 	}
 	for (i = 0; i < r->n; i++)
 		if (!r->c[i].ok)

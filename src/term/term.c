@@ -28,7 +28,12 @@ term_open(struct term *t, const char **why)
 	(void)render_init(NULL);
 	t->fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (t->fd < 0) {
-		*why = "no controlling terminal (the console needs its human)";
+		/* su -c, runuser -c and a service give none; name what
+		 * does (docs/host.md, step 6; issue 32) */
+		*why = "no controlling terminal (the console needs its human): "
+		    "su -c and runuser -c give none; run it in tmux started as "
+		    "the console account: runuser -l lockfile -c 'tmux "
+		    "new-session -A -s console' (docs/host.md, step 6)";
 		return -1;
 	}
 	if (tcgetattr(t->fd, &t->saved) == 0)

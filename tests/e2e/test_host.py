@@ -145,6 +145,11 @@ def test_file_opened_up_after_start_is_refused_at_fetch(env):
         rec = [r for r in env.audit() if r.get("method") == "file.plan"][-1]
         assert rec["fetch_cause"] == "exposed", rec
         assert "%04o" % mode in rec["fetch_detail"], rec
+        # the window points the human at the cause (issue 32); the
+        # agent's line carries the code only
+        env.wait_screen("plan refused: E_FETCH_FAILED \\(the cause: "
+                        "lockfile audit\\)", count=1 if mode == 0o644 else 2)
+        assert "exposed" not in line and "%04o" % mode not in line, line
         os.chmod(os.path.join(d, rel), 0o600 if mode == 0o644 else 0o700)
     assert env.work_entries() == held
 
@@ -271,8 +276,12 @@ def test_private_proc_in_the_consoles_namespace_is_refused(env, declared):
     rec = [r for r in env.audit() if r.get("method") == "file.plan"][-1]
     assert rec["cause"].startswith("proc.host:"), rec
     if declared:
-        assert "not the host's /proc (mount %d" % machine_proc_mount_id() \
+        assert "not host.toml's (%d)" % machine_proc_mount_id() \
             in rec["cause"], rec
+        # the fix, named: a /proc mounted anew needs a new declaration
+        # and a restart (issue 32)
+        assert "as root run lockfile doctor --declare-host, then restart " \
+            "the console" in rec["cause"], rec
     else:
         assert "no host declaration" in rec["cause"], rec
 

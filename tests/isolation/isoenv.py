@@ -69,7 +69,8 @@ class IsoEnv(ConsoleEnv):
         cmd = ["env", "LOCKFILE_SYSCONFDIR=" + self.sysconf]
         for k, v in (env or {}).items():
             cmd.append("%s=%s" % (k, v))
-        if seccomp in ("docker", "allow-all", "clone3-only", "no-landlock", "no-seccomp"):
+        if seccomp in ("docker", "allow-all", "clone3-only", "no-landlock", "landlock-eperm",
+                       "no-seccomp"):
             cmd += [helper(self.build, "with-seccomp"), "--" + seccomp, "--"]
         cmd += [binary, "console", "--home", self.home, "--socket",
                 self.socket] + list(args)
@@ -204,7 +205,8 @@ class IsoEnv(ConsoleEnv):
         Returns (exit status, {name: (ok, detail)}, document)."""
         binary = os.path.join(build or self.build, "lockfile")
         cmd = []
-        if seccomp in ("docker", "allow-all", "clone3-only", "no-landlock", "no-seccomp"):
+        if seccomp in ("docker", "allow-all", "clone3-only", "no-landlock", "landlock-eperm",
+                       "no-seccomp"):
             cmd += [helper(self.build, "with-seccomp"), "--" + seccomp]
             if not nnp:
                 cmd.append("--no-nnp")
@@ -220,7 +222,8 @@ class IsoEnv(ConsoleEnv):
             # (or no) process, and a sanitized doctor dies of it ("Can't
             # open /proc/N/task") whatever the product does
             priv.append("ASAN_OPTIONS=detect_leaks=0")
-        if seccomp in ("docker", "allow-all", "clone3-only", "no-landlock", "no-seccomp") \
+        if seccomp in ("docker", "allow-all", "clone3-only", "no-landlock", "landlock-eperm",
+                       "no-seccomp") \
                 and not nnp:
             argv = cmd + priv + inner	# the filter first, as root
         else:

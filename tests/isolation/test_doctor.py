@@ -137,7 +137,11 @@ def test_doctor_refuses_root_and_bad_options(iso):
 # ---- no Landlock, no seccomp: the kernel says so, doctor fails ------------
 
 @pytest.mark.parametrize("kernel,name,text", [
-    ("no-landlock", "landlock", "plugins cannot run"),
+    ("no-landlock", "landlock", "landlock is not supported by this kernel"),
+    # a kernel with Landlock, refused by a container's profile: said so,
+    # not "not supported by this kernel" (issue 32)
+    ("landlock-eperm", "landlock", "landlock is refused by a seccomp "
+     "filter this process runs under"),
     ("no-seccomp", "seccomp", "not supported by this kernel")])
 def test_doctor_fails_on_a_kernel_without(iso, kernel, name, text):
     """with-seccomp answers the Landlock calls (or seccomp's) as a kernel

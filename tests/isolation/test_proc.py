@@ -122,6 +122,9 @@ def test_fresh_procfs_without_hidepid_nor_declaration(iso):
     iso.start(pidns=True, seccomp="docker")
     iso.wait_screen("WARNING: proc.hidepid: /proc is not mounted "
                     "hidepid=invisible")
+    # the host's fix, named, not the container's file (issue 32)
+    iso.wait_screen("on a host, as root: mount -o remount,hidepid=invisible "
+                    "/proc, and hidepid=invisible in its fstab line")
     assert_refused_before_read(iso, plan(iso), "proc.hidepid")
     assert_doctor_fails(iso, "proc.hidepid")
 

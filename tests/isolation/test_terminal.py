@@ -8,6 +8,7 @@ import json
 import os
 import shlex
 import shutil
+import subprocess
 import threading
 
 from isoenv import CONSOLE_USER, as_user, gid_of, uid_of, wait_for
@@ -59,6 +60,8 @@ def refused(env, condition, text):
     assert wait_for(lambda: pane(env, "#{pane_dead}") == "1", 20), env.screen()
     env.wait_screen("refusing this terminal: %s: %s" % (condition, text))
     env.wait_screen("lockfile console: start-up refused")
+    # nothing was served, so nothing is said to be wiped (issue 32)
+    assert "wiping values" not in env.screen(), env.screen()
     assert pane(env, "#{pane_dead_status}") in ("", "70")
     checks = doctor_checks(env)
     assert checks[condition][0] is False, checks[condition]
@@ -70,9 +73,13 @@ def test_console_accounts_own_tmux_is_allowed(iso):
     iso.wait_for_socket()
     checks = doctor_checks(iso)
     for name in ("terminal.device", "terminal.owner", "terminal.mode",
-                 "terminal.rules", "terminal.relay", "terminal.x11"):
+                 "terminal.rules", "terminal.relay", "terminal.x11",
+                 "terminal.master"):
         assert checks[name][0] is True, (name, checks[name])
     assert "a multiplexer of the console account" in checks["terminal.relay"][1]
+    # the console account's tmux server holds the pane's master, visibly
+    assert "(tmux: server), the console account's, holds pts/" in \
+        checks["terminal.master"][1], checks["terminal.master"]
 
 
 def test_system_toml_refuses_own_multiplexer(iso):
@@ -208,3 +215,106 @@ def test_typed_value_is_never_echoed(iso):
     assert secret not in iso.screen()
     assert secret not in json.dumps(iso.audit())
     assert secret not in res["line"]
+
+
+# ---- relays run by another account (issue 32) ------------------------
+# With /proc hidepid the console cannot see root's runuser -P, su -P or
+# script among its parents: the pty they made is the console account's
+# (runuser -P and su -P chown it), its session and foreground group are
+# the console account's shell's, so every other condition holds. The
+# master's holder is what gives them away: no process the console sees
+# holds it (src/term/relay.c).
+
+def launch_relayed(env, relay):
+    """The console account's tmux pane only waits; root, in the console's
+    namespaces, runs relay (argv whose last element is a shell command run
+    as the console account) on the pane's terminal, around doctor and the
+    console as launch() starts them."""
+    env._find_console = lambda *a, **k: None	# none yet: do not wait for it
+    env.start(pidns=True, procopts="hidepid=invisible", seccomp=None,
+              inner="sleep 100000", wait=False, declare_host=True)
+    tty = pane(env, "#{pane_tty}")
+    sysenv = "LOCKFILE_SYSCONFDIR=" + env.sysconf
+    binary = os.path.join(env.build, "lockfile")
+    env.doctor_out = os.path.join(env.tmuxdir, "doctor.json")
+    script = ("%s doctor --json --home %s --socket %s > %s 2>&1; echo $? > "
+              "%s.rc; exec %s console --home %s --socket %s" % (
+                  binary, env.home, env.socket, env.doctor_out,
+                  env.doctor_out, binary, env.home, env.socket))
+    argv = ["nsenter", "-t", str(env.ns_init), "-p", "-m", "--", "env", "-i",
+            "PATH=/usr/bin:/bin:/usr/sbin:/sbin", "TERM=xterm",
+            "HOME=" + env.home, sysenv] + relay(script)
+    with open(tty, "r+b", buffering=0) as t:
+        env.relay = subprocess.Popen(argv, stdin=t, stdout=t, stderr=t,
+                                     start_new_session=True)
+
+
+def refused_master(env):
+    env.wait_screen("refusing this terminal: terminal.master: no process "
+                    "the console sees holds pts/[0-9]+'s master: a hidden "
+                    "relay")
+    env.wait_screen("lockfile console: start-up refused")
+    checks = doctor_checks(env)
+    assert checks["terminal.master"][0] is False, checks["terminal.master"]
+    # every other terminal condition holds: the master is the only tell
+    for name in ("terminal.device", "terminal.owner", "terminal.mode",
+                 "terminal.relay"):
+        assert checks[name][0] is True, (name, checks[name])
+    assert not os.path.exists(env.socket)
+    env.relay.wait(20)
+
+
+def test_runuser_pty_run_by_root_is_refused(iso):
+    launch_relayed(iso, lambda sh: ["runuser", "-P", "-u", CONSOLE_USER,
+                                    "--", "sh", "-c", sh])
+    refused_master(iso)
+
+
+def test_su_pty_run_by_root_is_refused(iso):
+    launch_relayed(iso, lambda sh: ["su", "-P", "-s", "/bin/sh", "-c", sh,
+                                    CONSOLE_USER])
+    refused_master(iso)
+
+
+def test_script_run_by_root_is_refused(iso):
+    # root's script, its pty handed to the console account (as runuser -P
+    # does), then the console account on it
+    launch_relayed(iso, lambda sh: [
+        "script", "-q", "-e", "-c",
+        "chown %s \"$(tty)\" && chmod 600 \"$(tty)\" && exec runuser -u %s "
+        "-- sh -c %s" % (CONSOLE_USER, CONSOLE_USER, shlex.quote(sh)),
+        "/dev/null"])
+    refused_master(iso)
+
+
+def test_unseen_relay_allowed_by_system_toml(iso):
+    """An operator who logs in over ssh (sshd's session process is not
+    dumpable, so hidden too) may accept it, in root's system.toml."""
+    iso.write_system_toml('unseen_relay = "allow"\n')
+    launch_relayed(iso, lambda sh: ["runuser", "-P", "-u", CONSOLE_USER,
+                                    "--", "sh", "-c", sh])
+    iso.wait_for_socket()
+    checks = doctor_checks(iso)
+    assert checks["terminal.master"] == (
+        True, checks["terminal.master"][1]) and "unseen_relay" in \
+        checks["terminal.master"][1]
+
+
+def test_no_terminal_names_what_works(iso):
+    """`su lockfile -c 'lockfile console'` from a shell without a terminal
+    for it: refused, and the refusal names what gives the console one
+    (issue 32: it named no fix)."""
+    binary = os.path.join(iso.build, "lockfile")
+    cmd = "env LOCKFILE_SYSCONFDIR=%s %s console --home %s --socket %s" % (
+        iso.sysconf, binary, iso.home, iso.socket)
+    r = subprocess.run(["su", CONSOLE_USER, "-s", "/bin/sh", "-c", cmd],
+                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, start_new_session=True,
+                       timeout=60)
+    out = r.stdout.decode()
+    assert r.returncode == 70, out
+    assert "no controlling terminal (the console needs its human): su -c " \
+        "and runuser -c give none; run it in tmux started as the console " \
+        "account: runuser -l lockfile -c 'tmux new-session -A -s console' " \
+        "(docs/host.md, step 6)" in out, out
+    assert not os.path.exists(iso.socket)

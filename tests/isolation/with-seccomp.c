@@ -6,6 +6,7 @@
  *   with-seccomp --clone3-only [--no-nnp] -- CMD [ARG...]
  *   with-seccomp --no-landlock [--no-nnp] -- CMD [ARG...]
  *   with-seccomp --no-seccomp  [--no-nnp] -- CMD [ARG...]
+ *   with-seccomp --landlock-eperm [--no-nnp] -- CMD [ARG...]
  *
  * --docker: allows everything but what Docker's default profile refuses
  * that matters here: clone3 answers ENOSYS, unshare (CAP_SYS_ADMIN only
@@ -14,7 +15,8 @@
  * answers EINVAL). --clone3-only: a filter that refuses clone3 alone, the
  * one call the console used to probe (docs/docker.md). --no-landlock: the
  * kernel as one built without Landlock answers (the three landlock calls
- * ENOSYS). --no-seccomp: as one built without seccomp (seccomp() ENOSYS,
+ * ENOSYS). --landlock-eperm: a container profile that refuses them on a
+ * kernel that has them (EPERM). --no-seccomp: as one built without seccomp (seccomp() ENOSYS,
  * prctl PR_GET_SECCOMP and PR_SET_SECCOMP EINVAL): the real kernel answers
  * for everything else, so doctor and the console meet the condition as on
  * such a kernel. no_new_privs is set
@@ -39,7 +41,8 @@ main(int argc, char **argv)
 		SCMP_SYS(landlock_create_ruleset), SCMP_SYS(landlock_add_rule),
 		SCMP_SYS(landlock_restrict_self),
 	};
-	int docker = -1, nnp = 1, i, noll = 0, nosc = 0, only3 = 0;
+	int docker = -1, nnp = 1, i, noll = 0, nosc = 0, only3 = 0;	/* noll: 0,
+							 * 1 (ENOSYS) or 2 (EPERM) */
 	scmp_filter_ctx ctx;
 	size_t k;
 
@@ -52,6 +55,8 @@ main(int argc, char **argv)
 			docker = 0, only3 = 1;
 		else if (strcmp(argv[i], "--no-landlock") == 0)
 			docker = 0, noll = 1;
+		else if (strcmp(argv[i], "--landlock-eperm") == 0)
+			docker = 0, noll = 2;
 		else if (strcmp(argv[i], "--no-seccomp") == 0)
 			docker = 0, nosc = 1;
 		else if (strcmp(argv[i], "--no-nnp") == 0)
@@ -61,8 +66,8 @@ main(int argc, char **argv)
 	}
 	if (docker < 0 || i + 1 >= argc) {
 		fprintf(stderr, "usage: with-seccomp --docker|--allow-all|"
-		    "--clone3-only|--no-landlock|--no-seccomp [--no-nnp] -- CMD "
-		    "[ARG...]\n");
+		    "--clone3-only|--no-landlock|--landlock-eperm|--no-seccomp "
+		    "[--no-nnp] -- CMD [ARG...]\n");
 		return 64;
 	}
 	if (nnp && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
@@ -84,8 +89,8 @@ main(int argc, char **argv)
 				return 127;
 	}
 	for (k = 0; noll && k < sizeof(landlock) / sizeof(landlock[0]); k++)
-		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), landlock[k], 0)
-		    != 0)
+		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(noll == 2 ? EPERM :
+		    ENOSYS), landlock[k], 0) != 0)
 			return 127;
 	if (nosc && (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
 	    SCMP_SYS(seccomp), 0) != 0 ||

@@ -12,6 +12,7 @@ the real `lockfile plugin` commands run as the console account.
 Everything is signed as "the release.yml workflow of REPO run on the
 artifact's tag" unless a test asks for another identity (Market.resign).
 """
+import atexit
 import concurrent.futures
 import hashlib
 import json
@@ -389,7 +390,11 @@ class Store:
 def pty_of(user):
     """A pseudo-terminal opened by a process of user (devpts gives the
     slave to the opener, as a login gives it to the account logging in):
-    (master, slave)."""
+    (master, slave). That process then runs `sleep` holding the master, as
+    a terminal of user's own would (a tmux server): the terminal checks
+    look for a holder they can see (terminal.master, src/term/relay.c);
+    this test process, root's, holds it too, which hidepid hides. The
+    holder goes with the test run's end (pty_holders)."""
     ours, theirs = socket.socketpair()
     pid = os.fork()
     if pid == 0:
@@ -400,15 +405,37 @@ def pty_of(user):
             os.setresuid(pw.pw_uid, pw.pw_uid, pw.pw_uid)
             master, slave = os.openpty()
             socket.send_fds(theirs, [b"p"], [master, slave])
+            os.close(slave)
+            os.set_inheritable(master, True)
+            null = os.open("/dev/null", os.O_RDWR)
+            for fd in (0, 1, 2):	# not the runner's pipes
+                os.dup2(null, fd)
+            # exec: a process that changed its uid is not dumpable, so
+            # hidden even from its own account; exec makes it visible
+            os.execv("/bin/sleep", ["sleep", "600"])
         finally:
             os._exit(0)
     theirs.close()
     _, fds, _, _ = socket.recv_fds(ours, 1, 2)
     ours.close()
-    os.waitpid(pid, 0)
+    pty_holders.append(pid)
     master, slave = fds
     assert os.fstat(slave).st_uid == pwd.getpwnam(user).pw_uid
     return master, slave
+
+
+pty_holders = []
+atexit.register(lambda: end_pty_holders())
+
+
+def end_pty_holders():
+    while pty_holders:
+        pid = pty_holders.pop()
+        try:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+        except OSError:
+            pass
 
 
 def spawn_on_terminal(argv, user=CONSOLE_USER, setup=()):
@@ -441,6 +468,7 @@ def finish_terminal(child):
         pass	# EIO: every slave is closed
     rc = child.proc.wait(timeout=60)
     child.close()
+    end_pty_holders()
     return rc
 
 

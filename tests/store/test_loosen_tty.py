@@ -48,7 +48,12 @@ def test_loosening_declined_changes_no_plugin(w):
     assert "CHANGED   new: Does the file contain the typed text, in any " \
         "case?" in card
     assert "needle (text, at most 1024 bytes)" in card
-    assert "needle (text, at most 4096 bytes)" in card
+    # the limit that changed is marked on the new side, and only it
+    # (issue 32)
+    assert "needle (text, at most 4096 bytes) CHANGED" in card
+    assert "needle (text, at most 1024 bytes) CHANGED" not in card
+    limits = [l for l in card.splitlines() if "limits    new:" in l]
+    assert len(limits) == 1 and "CHANGED" not in limits[0], card
     assert "contains  1.0.0 -> 1.1.0" in card
     child.sendline("yes")
     child.expect("not accepted")

@@ -122,7 +122,8 @@ def test_update_tightening_needs_no_prompt(w):
     w.mk.publish(4)
     r = w.st.run("update", trust=w.trust)
     assert_clean_exit(r, 0)
-    assert "updated 1.0.0 -> is-utf8 1.0.1" in out_text(r)
+    # the name, then the versions in order (issue 32)
+    assert "updated is-utf8 1.0.0 -> 1.0.1 from" in out_text(r), out_text(r)
     e = w.st.entry("is-utf8")
     assert e["version"] == "1.0.1"
     assert e["manifest_sha256"] == sha256_file(os.path.join(
@@ -405,7 +406,12 @@ def test_ids_must_be_pinned_and_identity_shows_them(w):
     w.trust.write([("official", w.mk, True)], ids=False)
     r = refused(w, "install", "is-pdf", want="pins no repository_id and "
                 "owner_id for marketplace official")
-    assert "lockfile plugin identity --marketplace official" in out_text(r)
+    # the fix, named: the command (offline too), and no --marketplace
+    # when there is one marketplace only (issue 32, issue 26 6)
+    assert "lockfile plugin identity [--from DIR] shows the ones its " \
+        "signatures carry; pin them as root (docs/host.md, step 8)" in \
+        out_text(r), out_text(r)
+    assert "--marketplace" not in out_text(r)
     r = w.st.run("identity", trust=w.trust)
     assert_clean_exit(r, 0)
     text = out_text(r)
