@@ -459,9 +459,12 @@ start(struct console *c, const char *homearg, const char *sockpath,
 	case AGENTS_OK:
 		break;
 	case AGENTS_BAD_BUILD:
-		fatal("bad build-time ALLOWED_UIDS");
+		fatal("bad build-time ALLOWED_UIDS (uids above 0, never the "
+		    "console account's own)");
 	case AGENTS_BAD_CLI:
-		logit("--allowed-uids: a comma-separated list of uids above 0");
+		logit("--allowed-uids: a comma-separated list of uids above 0, "
+		    "never the console account's own (%u)",
+		    (unsigned)c->lis.console_uid);
 		return -1;
 	}
 	for (i = 0; i < c->agents.nallowed; i++)

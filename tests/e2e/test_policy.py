@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from lfenv import CONSOLE_USER, ConsoleEnv, as_user
+from lfenv import CONSOLE_USER, ConsoleEnv, as_user, uid_of
 
 BASE = 'security_level = 1\nanswer_quantum_s = 1\n'
 
@@ -112,4 +112,18 @@ def test_a_work_dir_that_is_not_a_string_is_refused(env):
     assert r.returncode not in (0, -11, 139) and r.returncode > 0, (
         r.returncode, err)
     assert "work_dir must be an absolute path" in err, err
+    assert approved_text(env) == BASE
+
+
+def test_the_console_uid_as_an_agent_is_refused(env):
+    """allowed_uids may not name the console account's own uid (issue 25,
+    5): a policy error at approve, before anything is asked."""
+    env.write_policy(text=BASE)
+    env.write_policy(approved=False, text=BASE + "allowed_uids = [%d]\n"
+                     % uid_of(CONSOLE_USER))
+    r = as_user(CONSOLE_USER, [env.binary, "policy", "--home", env.home,
+                               "approve"], input=b"approve\n")
+    err = (r.stdout + r.stderr).decode()
+    assert r.returncode > 0, (r.returncode, err)
+    assert "the console account's own uid" in err, err
     assert approved_text(env) == BASE
