@@ -138,10 +138,12 @@ serve_pollfds(const struct serve *s, struct pollfd *pfd, size_t *slot,
 	for (i = 0; i < SERVE_MAX_CONNS && n < max; i++) {
 		const struct serve_conn *cn = s->conns[i];
 		/* A connection with a request waiting is not read further
-		 * until it is served: the socket holds the rest. */
-		if (cn == NULL || cn->eof || ready(cn))
+		 * until it is served (the socket holds the rest); it is asked
+		 * whether its answer can be written without waiting. */
+		if (cn == NULL || (cn->eof && !ready(cn)))
 			continue;
-		pfd[n] = (struct pollfd){ .fd = cn->fd, .events = POLLIN };
+		pfd[n] = (struct pollfd){ .fd = cn->fd,
+		    .events = ready(cn) ? POLLOUT : POLLIN };
 		slot[n++] = i;
 	}
 	return n;
@@ -211,6 +213,13 @@ serve_read(struct serve *s, const struct pollfd *pfd, const size_t *slot,
 		struct serve_conn *cn = s->conns[slot[i]];
 		if (cn == NULL || cn->fd != pfd[i].fd)
 			continue;
+		if (ready(cn)) {
+			/* room for a whole answer: a unix stream socket is
+			 * writable while three quarters of its send buffer are
+			 * free, more than the longest answer (64 KiB) */
+			cn->writable = (pfd[i].revents & POLLOUT) != 0;
+			continue;
+		}
 		if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
 			continue;
 		if (read_some(cn, now) != 0)
@@ -227,7 +236,9 @@ serve_expire(struct serve *s, long long now)
 
 	for (i = 0; i < SERVE_MAX_CONNS; i++) {
 		struct serve_conn *cn = s->conns[i];
-		if (cn == NULL || ready(cn))
+		/* A request waiting its turn has no deadline; one whose peer
+		 * reads no answers (its socket full) has the same as a line. */
+		if (cn == NULL || (ready(cn) && cn->writable))
 			continue;
 		if (now >= cn->deadline) {
 			conn_close(s, i);
@@ -245,7 +256,8 @@ serve_ready(const struct serve *s)
 	size_t i;
 
 	for (i = 0; i < SERVE_MAX_CONNS; i++)
-		if (s->conns[i] != NULL && ready(s->conns[i]))
+		if (s->conns[i] != NULL && ready(s->conns[i]) &&
+		    s->conns[i]->writable)
 			return 1;
 	return 0;
 }
@@ -269,7 +281,9 @@ serve_next(struct serve *s)
 
 	for (i = 0; i < SERVE_MAX_CONNS; i++) {
 		struct serve_conn *cn = s->conns[i];
-		if (cn == NULL || !ready(cn))
+		/* never one whose answer would wait for its peer to read:
+		 * the console would wait with everyone else behind it */
+		if (cn == NULL || !ready(cn) || !cn->writable)
 			continue;
 		if (before(cn, first))
 			first = cn;
@@ -320,6 +334,10 @@ serve_done(struct serve *s, struct serve_conn *cn, int ok, long long now,
 	explicit_bzero(cn->buf + cn->len - used, used);
 	cn->len -= used;
 	update_ready(cn, 0);
+	/* writable again only once the next turn's poll says so; a next
+	 * request already whole has the line allowance for that */
+	cn->writable = 0;
+	cn->deadline = now + SERVE_READ_MS;
 	if (ready(cn))
 		return;
 	if (cn->eof) {

@@ -37,6 +37,8 @@ struct serve_conn {
 	int waiting_next;	/* answered; deadline is SERVE_NEXT_MS's */
 	int eof;		/* the peer shut down its side: no more bytes */
 	int ready;		/* a whole line waits, or a line too long */
+	int writable;		/* ready, and the last poll found room for
+				 * its answer */
 	unsigned long long born;	/* accept order */
 	unsigned long long seq;	/* when last served (or accepted): round
 				 * robin among one uid's connections */
@@ -72,8 +74,9 @@ void serve_init(struct serve *s);
 enum serve_add serve_add(struct serve *s, int fd, const struct peer *p,
     long long now);
 
-/* pfd[0..return) for poll(): each connection that can take more bytes.
- * slot[i] is the index in s->conns of pfd[i]. */
+/* pfd[0..return) for poll(): each connection that can take more bytes
+ * (POLLIN), and each with a request waiting (POLLOUT: room for its
+ * answer). slot[i] is the index in s->conns of pfd[i]. */
 size_t serve_pollfds(const struct serve *s, struct pollfd *pfd,
     size_t *slot, size_t max);
 
@@ -88,8 +91,11 @@ long long serve_expire(struct serve *s, long long now);
 
 /* The connection whose request goes next: round robin by peer uid (the
  * next uid after the last one served that has a ready request, wrapping),
- * and among that uid's connections the one served longest ago. NULL when
- * no request is ready. */
+ * and among that uid's connections the one served longest ago. A request
+ * is ready when its line is whole (or too long) and the last poll found
+ * room in its socket for the answer: a peer that reads no answers is never
+ * waited for (its connection is closed at its deadline). NULL when no
+ * request is ready. */
 struct serve_conn *serve_next(struct serve *s);
 
 /* Whether any connection has a request ready. */

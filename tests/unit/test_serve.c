@@ -44,16 +44,20 @@ say(int fd, const char *bytes, size_t n)
 	assert_int_equal(write(fd, bytes, n), (ssize_t)n);
 }
 
-/* One turn of the console's loop, reading only. */
+/* Two turns of the console's loop, without serving: the first reads, the
+ * second finds room for the answers of what became ready. */
 static void
 pump(struct serve *s, long long now)
 {
 	static struct pollfd pfd[SERVE_MAX_CONNS];
 	static size_t slot[SERVE_MAX_CONNS];
-	size_t n = serve_pollfds(s, pfd, slot, SERVE_MAX_CONNS);
+	int turn;
 
-	assert_true(poll(pfd, n, 0) >= 0);
-	serve_read(s, pfd, slot, n, now);
+	for (turn = 0; turn < 2; turn++) {
+		size_t n = serve_pollfds(s, pfd, slot, SERVE_MAX_CONNS);
+		assert_true(poll(pfd, n, 0) >= 0);
+		serve_read(s, pfd, slot, n, now);
+	}
 }
 
 /* Serve the next request: its uid, or (uid_t)-1 when none is ready. */
@@ -140,12 +144,15 @@ test_least_recently_served_connection(void **state)
 	first = serve_next(&s);
 	assert_non_null(first);
 	serve_done(&s, first, 1, 0, 0);
+	pump(&s, 0);
 	second = serve_next(&s);
 	assert_ptr_not_equal(first, second);
 	serve_done(&s, second, 1, 0, 0);
+	pump(&s, 0);
 	third = serve_next(&s);
 	assert_ptr_equal(third, first);
 	serve_done(&s, third, 1, 0, 0);
+	pump(&s, 0);
 	assert_null(serve_next(&s));
 	serve_close_all(&s);
 	close(a);
@@ -294,6 +301,51 @@ test_half_close(void **state)
 	close(a);
 }
 
+/* A peer that pipelines and reads no answers fills its socket: it is not
+ * picked while its answer would wait (the console would wait with every
+ * other peer behind it), the other uid is, and it is closed at its
+ * deadline. */
+static void
+test_peer_reading_nothing_not_waited_for(void **state)
+{
+	struct serve s;
+	struct serve_conn *cn;
+	char junk[4096];
+	int a, b, i;
+
+	(void)state;
+	memset(junk, 'x', sizeof(junk));
+	serve_init(&s);
+	a = conn(&s, 1001, 0, NULL);
+	b = conn(&s, 1002, 0, NULL);
+	for (i = 0; i < 4; i++)
+		say(a, REQ, strlen(REQ));
+	pump(&s, 0);
+	cn = serve_next(&s);
+	assert_non_null(cn);
+	assert_int_equal(cn->peer.uid, 1001);
+	/* its answers were never read: the console's end is full */
+	while (send(cn->fd, junk, sizeof(junk), MSG_DONTWAIT) > 0)
+		;
+	serve_done(&s, cn, 1, 0, 0);
+	say(b, REQ, strlen(REQ));
+	pump(&s, 0);
+	cn = serve_next(&s);
+	assert_non_null(cn);
+	assert_int_equal(cn->peer.uid, 1002);
+	serve_done(&s, cn, 1, 0, 0);
+	pump(&s, 0);
+	assert_null(serve_next(&s));	/* 1001's is whole, but would wait */
+	(void)serve_expire(&s, SERVE_NEXT_MS);	/* b: no next request */
+	assert_int_equal(s.n, 1);
+	assert_int_equal(serve_expire(&s, SERVE_READ_MS - 1), SERVE_READ_MS);
+	(void)serve_expire(&s, SERVE_READ_MS);	/* a: never read */
+	assert_int_equal(s.n, 0);
+	serve_close_all(&s);
+	close(a);
+	close(b);
+}
+
 int
 main(void)
 {
@@ -304,6 +356,7 @@ main(void)
 		cmocka_unit_test(test_too_long),
 		cmocka_unit_test(test_deadlines),
 		cmocka_unit_test(test_half_close),
+		cmocka_unit_test(test_peer_reading_nothing_not_waited_for),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
