@@ -1,7 +1,8 @@
 /* `lockfile console`: start-up, the serving loop, session timers, shutdown.
  *
- * One request at a time (one human, one screen): connections wait in the
- * listen backlog while a plan waits for the human or its quantum. Start-up
+ * One request at a time (one human, one screen), picked fairly by peer uid
+ * among the open connections (serve.h, docs/console.md "Serving"): the
+ * others wait while a plan waits for the human or its quantum. Start-up
  * order matters: our own binary is opened (for the parser workers, each a
  * fresh exec of it) before anything is loaded; inherited descriptors are
  * closed; the process is non-dumpable with no core. */
@@ -38,8 +39,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define REQUEST_READ_MS 5000	/* a whole line within this, or refused */
-#define NEXT_REQUEST_MS 100	/* pipelined requests on one connection */
+#define ACCEPT_BATCH 16		/* connections taken per turn of the loop */
 
 static const char usage_text[] =
 "usage: lockfile console [--home DIR] [--socket PATH] [--allowed-uids UID,...]\n"
@@ -64,18 +64,13 @@ static void console_audit_failed(struct console *c)
 static void console_ledger_failed(struct console *c, const char *why)
     __attribute__((noreturn));
 
-struct conn {
-	int fd;
-	struct peer peer;
-	char buf[PROTO_MAX_LINE + 2];
-	size_t len;
-};
-
+/* One line to a peer, within the read allowance (a peer that does not
+ * read its answer is not waited for longer). */
 static int
 send_line(int fd, const char *line)
 {
 	size_t len = strlen(line), off = 0;
-	long long deadline = now_ms() + REQUEST_READ_MS;
+	long long deadline = now_ms() + SERVE_READ_MS;
 
 	while (off < len) {
 		ssize_t n = send(fd, line + off, len - off,
@@ -96,56 +91,6 @@ send_line(int fd, const char *line)
 		return -1;	/* the client went away (a busy probe, say) */
 	}
 	return 0;
-}
-
-/* What read_line() returns instead of a line's length. */
-enum read_line_end {
-	READ_GONE = -1,		/* the peer is gone or too slow */
-	READ_TOO_LONG = -2,	/* over PROTO_MAX_LINE */
-};
-
-/* Read one line (bounded, within a deadline). Returns its length without
- * the newline, or an enum read_line_end. */
-static long
-read_line(struct conn *cn, long wait_ms)
-{
-	long long deadline;
-
-	/* A line already begun (pipelined behind the last one) has the full
-	 * allowance, not the short wait for a next request. */
-	if (cn->len > 0 && wait_ms < REQUEST_READ_MS)
-		wait_ms = REQUEST_READ_MS;
-	deadline = now_ms() + wait_ms;
-	for (;;) {
-		char *nl = memchr(cn->buf, '\n', cn->len);
-		struct pollfd pfd = { .fd = cn->fd, .events = POLLIN };
-		long long left;
-		ssize_t n;
-
-		/* PROTO_MAX_LINE counts the newline (docs/protocol.md); the
-		 * client holds itself to the same limit. */
-		if (nl != NULL)
-			return nl - cn->buf + 1 > PROTO_MAX_LINE ? READ_TOO_LONG
-			    : nl - cn->buf;
-		if (cn->len >= PROTO_MAX_LINE)
-			return READ_TOO_LONG;
-		left = deadline - now_ms();
-		if (left <= 0)
-			return READ_GONE;
-		if (poll(&pfd, 1, (int)left) <= 0)
-			continue;
-		n = recv(cn->fd, cn->buf + cn->len, sizeof(cn->buf) - cn->len,
-		    MSG_DONTWAIT);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n <= 0)
-			return READ_GONE;
-		cn->len += (size_t)n;
-		/* wait_ms is for the first byte of a pipelined request; a line
-		 * once begun has the full read allowance */
-		if (wait_ms < REQUEST_READ_MS)
-			deadline = now_ms() + REQUEST_READ_MS, wait_ms = REQUEST_READ_MS;
-	}
 }
 
 static char *
@@ -185,83 +130,87 @@ dispatch(struct console *c, const struct request *req, const struct peer *p)
 	}
 }
 
-/* Whether the session must end now: its time is up, or a signal waits on
- * the signalfd (left there for the main loop to read and name). Checked
- * between requests, so that no connection, however busy, outlives the
- * session or a SIGTERM. */
-static int
-session_over(struct console *c)
+/* A peer the listener refused: answered before a byte of its request is
+ * read, audited, shown, closed. */
+static void
+refuse_peer(struct console *c, int fd, const struct peer *p)
 {
-	struct pollfd pfd = { .fd = c->sigfd, .events = POLLIN };
+	char *line = proto_error_line(M__COUNT, NULL, E_PEER_REFUSED);
+	json_t *rec = json_object();
 
-	if (now_ms() >= c->session_end_ms)
-		return 1;
-	return poll(&pfd, 1, 0) > 0 && (pfd.revents & POLLIN);
+	(void)send_line(fd, line);
+	free(line);
+	json_object_set_new(rec, "method", json_null());
+	json_object_set_new(rec, "peer_uid", json_integer(p->uid));
+	json_object_set_new(rec, "outcome", json_string("E_PEER_REFUSED"));
+	c->env.audit->note(c->env.audit_ctx, rec);	/* answered */
+	term_printf(&c->term, "refused a connection from uid %u\n",
+	    (unsigned)p->uid);
+	close(fd);
 }
 
+/* Take what waits in the backlog, a bounded number at a time (back to the
+ * loop's timers and signals in between). Each peer is checked before a
+ * byte is read; the allowed ones join the set (serve.h: its caps close
+ * the excess of one uid unanswered). */
 static void
-serve(struct console *c, int fd)
+accept_some(struct console *c)
+{
+	int k;
+
+	for (k = 0; k < ACCEPT_BATCH; k++) {
+		struct peer p;
+		int fd = listener_accept(&c->lis);
+
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE)
+				/* No descriptor for it: it waits in the backlog.
+				 * Back off rather than spin on a listener that
+				 * stays readable. */
+				sleep_until_ms(now_ms() + 100);
+			return;
+		}
+		memset(&p, 0, sizeof(p));
+		if (!listener_peer_allowed(&c->lis, fd, &p)) {
+			refuse_peer(c, fd, &p);
+			continue;
+		}
+		(void)serve_add(&c->conns, fd, &p, now_ms());
+	}
+}
+
+/* Serve the request at the head of cn: parsed by its peer's own worker,
+ * dispatched, answered. The parser keeps one worker per uid (LRU of
+ * PARSER_MAX_WORKERS): switching uid between requests finds the uid's
+ * worker already running, no exec per request. */
+static void
+serve_one(struct console *c, struct serve_conn *cn)
 {
 	static struct request req;
-	struct conn *cn = calloc(1, sizeof(*cn));
-	long wait = REQUEST_READ_MS;
+	long long t0 = now_ms();
+	const char *line;
+	size_t len;
+	char *ans;
+	int ok;
 
-	if (cn == NULL)
-		fatal("out of memory");
-	cn->fd = fd;
-	cn->peer.fd = fd;
-	if (!listener_peer_allowed(&c->lis, fd, &cn->peer)) {
-		/* Refused before a byte of its request is read. */
-		char *line = proto_error_line(M__COUNT, NULL, E_PEER_REFUSED);
-		json_t *rec = json_object();
-		(void)send_line(fd, line);
-		free(line);
-		json_object_set_new(rec, "method", json_null());
-		json_object_set_new(rec, "peer_uid", json_integer(cn->peer.uid));
-		json_object_set_new(rec, "outcome", json_string("E_PEER_REFUSED"));
-		c->env.audit->note(c->env.audit_ctx, rec);	/* answered */
-		term_printf(&c->term, "refused a connection from uid %u\n",
-		    (unsigned)cn->peer.uid);
-		goto out;
+	c->last_request_ms = t0;
+	if (serve_take(cn, &line, &len) == SERVE_TOO_LONG) {
+		ans = proto_error_line(M__COUNT, NULL, E_BAD_REQUEST);
+		(void)send_line(cn->fd, ans);
+		free(ans);
+		serve_done(&c->conns, cn, 0, now_ms(), now_ms() - t0);
+		return;
 	}
 	parser_begin(&c->parser, cn->peer.uid);	/* its peer's own worker */
-	for (;;) {
-		long n;
-		char *line;
-
-		if (session_over(c))
-			break;
-		/* Handles expire on time even on a connection that never
-		 * pauses. */
-		(void)ws_expire(&c->ws, now_ms());
-		n = read_line(cn, wait);
-		if (n == READ_GONE)
-			break;
-		c->last_request_ms = now_ms();
-		if (n == READ_TOO_LONG) {
-			line = proto_error_line(M__COUNT, NULL, E_BAD_REQUEST);
-			(void)send_line(fd, line);
-			free(line);
-			break;
-		}
-		parser_parse(&c->parser, cn->buf, (size_t)n, &req);
-		memmove(cn->buf, cn->buf + n + 1, cn->len - (size_t)n - 1);
-		cn->len -= (size_t)n + 1;
-		line = dispatch(c, &req, &cn->peer);
-		explicit_bzero(&req, sizeof(req));
-		if (send_line(fd, line) != 0) {
-			free(line);
-			break;
-		}
-		free(line);
-		c->last_request_ms = now_ms();
-		wait = NEXT_REQUEST_MS;
-	}
+	parser_parse(&c->parser, line, len, &req);
 	parser_end(&c->parser);
-out:
-	explicit_bzero(cn, sizeof(*cn));
-	free(cn);
-	close(fd);
+	ans = dispatch(c, &req, &cn->peer);
+	explicit_bzero(&req, sizeof(req));
+	ok = send_line(cn->fd, ans) == 0;
+	free(ans);
+	c->last_request_ms = now_ms();
+	serve_done(&c->conns, cn, ok, c->last_request_ms,
+	    c->last_request_ms - t0);
 }
 
 static void
@@ -511,9 +460,12 @@ start(struct console *c, const char *homearg, const char *sockpath,
 	case AGENTS_OK:
 		break;
 	case AGENTS_BAD_BUILD:
-		fatal("bad build-time ALLOWED_UIDS");
+		fatal("bad build-time ALLOWED_UIDS (uids above 0, never the "
+		    "console account's own)");
 	case AGENTS_BAD_CLI:
-		logit("--allowed-uids: a comma-separated list of uids above 0");
+		logit("--allowed-uids: a comma-separated list of uids above 0, "
+		    "never the console account's own (%u)",
+		    (unsigned)c->lis.console_uid);
 		return -1;
 	}
 	for (i = 0; i < c->agents.nallowed; i++)
@@ -751,19 +703,25 @@ cmd_console(int argc, char **argv)
 		shutdown_console(c, "start-up refused");
 		return 70;
 	}
+	serve_init(&c->conns);
 	for (;;) {
-		struct pollfd pfd[2] = {
-			{ .fd = c->lis.fd, .events = POLLIN },
-			{ .fd = c->sigfd, .events = POLLIN },
-		};
+		static struct pollfd pfd[2 + SERVE_MAX_CONNS];
+		static size_t slot[SERVE_MAX_CONNS];
+		struct serve_conn *cn;
 		long long now = now_ms();
 		long long idle_end = c->last_request_ms +
 		    (long long)c->pol.idle_timeout_s * 1000;
 		long long next = ws_expire(&c->ws, now);
+		long long dl = serve_expire(&c->conns, now);
 		long long wake = idle_end < c->session_end_ms ? idle_end
 		    : c->session_end_ms;
-		int fd;
+		size_t nc;
+		int timeout;
 
+		/* Every turn serves at most one request: the session's end, a
+		 * signal and handle expiry are checked between any two, so a
+		 * connection that never pauses neither outlives the session
+		 * nor holds off a SIGTERM. */
 		if (now >= c->session_end_ms) {
 			end = "session timeout";
 			break;
@@ -774,9 +732,18 @@ cmd_console(int argc, char **argv)
 		}
 		if (next != 0 && next < wake)
 			wake = next;
-		if (poll(pfd, 2, (int)(wake - now > 60000 ? 60000 : wake - now + 1)) < 0
-		    && errno != EINTR)
-			fatal_errno("poll");
+		if (dl != 0 && dl < wake)
+			wake = dl;
+		pfd[0] = (struct pollfd){ .fd = c->lis.fd, .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = c->sigfd, .events = POLLIN };
+		nc = serve_pollfds(&c->conns, pfd + 2, slot, SERVE_MAX_CONNS);
+		timeout = serve_ready(&c->conns) ? 0 :
+		    (int)(wake - now > 60000 ? 60000 : wake - now + 1);
+		if (poll(pfd, 2 + nc, timeout) < 0) {
+			if (errno != EINTR)
+				fatal_errno("poll");
+			continue;
+		}
 		if (pfd[1].revents & POLLIN) {
 			struct signalfd_siginfo si;
 			if (read(c->sigfd, &si, sizeof(si)) == sizeof(si)) {
@@ -784,19 +751,15 @@ cmd_console(int argc, char **argv)
 				break;
 			}
 		}
-		if (!(pfd[0].revents & POLLIN))
-			continue;
-		/* Back to the top (timeouts, signals, expiry) after each
-		 * connection: a stream of connections must not hold it off. */
-		if ((fd = listener_accept(&c->lis)) >= 0)
-			serve(c, fd);
-		else if (errno == EMFILE || errno == ENFILE)
-			/* No descriptor for it: it waits in the backlog. Back off
-			 * rather than spin on a listener that stays readable. */
-			sleep_until_ms(now_ms() + 100);
+		serve_read(&c->conns, pfd + 2, slot, nc, now_ms());
+		if (pfd[0].revents & POLLIN)
+			accept_some(c);
+		if ((cn = serve_next(&c->conns)) != NULL)
+			serve_one(c, cn);
 	}
 	if (audit_has_failed(&c->audit))	/* its SIGTERM ended the loop */
 		console_audit_failed(c);
+	serve_close_all(&c->conns);
 	shutdown_console(c, end);
 	return 0;
 }

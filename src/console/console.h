@@ -13,6 +13,7 @@
 #include "console/parser_worker.h"
 #include "console/plan.h"
 #include "console/policy.h"
+#include "console/serve.h"
 #include "term/term.h"
 #include "console/values.h"
 #include "console/workspace.h"
@@ -25,6 +26,7 @@ struct console {
 	struct policy pol;
 	struct listener lis;
 	struct parser parser;
+	struct serve conns;		/* serve.h: the open connections */
 	struct term term;
 	struct sandbox sb;
 	struct store store;

@@ -172,7 +172,7 @@ listener_allow_uid(struct listener *l, uid_t uid)
 {
 	size_t i;
 
-	if (uid == 0)
+	if (uid == 0 || uid == l->console_uid)
 		return -1;
 	for (i = 0; i < l->nallowed; i++)
 		if (l->allowed[i] == uid)
@@ -205,10 +205,10 @@ listener_peer_allowed(const struct listener *l, int fd, struct peer *p)
 	p->gid = cred.gid;
 	p->pid = cred.pid;
 	p->fd = fd;
-	if (cred.uid == 0)
+	/* Neither root nor the console's own uid is ever an agent
+	 * (listener.h). */
+	if (cred.uid == 0 || cred.uid == l->console_uid)
 		return 0;
-	if (cred.uid == l->console_uid)
-		return 1;
 	for (i = 0; i < l->nallowed; i++)
 		if (l->allowed[i] == cred.uid)
 			return 1;

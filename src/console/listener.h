@@ -3,7 +3,11 @@
  * on every connection the kernel's peer credentials (SO_PEERCRED and
  * SO_PEERGROUPS) checked against the console account, the clients group
  * (primary or supplementary) and the allowed uids. uid 0 is refused always:
- * root in a container reaches a 0660 socket through CAP_DAC_OVERRIDE. */
+ * root in a container reaches a 0660 socket through CAP_DAC_OVERRIDE. So is
+ * the console's own uid, from anywhere: an agent running as that uid would
+ * share the kernel's per-uid task count with the plugins (docs/security.md),
+ * and the confined console cannot tell its own pid namespace's processes
+ * from a container's below it (docs/console.md, "Who connects"). */
 #ifndef LOCKFILE_LISTENER_H
 #define LOCKFILE_LISTENER_H
 

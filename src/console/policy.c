@@ -506,6 +506,18 @@ policy_parse(const char *text, size_t len, const char *home,
 				at(&w, doc, "allowed_uids");
 				goto out;
 			}
+			/* The console account's own uid is never an agent
+			 * (docs/security.md): the account reading its policy
+			 * is the console's (at approve and at load). */
+			if (getuid() != 0 &&
+			    (uid_t)json_integer_value(u) == getuid()) {
+				str_msg(why, wl, "allowed_uids: %u is the console "
+				    "account's own uid (never an agent: it would "
+				    "share the plugins' task count)",
+				    (unsigned)getuid());
+				at(&w, doc, "allowed_uids");
+				goto out;
+			}
 			p->allowed_uids[p->nallowed++] = (uid_t)json_integer_value(u);
 		}
 	}

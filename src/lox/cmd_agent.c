@@ -40,6 +40,26 @@ parse_ids(const char *s, unsigned long *uid, unsigned long *gid)
 	return 0;
 }
 
+/* The console's own uid is never an agent's (docs/security.md): it would
+ * share the kernel's per-uid task count with the plugins, and the console
+ * refuses it on its socket anyway. The image's label says which uid that
+ * is (docs/docker.md); with no engine to ask (--dry-run, --print on
+ * another machine), the images' default. 0, or -1 after lox_err(). */
+static int
+console_uid(const struct lox *l, unsigned long uid)
+{
+	unsigned long cu = LOX_CONSOLE_UID_DEFAULT;
+
+	if (!l->dry_run && lox_console_uid(l, &cu) != 0)
+		cu = LOX_CONSOLE_UID_DEFAULT;
+	if (uid != cu)
+		return 0;
+	lox_err("refused: uid %lu is the console account's (an agent never "
+	    "runs as it: it would share the plugins' task count; the console "
+	    "refuses it too)", uid);
+	return -1;
+}
+
 int
 cmd_agent(struct lox *l, int argc, char **argv)
 {
@@ -87,6 +107,8 @@ cmd_agent(struct lox *l, int argc, char **argv)
 		lox_err("lox agent: no command (lox agent -- lockfile status)");
 		goto out;
 	}
+	if (ids != NULL && console_uid(l, uid) != 0)
+		goto out;
 	argv_add(&a, print ? "docker" : l->docker);
 	argv_add(&a, "run");
 	argv_add(&a, "--rm");

@@ -303,35 +303,43 @@ lox_console_flags(const struct lox *l, struct argv *a, int network)
 	return 0;
 }
 
-int
-lox_console_running(const struct lox *l)
+/* Run `docker ARGS...` and keep the first len-1 bytes of its standard
+ * output (NUL-terminated). 0 when it exited 0, else -1. */
+static int
+docker_output(const struct lox *l, const char *const *args, char *buf,
+    size_t len)
 {
-	char buf[16];
-	size_t got = 0;
+	const char *argv[8];
+	size_t got = 0, i;
 	int fds[2], status, devnull;
 	ssize_t n;
 	pid_t pid;
 
+	argv[0] = l->docker;
+	for (i = 0; args[i] != NULL && i + 2 < sizeof(argv) / sizeof(argv[0]);
+	    i++)
+		argv[i + 1] = args[i];
+	argv[i + 1] = NULL;
+	buf[0] = '\0';
 	if (pipe2(fds, O_CLOEXEC) != 0)
-		return 0;
+		return -1;
 	pid = fork();
 	if (pid < 0) {
 		close(fds[0]);
 		close(fds[1]);
-		return 0;
+		return -1;
 	}
 	if (pid == 0) {
 		devnull = open("/dev/null", O_RDWR);
 		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(fds[1], 1) < 0 ||
 		    dup2(devnull, 2) < 0)
 			_exit(127);
-		execlp(l->docker, l->docker, "container", "inspect", "--format",
-		    "{{.State.Running}}", l->container, (char *)NULL);
+		execvp(argv[0], (char *const *)argv);
 		_exit(127);
 	}
 	close(fds[1]);
-	while (got < sizeof(buf) - 1 &&
-	    (n = read(fds[0], buf + got, sizeof(buf) - 1 - got)) != 0) {
+	while (got < len - 1 &&
+	    (n = read(fds[0], buf + got, len - 1 - got)) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -343,8 +351,40 @@ lox_console_running(const struct lox *l)
 	close(fds[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+int
+lox_console_running(const struct lox *l)
+{
+	const char *args[] = { "container", "inspect", "--format",
+	    "{{.State.Running}}", l->container, NULL };
+	char buf[16];
+
+	return docker_output(l, args, buf, sizeof(buf)) == 0 &&
 	    strcmp(buf, "true\n") == 0;
+}
+
+int
+lox_console_uid(const struct lox *l, unsigned long *uid)
+{
+	static const char fmt[] = "{{index .Config.Labels \"" LOX_UID_LABEL
+	    "\"}}";
+	const char *ctr[] = { "container", "inspect", "--format", fmt,
+	    l->container, NULL };
+	const char *img[] = { "image", "inspect", "--format", fmt,
+	    LOX_CONSOLE_IMAGE, NULL };
+	char buf[32], *end;
+
+	/* The instance's container says which image it runs; without one,
+	 * the default console image. */
+	if (docker_output(l, ctr, buf, sizeof(buf)) != 0 &&
+	    docker_output(l, img, buf, sizeof(buf)) != 0)
+		return -1;
+	if (buf[0] < '0' || buf[0] > '9')
+		return -1;
+	*uid = strtoul(buf, &end, 10);
+	return strcmp(end, "\n") == 0 && *uid <= 0x7fffffffUL ? 0 : -1;
 }
 
 int

@@ -80,6 +80,13 @@ int lox_check_image(const char *image);
  * engine cannot tell). */
 int lox_console_running(const struct lox *l);
 
+/* The console account's uid: the image's label (docker/Dockerfile sets it
+ * from LOCKFILE_UID), read from the instance's container or, without one,
+ * the default console image. 0, or -1 when the engine cannot tell. */
+#define LOX_UID_LABEL		"org.lockfile.console-uid"
+#define LOX_CONSOLE_UID_DEFAULT	900	/* docker/Dockerfile's LOCKFILE_UID */
+int lox_console_uid(const struct lox *l, unsigned long *uid);
+
 /* Run (or, with --dry-run, print) the docker command; returns only on
  * failure, with an exit status. */
 int lox_exec(const struct lox *l, struct argv *a);

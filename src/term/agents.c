@@ -8,13 +8,15 @@
 #include <string.h>
 
 /* Once each; 0 is never an agent (root reaches a 0660 socket through
- * CAP_DAC_OVERRIDE and is refused there). -1 when there is no room. */
+ * CAP_DAC_OVERRIDE and is refused there), nor the console's own uid (it
+ * would share the kernel's per-uid task count with the plugins:
+ * docs/security.md). -1 for those, or when there is no room. */
 static int
 add_uid(struct iso_agents *a, uid_t uid)
 {
 	size_t i;
 
-	if (uid == 0)
+	if (uid == 0 || uid == a->console_uid)
 		return -1;
 	for (i = 0; i < a->nallowed; i++)
 		if (a->allowed[i] == uid)

@@ -56,10 +56,11 @@ enum agents_err {
  * command line's, each added once. A list is comma-separated uids from 1
  * to 0x7ffffffe, every field one (an empty field is refused), shorter
  * than 1024 bytes; a list that breaks this, or would take the allowed
- * uids past ISO_MAX_AGENTS, is refused with its code (the build-time
- * list first). The policy's uids are checked by the policy parser; one
- * that is 0 or finds no room is skipped, as the console's socket always
- * skipped it. A refusal leaves a partly filled. */
+ * uids past ISO_MAX_AGENTS, or names console_uid (never an agent: it
+ * would share the plugins' per-uid task count), is refused with its code
+ * (the build-time list first). The policy's uids are checked by the policy
+ * parser; one that is 0, console_uid or finds no room is skipped, as the
+ * console's socket always skipped it. A refusal leaves a partly filled. */
 enum agents_err agents_build(const struct agents_in *in,
     struct iso_agents *a);
 

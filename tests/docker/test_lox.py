@@ -369,3 +369,43 @@ def test_the_quick_start_lox_lines_are_accepted(tmp, guide, heading):
             args[2] = os.path.join(ROOT, "docker", "policy.example.toml")
         r = lox("--dry-run", *args)
         assert r.returncode == 0, (args, r.stderr)
+
+
+# An engine that knows only the console image's label (docker/Dockerfile:
+# org.lockfile.console-uid) and fails everything else.
+FAKE_ENGINE = """#!/bin/sh
+case "$*" in
+*"org.lockfile.console-uid"*) [ "$2" = inspect ] && [ "$1" = %s ] && \
+    { echo %s; exit 0; } ;;
+esac
+exit 1
+"""
+
+
+@pytest.mark.parametrize("ids", ["900", "900:901", "900:900"])
+def test_agent_refuses_the_console_uid(ids):
+    """An agent never runs as the console account (issue 25, 5): it would
+    share the kernel's per-uid task count with the plugins. With no engine
+    to ask, the images' default console uid (900) is refused; lox before
+    this refused only 0."""
+    assert dry("agent", "--uid", "901", "--", "true")
+    r = lox("--dry-run", "agent", "--uid", ids, "--", "true")
+    assert r.returncode == 64 and r.stdout == b"", (ids, r.stderr)
+    assert b"console account" in r.stderr
+
+
+@pytest.mark.parametrize("kind", ["container", "image"])
+def test_agent_refuses_the_console_uid_the_image_names(tmp, kind):
+    """An image built with another LOCKFILE_UID says so in its label: lox
+    asks the instance's container (or, without one, the console image)."""
+    engine = os.path.join(tmp, "docker-" + kind)
+    with open(engine, "w") as f:
+        f.write(FAKE_ENGINE % (kind, "1234"))
+    os.chmod(engine, 0o755)
+    env = {"LOX_DOCKER": engine}
+    r = lox("agent", "--print", "--uid", "1234", "--", "true", env=env)
+    assert r.returncode == 64 and r.stdout == b"", r.stderr
+    assert b"console account" in r.stderr
+    # 900 is not that image's console uid
+    r = lox("agent", "--print", "--uid", "900", "--", "true", env=env)
+    assert r.returncode == 0, r.stderr

@@ -230,3 +230,97 @@ def test_each_peer_has_its_own_parser_worker(env):
     assert a1 != b1, "one worker read both peers' requests"
     assert a2 == a1
     assert b1 in workers(env)
+
+
+# As the agent: NCONN connections, each keeping DEPTH status requests in
+# flight (a new one written as each answer comes), until stdin closes;
+# prints "ANSWERS <n>" each time it sees a line "mark" on stdin and at
+# the end, so the test learns how many answers it had got by then.
+PIPELINING_AGENT = r"""
+import os, selectors, socket, sys
+path, nconn, depth = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+req = b'{"jsonrpc":"2.0","id":1,"method":"status"}\n'
+sel = selectors.DefaultSelector()
+conns = []
+for _ in range(nconn):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(path)
+    s.sendall(req * depth)
+    s.setblocking(False)
+    sel.register(s, selectors.EVENT_READ, b"")
+    conns.append(s)
+sel.register(sys.stdin, selectors.EVENT_READ, None)
+n = 0
+bufs = {s: b"" for s in conns}
+live = True
+while live and conns:
+    for key, _ in sel.select(timeout=30):
+        if key.data is None:
+            line = sys.stdin.readline()
+            if not line:
+                live = False
+                break
+            sys.stdout.write("ANSWERS %d\n" % n)
+            sys.stdout.flush()
+            continue
+        s = key.fileobj
+        try:
+            b = s.recv(65536)
+        except BlockingIOError:
+            continue
+        if not b:
+            sel.unregister(s)
+            conns.remove(s)
+            continue
+        bufs[s] += b
+        k = bufs[s].count(b"\n")
+        if k:
+            n += k
+            bufs[s] = bufs[s].rsplit(b"\n", 1)[1]
+            s.setblocking(True)
+            s.sendall(req * k)
+            s.setblocking(False)
+sys.stdout.write("ANSWERS %d\n" % n)
+sys.stdout.flush()
+"""
+
+
+def test_second_uid_served_while_first_pipelines(env):
+    """Fair serving per peer uid (docs/console.md, "Serving"): an agent
+    that keeps requests in flight on several connections does not keep the
+    console from another uid. The console before this served one
+    connection until it paused, so lf-allowed's status waited for the
+    agent to stop (it never does here: the agent stops only once
+    lf-allowed has its answer, or after the peer's own 20 s)."""
+    start(env, allowed_uids=[uid_of("lf-allowed")])
+    pw = pwd.getpwnam("agent")
+    groups = [g.gr_gid for g in grp.getgrall() if "agent" in g.gr_mem]
+    hog = subprocess.Popen(
+        ["/usr/bin/python3", "-c", PIPELINING_AGENT, env.socket, "4", "8"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, user=pw.pw_uid,
+        group=pw.pw_gid, extra_groups=groups, cwd="/",
+        env={"PATH": "/usr/bin:/bin"})
+    try:
+        def answers_so_far():
+            hog.stdin.write(b"mark\n")
+            hog.stdin.flush()
+            line = hog.stdout.readline().decode()
+            assert line.startswith("ANSWERS "), line
+            return int(line.split()[1])
+        # the agent is being served back to back before the other uid asks
+        t0 = time.monotonic()
+        while answers_so_far() < 200:
+            assert time.monotonic() - t0 < 30, "the agent was never served"
+            time.sleep(0.1)
+        out, _ = env.rpc_as_peer(
+            (json.dumps(STATUS) + "\n").encode(), "lf-allowed", timeout=20)
+        at_answer = answers_so_far()
+        time.sleep(0.5)
+        after = answers_so_far()
+    finally:
+        hog.stdin.close()
+        hog.wait(timeout=30)
+    assert out, "lf-allowed got no answer while the agent pipelined"
+    assert check_reply(STATUS, out, env.build) == "result"
+    # the agent was still being served when, and after, lf-allowed was
+    assert after > at_answer, (at_answer, after)

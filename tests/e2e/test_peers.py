@@ -12,7 +12,7 @@ import os
 import pytest
 
 from conftest import make_pdf
-from lfenv import check_reply, uid_of
+from lfenv import as_user, check_reply, uid_of
 
 MARK = "PEERMARK7f3a9c"
 
@@ -141,9 +141,77 @@ def test_group_member_and_console_account(small):
     # agent is in the clients group (supplementary): served
     req, line, _ = env.rpc("status", user="agent")
     assert check_reply(req, line) == "result"
-    # the console account itself: served
-    req, line, _ = env.rpc("status", user="lockfile")
+    # the console account itself: refused (issue 25, 5: below)
+    out, _ = env.rpc_raw(status_request(), user="lockfile")
+    assert refused(out)
+
+
+# As the console account, from the machine's own pid namespace (not the
+# simulated host the console runs in): one status, the answer printed.
+OUTSIDE = r"""
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.settimeout(10)
+s.connect(sys.argv[1])
+try:
+    s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"status"}\n')
+except OSError:
+    pass
+out = b""
+try:
+    while not out.endswith(b"\n"):
+        b = s.recv(65536)
+        if not b:
+            break
+        out += b
+except OSError:
+    pass
+sys.stdout.buffer.write(out)
+"""
+
+
+def test_console_uid_refused_from_anywhere(small):
+    """An agent running as the console's own uid shares the kernel's
+    per-uid task count with the plugins (issue 25, 5). It is refused before
+    its request is read, from another pid namespace (here the machine's
+    around the simulated host; an agent container's in Docker) as from the
+    console's own: the confined console cannot tell a process of its own
+    namespace from one in a container below it (Landlock hides both from
+    its /proc), and no command needs the console account on the socket.
+    The console before this accepted the console uid from anywhere."""
+    env = small
+    env.write_policy()
+    env.start()
+    r = as_user("lockfile", ["/usr/bin/python3", "-c", OUTSIDE, env.socket],
+                timeout=30)
+    assert r.stdout, r.stderr
+    assert refused(r.stdout), r.stdout
+    env.wait_screen("refused a connection from uid %d" % uid_of("lockfile"))
+    rec = [x for x in env.audit() if x.get("outcome") == "E_PEER_REFUSED"]
+    assert rec and rec[-1]["peer_uid"] == uid_of("lockfile")
+    out, _ = env.rpc_raw(status_request(), user="lockfile")
+    assert refused(out)
+    # the agent is still served
+    req, line, _ = env.rpc("status")
     assert check_reply(req, line) == "result"
+
+
+def test_console_uid_never_allowed(small):
+    """The console's uid in --allowed-uids or the policy's allowed_uids is
+    refused at start (and the policy's at approve: test_policy.py)."""
+    env = small
+    env.write_policy()
+    me = uid_of("lockfile")
+    env.start(args=["--allowed-uids", "%d" % me], wait=False)
+    env.wait_exit()
+    assert "--allowed-uids" in env.screen()
+    assert not os.path.exists(env.socket)
+    env.stop()
+    env.write_policy(allowed_uids=[uid_of("lf-allowed"), me])
+    env.start(wait=False)
+    env.wait_exit()
+    assert "the console account's own uid" in env.screen()
+    assert not os.path.exists(env.socket)
 
 
 @pytest.mark.parametrize("bad", ["%d,,%d", ",%d", "%d,", "%d, %d"])

@@ -12,7 +12,7 @@ import tempfile
 
 import pytest
 
-from lfenv import CONSOLE_USER, ConsoleEnv, as_user
+from lfenv import CONSOLE_USER, ConsoleEnv, as_user, uid_of
 from lftest import setpriv
 from storeenv import finish_terminal, sanitizer_env, spawn_on_terminal
 
@@ -197,4 +197,18 @@ def test_a_relay_in_the_ancestry_is_refused(env):
         shutil.rmtree(d)
     assert seen == 0, "the prompt was shown behind a relay"
     assert rc != 0
+    assert approved_text(env) == BASE
+
+
+def test_the_console_uid_as_an_agent_is_refused(env):
+    """allowed_uids may not name the console account's own uid (issue 25,
+    5): a policy error at approve, before anything is asked."""
+    env.write_policy(text=BASE)
+    env.write_policy(approved=False, text=BASE + "allowed_uids = [%d]\n"
+                     % uid_of(CONSOLE_USER))
+    r = as_user(CONSOLE_USER, [env.binary, "policy", "--home", env.home,
+                               "approve"], input=b"approve\n")
+    err = (r.stdout + r.stderr).decode()
+    assert r.returncode > 0, (r.returncode, err)
+    assert "the console account's own uid" in err, err
     assert approved_text(env) == BASE

@@ -17,7 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 import hubwire as hw  # noqa: E402
 from fakehub import FakeHub  # noqa: E402
 from hubenv import HubEnv  # noqa: E402
-from lfenv import ConsoleEnv, as_user  # noqa: E402
+from lfenv import ConsoleEnv, as_user, uid_of  # noqa: E402
 from loxenv import Lox  # noqa: E402
 
 PDF = (b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n"
@@ -92,8 +92,12 @@ class HubConsole:
         self.policy = self.policy_text()
 
     def policy_text(self, extra=""):
+        # lf-allowed by uid: "another account" for the tests that run an
+        # agent's plan as someone else (the console account itself is
+        # never an agent: docs/console.md, "Who connects")
         return (self.env.policy_text(answer_quantum_s=self.quantum,
-                                     approval_timeout_s=60, security_level=1)
+                                     approval_timeout_s=60, security_level=1,
+                                     allowed_uids=[uid_of("lf-allowed")])
                 + "\n[hub]\ninstance = \"desk\"\nkeys = [\"%s\"]\n"
                 "ticket_ttl_s = %d\n%s\n[hub.approvers]\nalice = \"%s\"\n"
                 % (self.hub_key_text, self.ttl, extra, self.device.text()))
@@ -157,6 +161,12 @@ class HubConsole:
         return req, json.loads(line), secs
 
     def run(self, plan, user="agent", timeout=120):
+        if user != "agent":
+            # allowed by uid, outside the clients group (rpc_as_peer)
+            req = self.env.request("file.run", {"plan": plan})
+            out, secs = self.env.rpc_as_peer(
+                (json.dumps(req) + "\n").encode(), user, timeout=timeout)
+            return req, json.loads(out), secs
         req, line, secs = self.env.rpc("file.run", {"plan": plan}, user=user,
                                        timeout=timeout)
         return req, json.loads(line), secs

@@ -164,7 +164,7 @@ def test_unknown_and_foreign_plans(real):
     req, doc, _ = w.plan(PDF_PLAN)
     plan, tid = pending(doc)
     # another account runs the agent's plan: nobody decided on it for them
-    req, doc, _ = w.run(plan, user="lockfile")
+    req, doc, _ = w.run(plan, user="lf-allowed")
     assert err(gated(req, doc)) == "E_APPROVAL_TIMEOUT"
     assert w.lox.run("deny", tid).returncode == 0
 
@@ -284,7 +284,7 @@ def test_another_agents_token(hostile):
     plan, tid = plan_on(w)
     w.decisions[tid] = w.decision(tid)
     files = w.env.work_entries()
-    req, doc, _ = w.run(plan, user="lockfile")
+    req, doc, _ = w.run(plan, user="lf-allowed")
     assert err(gated(req, doc)) == "E_APPROVAL_TIMEOUT"
     no_new_files(w, files)
     req, doc, _ = w.run(plan)

@@ -175,17 +175,36 @@ test_uid_zero(void **state)
 	assert_uids(&a, want, 1);
 }
 
-/* The console account itself may be listed: kept, as the socket kept
- * it (the checks skip it: term/iso.c). */
+/* The console account itself is never an agent (issue 25, 5): an agent
+ * with its uid would share the kernel's per-uid task count with the
+ * plugins. Listed on the command line or at build time it is refused
+ * with that list's code, alone or among others. */
 static void
-test_console_uid_listed(void **state)
+test_console_uid_refused(void **state)
 {
 	struct iso_agents a;
-	const uid_t want[] = { 999, 1001 };
 
 	(void)state;
-	assert_int_equal(build(NULL, NULL, 0, "999,1001", &a), AGENTS_OK);
-	assert_uids(&a, want, 2);
+	assert_int_equal(build(NULL, NULL, 0, "999,1001", &a), AGENTS_BAD_CLI);
+	assert_int_equal(build(NULL, NULL, 0, "999", &a), AGENTS_BAD_CLI);
+	assert_int_equal(build("1001,999", NULL, 0, NULL, &a),
+	    AGENTS_BAD_BUILD);
+	assert_int_equal(build("999", NULL, 0, "1001", &a), AGENTS_BAD_BUILD);
+}
+
+/* The policy's list is checked by the policy parser (a policy error at
+ * approve and at load); here a console uid in it is skipped, never let
+ * in. */
+static void
+test_console_uid_in_policy_skipped(void **state)
+{
+	struct iso_agents a;
+	const uid_t pol[] = { 999, 1001 };
+	const uid_t want[] = { 1001 };
+
+	(void)state;
+	assert_int_equal(build(NULL, pol, 2, NULL, &a), AGENTS_OK);
+	assert_uids(&a, want, 1);
 }
 
 static void
@@ -277,7 +296,8 @@ main(void)
 		cmocka_unit_test(test_no_group),
 		cmocka_unit_test(test_duplicates),
 		cmocka_unit_test(test_uid_zero),
-		cmocka_unit_test(test_console_uid_listed),
+		cmocka_unit_test(test_console_uid_refused),
+		cmocka_unit_test(test_console_uid_in_policy_skipped),
 		cmocka_unit_test(test_list_syntax),
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_everyone),
