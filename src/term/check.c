@@ -417,6 +417,13 @@ int
 isolation_terminal_report(int ttyfd, const struct iso_agents *a,
     struct iso_report *r)
 {
+	return isolation_terminal_report_as(ttyfd, a, 1, r);
+}
+
+int
+isolation_terminal_report_as(int ttyfd, const struct iso_agents *a,
+    int master_now, struct iso_report *r)
+{
 	struct term_rules tr;
 	char why[ISO_DETAIL_MAX];
 	size_t i;
@@ -431,8 +438,12 @@ isolation_terminal_report(int ttyfd, const struct iso_agents *a,
 		    "defaults and %s", LF_SYS_SYSTEM);
 		check_ancestry(&tr, a, r);
 		if (r->n > 0 && strcmp(r->c[0].name, "terminal.device") == 0 &&
-		    r->c[0].ok)
+		    r->c[0].ok && master_now)
 			check_master(ttyfd, a, tr.unseen_relay_ok, r);
+		else if (!master_now)
+			iso_add(r, "terminal.master", 1, "the console account "
+			    "held the master when this terminal was first "
+			    "checked");
 	}
 	for (i = 0; i < r->n; i++)
 		if (!r->c[i].ok)

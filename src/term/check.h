@@ -12,6 +12,11 @@
 
 /* Every terminal condition for the terminal open at ttyfd (-1: none), in
  * order. Returns 0 when all pass, -1 otherwise. */
+/* As isolation_terminal_report, but the master's holder (relay.h) is asked
+ * only when master_now is set; otherwise it counts as seen before (the
+ * caller's start-time check, term/human.h). */
+int isolation_terminal_report_as(int ttyfd, const struct iso_agents *a,
+    int master_now, struct iso_report *r);
 int isolation_terminal_report(int ttyfd, const struct iso_agents *a,
     struct iso_report *r);
 

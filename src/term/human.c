@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 int
-term_human_here(const struct term *t, const struct iso_agents *a,
+term_human_here(struct term *t, const struct iso_agents *a,
     char *why, size_t whylen)
 {
 	const struct agents_in everyone = { .console_uid = getuid(),
@@ -21,8 +21,10 @@ term_human_here(const struct term *t, const struct iso_agents *a,
 		ASSERT(agents_build(&everyone, &all) == AGENTS_OK);
 		a = &all;
 	}
-	if (isolation_terminal_report(t->fd, a, &r) == 0)
+	if (isolation_terminal_report_as(t->fd, a, !t->master_ok, &r) == 0) {
+		t->master_ok = 1;
 		return 0;
+	}
 	isolation_first_failure(&r, first, sizeof(first));
 	str_msg(why, whylen, "refusing this terminal: %s", first);
 	return -1;

@@ -16,8 +16,14 @@
  * a; a NULL a counts every account but ours and root as an agent (the
  * prompts that do not read an approved policy, so cannot know who the
  * agents are: fail closed). 0, or -1 with "refusing this terminal:
- * CONDITION: DETAIL" in why. */
-int term_human_here(const struct term *t, const struct iso_agents *a,
+ * CONDITION: DETAIL" in why.
+ *
+ * Who holds the pty's master (terminal.master) is asked the first time
+ * only, and remembered in t->master_ok: once the console confines itself,
+ * Landlock hides every process outside its domain from /proc, its own
+ * tmux server included, and a holder cannot change behind a pty already
+ * open (a master is passed only by the process that holds it). */
+int term_human_here(struct term *t, const struct iso_agents *a,
     char *why, size_t whylen);
 
 #endif

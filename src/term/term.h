@@ -24,6 +24,8 @@ struct term {
 			 * fetched */
 	unsigned render_flags;	/* for render_text(): RENDER_ASCII when the
 				 * locale is not UTF-8 (lib/render.h) */
+	int master_ok;	/* term_human_here found the pty's master held by
+			 * the console account (term/human.h) */
 };
 
 /* Open the controlling terminal. 0, or -1 with a static reason. */
