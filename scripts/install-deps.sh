@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 PKGS="build-essential meson ninja-build pkg-config clang llvm
 libseccomp-dev libjansson-dev libsodium-dev libssl-dev libcurl4-openssl-dev
-libssh-dev libcmocka-dev libmicrohttpd-dev libunistring-dev
+libssh-dev libcmocka-dev libmicrohttpd-dev libunistring-dev libicu-dev
 python3 python3-pytest python3-pexpect tmux bubblewrap hyperfine
 openssh-server openssh-client curl ca-certificates util-linux procps
 cppcheck"

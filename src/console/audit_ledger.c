@@ -99,11 +99,44 @@ emit(json_t *o, int json_out)
 	json_decref(o);
 }
 
+/* --key K matches an entry by its digest (the file holds no key): K is
+ * folded as the entry's profile folds (docs/ledger.md). */
 static int
-key_matches(const struct filter *f, const struct ledger_key_view *v)
+key_matches(const struct ledger *l, const struct filter *f,
+    const struct ledger_key_view *v)
 {
 	return (!f->by_uid || v->uid == f->uid) &&
-	    (!f->by_key || strcmp(v->key, f->key) == 0);
+	    (!f->by_key || ledger_key_is(l, v, f->key));
+}
+
+static json_t *
+id_string(const uint8_t *id)
+{
+	char hex[2 * LEDGER_ID_LEN + 1];
+
+	hex_encode(id, LEDGER_ID_LEN, hex);
+	return json_string(hex);
+}
+
+/* The content an entry had last: its sha256 when this reading knows it
+ * (a format-1 file), else its digest. */
+static void
+put_last_content(json_t *o, const struct ledger *l,
+    const struct ledger_key_view *v)
+{
+	const uint8_t *cid = v->cids[v->ncids - 1];
+	size_t i;
+
+	for (i = 0; i < ledger_ncontents(l); i++) {
+		struct ledger_content_view cv;
+		ledger_content_at(l, i, &cv);
+		if (cv.uid == v->uid && cv.sha256 != NULL &&
+		    memcmp(cv.id, cid, LEDGER_ID_LEN) == 0) {
+			json_object_set_new(o, "last_sha256", hex_string(cv.sha256));
+			return;
+		}
+	}
+	json_object_set_new(o, "last_content", id_string(cid));
 }
 
 static int
@@ -132,18 +165,24 @@ show(const struct ledger *l, const struct filter *f, const struct policy *pol,
 	for (i = 0; i < ledger_nkeys(l); i++) {
 		struct ledger_key_view v;
 		ledger_key_at(l, i, &v);
-		if (!key_matches(f, &v) || v.total.plans == 0)
+		if (!key_matches(l, f, &v) || v.total.plans == 0)
 			continue;
 		o = json_object();
 		json_object_set_new(o, "ledger", json_string("key"));
 		json_object_set_new(o, "uid", json_integer((json_int_t)v.uid));
 		json_object_set_new(o, "profile", json_string(v.profile));
-		put_key(o, v.key);
+		/* the file names an entry by its digest only: the key is
+		 * shown when known (a format-1 file, or --key) */
+		if (v.key != NULL)
+			put_key(o, v.key);
+		else if (f->by_key)
+			put_key(o, f->key);
+		else
+			json_object_set_new(o, "id", id_string(v.id));
 		put_usage(o, "", &v.total);
 		put_usage(o, "window_", &v.window);
-		if (v.nshas > 0)
-			json_object_set_new(o, "last_sha256",
-			    hex_string(v.shas[v.nshas - 1]));
+		if (v.ncids > 0)
+			put_last_content(o, l, &v);
 		emit(o, json_out);
 	}
 	/* Content totals: every name the same bytes were asked under adds
@@ -161,13 +200,13 @@ show(const struct ledger *l, const struct filter *f, const struct policy *pol,
 			ledger_key_at(l, j, &v);
 			if (v.uid != cv.uid)
 				continue;
-			for (k = 0; k < v.nshas; k++)
-				if (memcmp(v.shas[k], cv.sha256, SHA256_LEN) == 0)
+			for (k = 0; k < v.ncids; k++)
+				if (memcmp(v.cids[k], cv.id, LEDGER_ID_LEN) == 0)
 					break;
-			if (k == v.nshas)
+			if (k == v.ncids)
 				continue;
 			nkeys++;
-			if (key_matches(f, &v))
+			if (key_matches(l, f, &v))
 				shown = 1;
 		}
 		if (!shown)
@@ -175,7 +214,10 @@ show(const struct ledger *l, const struct filter *f, const struct policy *pol,
 		o = json_object();
 		json_object_set_new(o, "ledger", json_string("content"));
 		json_object_set_new(o, "uid", json_integer((json_int_t)cv.uid));
-		json_object_set_new(o, "sha256", hex_string(cv.sha256));
+		if (cv.sha256 != NULL)
+			json_object_set_new(o, "sha256", hex_string(cv.sha256));
+		else
+			json_object_set_new(o, "content", id_string(cv.id));
 		put_usage(o, "", &cv.total);
 		json_object_set_new(o, "keys", json_integer((json_int_t)nkeys));
 		emit(o, json_out);
@@ -321,6 +363,9 @@ audit_ledger(const char *home, int json_out, const char *key,
 	}
 	have_policy = read_policy(home, &pol);
 	e = ledger_read(&l, dirfd, &clk, pol.ledger_window_s, &p);
+	for (size_t i = 0; i < pol.nprofiles; i++)
+		(void)ledger_set_fold(l, pol.profiles[i].name,
+		    (enum ledger_fold)pol.profiles[i].key_fold);
 	if (do_repair) {
 		ret = repair(l, e, &p, dirfd, home);
 		goto out;
