@@ -379,8 +379,9 @@ open_ledger(struct console *c)
 		if (audit_write(&c->audit, rec) != 0)
 			return -1;
 	} else {
-		term_printf(&c->term, "ledger: %zu key%s, %zu content%s, window "
-		    "%us, cap %u\n", ls.keys, ls.keys == 1 ? "" : "s", ls.contents,
+		/* entries: keys and the files runs opened (docs/ledger.md) */
+		term_printf(&c->term, "ledger: %zu entr%s, %zu content%s, window "
+		    "%us, cap %u\n", ls.keys, ls.keys == 1 ? "y" : "ies", ls.contents,
 		    ls.contents == 1 ? "" : "s", c->pol.ledger_window_s,
 		    c->pol.max_answers_per_key);
 	}
