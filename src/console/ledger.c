@@ -49,6 +49,7 @@ struct lkey {
 	uint8_t cids[LEDGER_KEY_SHAS][LEDGER_ID_LEN];	/* oldest first */
 	size_t ncids;
 	uint32_t fileid;		/* its K record's id in this file; 0 none */
+	size_t idx;			/* in keys[] */
 };
 
 struct lcontent {
@@ -358,6 +359,7 @@ add_key(struct ledger *l, uid_t uid, const char *profile, const uint8_t *id,
 	memcpy(k->profile, profile, strlen(profile) + 1);
 	memcpy(k->id, id, LEDGER_ID_LEN);
 	l->keys = grow(l->keys, &l->capkeys, l->nkeys + 1, sizeof(*l->keys));
+	k->idx = l->nkeys;
 	l->keys[l->nkeys++] = k;
 	if (!rehash(l, 1))
 		ktab_insert(l, l->nkeys - 1);
@@ -585,6 +587,27 @@ ledger_content_id(const struct ledger *l, uid_t uid, const uint8_t *sha256,
     uint8_t out[LEDGER_ID_LEN])
 {
 	content_id(l, uid, sha256, out);
+}
+
+long
+ledger_key_index(const struct ledger *l, uid_t uid, const char *profile,
+    const char *key)
+{
+	const struct lkey *k = find_key(l, uid, profile, key);
+
+	return k == NULL ? -1 : (long)k->idx;
+}
+
+long
+ledger_content_index(const struct ledger *l, uid_t uid,
+    const uint8_t *sha256)
+{
+	uint8_t cid[LEDGER_ID_LEN];
+	const struct lcontent *c;
+
+	content_id(l, uid, sha256, cid);
+	c = find_content(l, uid, cid);
+	return c == NULL ? -1 : (long)(c - l->contents);
 }
 
 int

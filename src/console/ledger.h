@@ -220,6 +220,13 @@ struct ledger_content_view {
 /* A content's digest (what the file holds for a sha256 of this uid). */
 void ledger_content_id(const struct ledger *l, uid_t uid,
     const uint8_t *sha256, uint8_t out[LEDGER_ID_LEN]);
+/* The index (ledger_key_at) of uid's entry for (profile, key), or of
+ * uid's content with sha256 (ledger_content_at); -1 when there is none:
+ * the audit names entries from its own records. */
+long ledger_key_index(const struct ledger *l, uid_t uid, const char *profile,
+    const char *key);
+long ledger_content_index(const struct ledger *l, uid_t uid,
+    const uint8_t *sha256);
 /* 1 when the entry v is key (cleaned, folded by v's profile's rule). */
 int ledger_key_is(const struct ledger *l, const struct ledger_key_view *v,
     const char *key);

@@ -539,7 +539,20 @@ def test_home_holds_no_file_metadata_outside_the_audit(env):
             found += [(os.path.relpath(p, env.home), n[:16]) for n in needles
                       if n in b]
     assert found == [], found
-    # the audit log is the one place: it has them
+    # the audit log is the one place: it has them, and `audit --ledger`
+    # names the ledger's digests from it
     with open(audit_log, "rb") as fh:
         b = fh.read()
     assert b"zebra-unicorn-q7.pdf" in b and sha.hex().encode() in b
+    p = audit(env.home, "--json")
+    assert p.returncode == 0, p.stderr
+    r = rows(p.stdout)
+    keys = [x.get("key") for x in r if x["ledger"] == "key"]
+    assert "2024/zebra-unicorn-q7.pdf" in keys
+    assert "2024/missing-okapi-q7.pdf" in keys
+    assert [x.get("sha256") for x in r if x["ledger"] == "content"] == [
+        sha.hex()]
+    p = audit(env.home, "--json", "--key", "2024/zebra-unicorn-q7.pdf")
+    k = [x for x in rows(p.stdout) if x["ledger"] == "key"]
+    assert [(x["key"], x["answers"]) for x in k] == [
+        ("2024/zebra-unicorn-q7.pdf", 2)]
