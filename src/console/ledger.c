@@ -5,7 +5,7 @@
  * FIELDS. A line is applied to memory only once it is whole, its chain
  * matches and every field is in range, so what memory holds after a
  * refusal is exactly the records before the bad one. */
-#include "console/ledger.h"
+#include "console/ledger_int.h"
 #include "lib/buf.h"
 #include "lib/fd.h"
 #include "lib/log.h"
@@ -27,81 +27,10 @@
 
 #include <sodium.h>
 
-#define MAGIC		"lockfile-ledger"
-#define CHAIN_HEX	(2 * SHA256_LEN)
-#define MAX_FIELDS	8
-#define WRITE_CHUNK	(1u << 20)
-
-struct group {
-	long long first, last;
-	unsigned long long answers, plans;
-};
-
-/* An entry: a key (uid, profile, folded key) or an object a run opened
- * (uid, profile, object), known by its keyed digest only. */
-struct lkey {
-	uid_t uid;
-	char profile[LEDGER_MAX_PROFILE + 1];
-	uint8_t id[LEDGER_ID_LEN];
-	char *name;			/* the key, when known here; never written */
-	struct group *g;		/* time order; g[0] may hold the old */
-	size_t ng, capg;
-	uint8_t cids[LEDGER_KEY_SHAS][LEDGER_ID_LEN];	/* oldest first */
-	size_t ncids;
-	uint32_t fileid;		/* its K record's id in this file; 0 none */
-	size_t idx;			/* in keys[] */
-};
-
-struct lcontent {
-	uid_t uid;
-	uint8_t id[LEDGER_ID_LEN];	/* digest of (uid, sha256) */
-	uint8_t sha[SHA256_LEN];	/* when sha_known */
-	int sha_known;
-	struct group t;
-};
-
-struct fold_rule {
-	char profile[LEDGER_MAX_PROFILE + 1];
-	enum ledger_fold f;
-};
-#define MAX_FOLDS	64		/* POLICY_MAX_PROFILES */
-
-struct ledger {
-	int dirfd, fd;			/* -1 when only read */
-	int broken;
-	struct ledger_clock clk;
-	unsigned long long window_s;
-	long long span;			/* a group's longest span */
-	uint8_t chain[SHA256_LEN];	/* the last line's */
-	unsigned long long seq;		/* the last line's */
-	unsigned long long records, bytes, appended, compacted;
-	long long created;
-	unsigned version;		/* of the file read (1 or 2) */
-	int seen_plan;			/* parsing: a P record was read */
-	struct lkey **keys;
-	size_t nkeys, capkeys;
-	struct lcontent *contents;
-	size_t ncontents, capcontents;
-	uint32_t *ktab, *ctab;		/* index + 1; 0 is empty */
-	size_t ktabcap, ctabcap;
-	struct lkey **byid;		/* file id - 1 -> key, this generation */
-	size_t nbyid, capbyid;
-	/* the digests' key (LEDGER_SECRET_FILE); secret_missing: made in
-	 * memory, not yet on disk */
-	uint8_t secret[LEDGER_SECRET_LEN];
-	int secret_missing;
-	struct fold_rule folds[MAX_FOLDS];
-	size_t nfolds;
-};
-
 /* ---- small helpers ---- */
 
-static void
-problem(struct ledger_problem *p, enum ledger_err e, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void
-problem(struct ledger_problem *p, enum ledger_err e, const char *fmt, ...)
+void
+lg_problem(struct ledger_problem *p, enum ledger_err e, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -113,8 +42,8 @@ problem(struct ledger_problem *p, enum ledger_err e, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void *
-grow(void *ptr, size_t *cap, size_t need, size_t elem)
+void *
+lg_grow(void *ptr, size_t *cap, size_t need, size_t elem)
 {
 	size_t n = *cap ? *cap : 8;
 	void *q;
@@ -130,8 +59,8 @@ grow(void *ptr, size_t *cap, size_t need, size_t elem)
 	return q;
 }
 
-static long long
-now(const struct ledger *l)
+long long
+lg_now(const struct ledger *l)
 {
 	long long t = l->clk.now_s(l->clk.ctx);
 
@@ -358,7 +287,7 @@ add_key(struct ledger *l, uid_t uid, const char *profile, const uint8_t *id,
 	k->uid = uid;
 	memcpy(k->profile, profile, strlen(profile) + 1);
 	memcpy(k->id, id, LEDGER_ID_LEN);
-	l->keys = grow(l->keys, &l->capkeys, l->nkeys + 1, sizeof(*l->keys));
+	l->keys = lg_grow(l->keys, &l->capkeys, l->nkeys + 1, sizeof(*l->keys));
 	k->idx = l->nkeys;
 	l->keys[l->nkeys++] = k;
 	if (!rehash(l, 1))
@@ -375,7 +304,7 @@ add_content(struct ledger *l, uid_t uid, const uint8_t *cid,
 
 	if (l->ncontents >= LEDGER_MAX_CONTENTS)
 		return NULL;
-	l->contents = grow(l->contents, &l->capcontents, l->ncontents + 1,
+	l->contents = lg_grow(l->contents, &l->capcontents, l->ncontents + 1,
 	    sizeof(*l->contents));
 	c = &l->contents[l->ncontents++];
 	memset(c, 0, sizeof(*c));
@@ -420,8 +349,8 @@ cutoff(const struct ledger *l, long long t)
  * in it keeps its order. Past LEDGER_MAX_GROUPS (a clock set back and
  * forth), the two oldest in the window are merged: again only more is
  * counted, never less. */
-static void
-fold(struct ledger *l, struct lkey *k, long long t)
+void
+lg_fold_groups(struct ledger *l, struct lkey *k, long long t)
 {
 	long long cut = cutoff(l, t);
 	struct group old;
@@ -452,9 +381,9 @@ fold(struct ledger *l, struct lkey *k, long long t)
 static void
 key_add_group(struct ledger *l, struct lkey *k, const struct group *g)
 {
-	k->g = grow(k->g, &k->capg, k->ng + 1, sizeof(*k->g));
+	k->g = lg_grow(k->g, &k->capg, k->ng + 1, sizeof(*k->g));
 	k->g[k->ng++] = *g;
-	fold(l, k, now(l));
+	lg_fold_groups(l, k, lg_now(l));
 }
 
 /* One plan at time t: with the old when it is out of the window already,
@@ -465,12 +394,12 @@ key_add_plan(struct ledger *l, struct lkey *k, long long t, unsigned answers)
 {
 	struct group g = { t, t, answers, 1 };
 
-	if (k->ng > 0 && t > cutoff(l, now(l))) {
+	if (k->ng > 0 && t > cutoff(l, lg_now(l))) {
 		struct group *last = &k->g[k->ng - 1];
-		if (last->last > cutoff(l, now(l)) &&
+		if (last->last > cutoff(l, lg_now(l)) &&
 		    (t <= last->last || t - last->first <= l->span)) {
 			group_merge(last, &g);
-			fold(l, k, now(l));
+			lg_fold_groups(l, k, lg_now(l));
 			return;
 		}
 	}
@@ -499,7 +428,7 @@ static void
 usage_of(const struct ledger *l, const struct lkey *k, int window,
     struct ledger_usage *u)
 {
-	long long cut = cutoff(l, now(l));
+	long long cut = cutoff(l, lg_now(l));
 	size_t i;
 
 	memset(u, 0, sizeof(*u));
@@ -622,13 +551,6 @@ ledger_key_is(const struct ledger *l, const struct ledger_key_view *v,
 
 /* ---- the format ---- */
 
-/* A line being built: FIELDS, then " CHAIN\n" from the chain before. */
-struct writer {
-	uint8_t chain[SHA256_LEN];
-	unsigned long long seq;
-	unsigned long long lines;
-	struct buf *out;
-};
 
 static void
 chain_next(const uint8_t prev[SHA256_LEN], const char *fields, size_t n,
@@ -642,12 +564,8 @@ chain_next(const uint8_t prev[SHA256_LEN], const char *fields, size_t n,
 	crypto_hash_sha256_final(&st, out);
 }
 
-static int
-emit(struct writer *w, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static int
-emit(struct writer *w, const char *fmt, ...)
+int
+lg_emit(struct writer *w, const char *fmt, ...)
 {
 	char line[LEDGER_MAX_LINE + 1], tail[CHAIN_HEX + 3];
 	char kind[2] = { fmt[0], '\0' };
@@ -681,13 +599,13 @@ emit(struct writer *w, const char *fmt, ...)
 }
 
 /* Only the digest is written: the file holds no key (docs/ledger.md). */
-static int
-emit_key(struct writer *w, const struct lkey *k, uint32_t id)
+int
+lg_emit_key(struct writer *w, const struct lkey *k, uint32_t id)
 {
 	char hex[2 * LEDGER_ID_LEN + 1];
 
 	hex_encode(k->id, LEDGER_ID_LEN, hex);
-	return emit(w, "K %u %u %s %s", id, (unsigned)k->uid, k->profile, hex);
+	return lg_emit(w, "K %u %u %s %s", id, (unsigned)k->uid, k->profile, hex);
 }
 
 /* ---- parsing ---- */
@@ -806,7 +724,7 @@ apply_key(struct parse *ps, const char **why)
 		*why = "more keys than the ledger holds";
 		return LEDGER_E_FULL;
 	}
-	l->byid = grow(l->byid, &l->capbyid, l->nbyid + 1, sizeof(*l->byid));
+	l->byid = lg_grow(l->byid, &l->capbyid, l->nbyid + 1, sizeof(*l->byid));
 	l->byid[l->nbyid++] = k;
 	k->fileid = (uint32_t)l->nbyid;
 	return LEDGER_OK;
@@ -940,8 +858,8 @@ split(struct parse *ps, char *s)
 	return ps->nf >= 2 && strlen(ps->f[0]) == 1 ? 0 : -1;
 }
 
-static enum ledger_err
-parse_all(struct ledger *l, const uint8_t *data, size_t len,
+enum ledger_err
+lg_parse_all(struct ledger *l, const uint8_t *data, size_t len,
     struct ledger_problem *p)
 {
 	struct parse ps;
@@ -969,18 +887,18 @@ parse_all(struct ledger *l, const uint8_t *data, size_t len,
 		}
 		if (nl == NULL) {
 			if (len - off < LEDGER_MAX_LINE) {
-				problem(p, LEDGER_E_TORN, "record %llu (at byte %zu), "
+				lg_problem(p, LEDGER_E_TORN, "record %llu (at byte %zu), "
 				    "the last, is incomplete: %zu bytes without an end "
 				    "of line", ps.record, off, len - off);
 				return LEDGER_E_TORN;
 			}
-			problem(p, LEDGER_E_DAMAGED, "record %llu (at byte %zu) "
+			lg_problem(p, LEDGER_E_DAMAGED, "record %llu (at byte %zu) "
 			    "is longer than any record", ps.record, off);
 			return LEDGER_E_DAMAGED;
 		}
 		n = (size_t)(nl - (data + off));
 		if (n < CHAIN_HEX + 2 || data[off + n - CHAIN_HEX - 1] != ' ') {
-			problem(p, LEDGER_E_DAMAGED, "record %llu (at byte %zu) "
+			lg_problem(p, LEDGER_E_DAMAGED, "record %llu (at byte %zu) "
 			    "has no checksum", ps.record, off);
 			return LEDGER_E_DAMAGED;
 		}
@@ -991,7 +909,7 @@ parse_all(struct ledger *l, const uint8_t *data, size_t len,
 		if (!is_lower_hex(line + body + 1, CHAIN_HEX) ||
 		    hex_decode(line + body + 1, got, SHA256_LEN) != 0 ||
 		    !ct_equal(want, got, SHA256_LEN)) {
-			problem(p, LEDGER_E_DAMAGED, "record %llu (at byte %zu) "
+			lg_problem(p, LEDGER_E_DAMAGED, "record %llu (at byte %zu) "
 			    "fails its checksum", ps.record, off);
 			return LEDGER_E_DAMAGED;
 		}
@@ -999,13 +917,13 @@ parse_all(struct ledger *l, const uint8_t *data, size_t len,
 		if (memchr(line, '\0', body) != NULL || split(&ps, line) != 0 ||
 		    parse_u64(ps.f[1], 1, LEDGER_MAX_COUNT, &seq) != 0 ||
 		    (ps.record > 1 && seq != l->seq + 1)) {
-			problem(p, LEDGER_E_DAMAGED, "record %llu (at byte %zu) "
+			lg_problem(p, LEDGER_E_DAMAGED, "record %llu (at byte %zu) "
 			    "is not in the ledger's form", ps.record, off);
 			return LEDGER_E_DAMAGED;
 		}
 		e = apply(&ps, &why);
 		if (e != LEDGER_OK) {
-			problem(p, e, "record %llu (at byte %zu): %s", ps.record,
+			lg_problem(p, e, "record %llu (at byte %zu): %s", ps.record,
 			    off, why);
 			return e;
 		}
@@ -1022,14 +940,14 @@ parse_all(struct ledger *l, const uint8_t *data, size_t len,
 		l->bytes = off;
 	}
 	if (l->records == 0) {
-		problem(p, LEDGER_E_DAMAGED, "the ledger is empty (no header)");
+		lg_problem(p, LEDGER_E_DAMAGED, "the ledger is empty (no header)");
 		return LEDGER_E_DAMAGED;
 	}
 	return LEDGER_OK;
 }
 
-static struct ledger *
-ledger_new(const struct ledger_clock *clk, unsigned long long window_s)
+struct ledger *
+lg_new(const struct ledger_clock *clk, unsigned long long window_s)
 {
 	struct ledger *l = calloc(1, sizeof(*l));
 
@@ -1052,17 +970,17 @@ ledger_parse(struct ledger **out, const uint8_t *data, size_t len,
     const struct ledger_clock *clk, unsigned long long window_s,
     struct ledger_problem *p)
 {
-	struct ledger *l = ledger_new(clk, window_s);
+	struct ledger *l = lg_new(clk, window_s);
 
 	if (p != NULL)
 		memset(p, 0, sizeof(*p));
 	*out = l;
 	if (len > LEDGER_MAX_BYTES) {
-		problem(p, LEDGER_E_FULL, "the ledger is larger than %llu bytes",
+		lg_problem(p, LEDGER_E_FULL, "the ledger is larger than %llu bytes",
 		    LEDGER_MAX_BYTES);
 		return LEDGER_E_FULL;
 	}
-	return parse_all(l, data, len, p);
+	return lg_parse_all(l, data, len, p);
 }
 
 void
@@ -1090,486 +1008,6 @@ ledger_close(struct ledger *l)
 	free(l);
 }
 
-/* ---- files ---- */
-
-static enum ledger_err
-io_problem(struct ledger_problem *p, const char *what)
-{
-	if (p != NULL)
-		p->sys_errno = errno;
-	problem(p, LEDGER_E_IO, "%s: %s", what, strerror(errno));
-	return LEDGER_E_IO;
-}
-
-/* A regular file of this account with one name; 0600 made so. */
-static enum ledger_err
-check_file(int fd, int fix, struct ledger_problem *p)
-{
-	struct stat st;
-
-	if (fstat(fd, &st) != 0)
-		return io_problem(p, "the ledger cannot be examined");
-	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_nlink != 1) {
-		problem(p, LEDGER_E_UNSAFE, "the ledger is not a regular file of "
-		    "this account with one name");
-		return LEDGER_E_UNSAFE;
-	}
-	if (fix && (st.st_mode & 0777) != 0600 && fchmod(fd, 0600) != 0)
-		return io_problem(p, "the ledger cannot be made 0600");
-	if ((unsigned long long)st.st_size > LEDGER_MAX_BYTES) {
-		problem(p, LEDGER_E_FULL, "the ledger is larger than %llu bytes",
-		    LEDGER_MAX_BYTES);
-		return LEDGER_E_FULL;
-	}
-	return LEDGER_OK;
-}
-
-static enum ledger_err
-read_file(int fd, uint8_t **data, size_t *len, struct ledger_problem *p)
-{
-	struct stat st;
-	ssize_t n;
-
-	if (fstat(fd, &st) != 0)
-		return io_problem(p, "the ledger cannot be examined");
-	*len = (size_t)st.st_size;
-	*data = malloc(*len + 1);
-	if (*data == NULL)
-		fatal("out of memory");
-	n = pread(fd, *data, *len, 0);
-	if (n < 0 || (size_t)n != *len) {
-		free(*data);
-		*data = NULL;
-		if (n >= 0)
-			errno = EIO;
-		return io_problem(p, "the ledger cannot be read");
-	}
-	return LEDGER_OK;
-}
-
-/* ---- the digests' key (LEDGER_SECRET_FILE) ---- */
-
-/* Read the key; a missing one is made in memory (secret_missing) and
- * written by save_secret only where a ledger is written. fix: a looser
- * mode is made 0600 (a writer's open). */
-static enum ledger_err
-load_secret(struct ledger *l, int dirfd, int fix, struct ledger_problem *p)
-{
-	struct stat st;
-	ssize_t n;
-	int fd;
-
-	fd = openat(dirfd, LEDGER_SECRET_FILE, O_RDONLY | O_NOFOLLOW |
-	    O_NOCTTY | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT) {
-		randombytes_buf(l->secret, sizeof(l->secret));
-		l->secret_missing = 1;
-		return LEDGER_OK;
-	}
-	if (fd < 0) {
-		if (errno != ELOOP)
-			return io_problem(p, "the ledger's key cannot be opened");
-		problem(p, LEDGER_E_UNSAFE, "the ledger's key is a symbolic link");
-		return LEDGER_E_UNSAFE;
-	}
-	if (fstat(fd, &st) != 0) {
-		close(fd);
-		return io_problem(p, "the ledger's key cannot be examined");
-	}
-	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_nlink != 1) {
-		close(fd);
-		problem(p, LEDGER_E_UNSAFE, "the ledger's key (%s) is not a regular "
-		    "file of this account with one name", LEDGER_SECRET_FILE);
-		return LEDGER_E_UNSAFE;
-	}
-	if (fix && (st.st_mode & 0777) != 0600 && fchmod(fd, 0600) != 0) {
-		close(fd);
-		return io_problem(p, "the ledger's key cannot be made 0600");
-	}
-	n = pread(fd, l->secret, sizeof(l->secret), 0);
-	close(fd);
-	if (n != (ssize_t)sizeof(l->secret) ||
-	    st.st_size != (off_t)sizeof(l->secret)) {
-		sodium_memzero(l->secret, sizeof(l->secret));
-		problem(p, LEDGER_E_KEY, "the ledger's key (%s) is not %d bytes",
-		    LEDGER_SECRET_FILE, LEDGER_SECRET_LEN);
-		return LEDGER_E_KEY;
-	}
-	return LEDGER_OK;
-}
-
-/* Write the key made in memory: a new name, fsync, renamed into place
- * (never over one), the directory fsync'd: whole or absent after a crash. */
-static enum ledger_err
-save_secret(struct ledger *l, int dirfd, struct ledger_problem *p)
-{
-	enum ledger_err e = LEDGER_OK;
-	int fd;
-
-	if (!l->secret_missing)
-		return LEDGER_OK;
-	(void)unlinkat(dirfd, LEDGER_SECRET_NEW, 0);
-	fd = openat(dirfd, LEDGER_SECRET_NEW, O_WRONLY | O_CREAT | O_EXCL |
-	    O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return io_problem(p, "the ledger's key cannot be created");
-	if (write_full(fd, l->secret, sizeof(l->secret)) != 0 || fsync(fd) != 0)
-		e = io_problem(p, "the ledger's key cannot be written");
-	close(fd);
-	if (e == LEDGER_OK && renameat2(dirfd, LEDGER_SECRET_NEW, dirfd,
-	    LEDGER_SECRET_FILE, RENAME_NOREPLACE) != 0)
-		e = io_problem(p, "the ledger's key cannot be put in place");
-	if (e == LEDGER_OK && fsync(dirfd) != 0)
-		e = io_problem(p, "the ledger's directory cannot be synced");
-	if (e != LEDGER_OK) {
-		(void)unlinkat(dirfd, LEDGER_SECRET_NEW, 0);
-		return e;
-	}
-	l->secret_missing = 0;
-	return LEDGER_OK;
-}
-
-/* A format-2 file is digests under the key: without it, nothing in it
- * can be matched again, and it is never silently replaced. */
-static enum ledger_err
-secret_needed(const struct ledger *l, struct ledger_problem *p)
-{
-	if (!l->secret_missing || l->version == 1)
-		return LEDGER_OK;
-	problem(p, LEDGER_E_KEY, "the ledger's key (%s) is missing: the "
-	    "ledger's entries cannot be matched without it", LEDGER_SECRET_FILE);
-	return LEDGER_E_KEY;
-}
-
-static enum ledger_err
-write_out(int fd, struct buf *b, struct ledger_problem *p)
-{
-	if (write_full(fd, buf_data(b), buf_len(b)) != 0)
-		return io_problem(p, "the ledger cannot be written");
-	buf_reset(b);
-	return LEDGER_OK;
-}
-
-/* The whole of memory as a new generation, into fd (a fresh file). */
-static enum ledger_err
-write_generation(struct ledger *l, int fd, struct writer *w,
-    struct ledger_problem *p)
-{
-	enum ledger_err e = LEDGER_OK;
-	long long t = now(l);
-	uint32_t id = 0;
-	size_t i, j;
-	char hex[CHAIN_HEX + 1];
-
-	memset(w->chain, 0, sizeof(w->chain));
-	w->lines = 0;
-	w->out = buf_new(2 * WRITE_CHUNK);
-	if (w->out == NULL)
-		fatal("out of memory");
-	if (emit(w, "L %s %d %lld", MAGIC, LEDGER_VERSION, t) != 0)
-		goto toolong;
-	for (i = 0; i < l->nkeys; i++) {
-		struct lkey *k = l->keys[i];
-		fold(l, k, t);
-		if (k->ng == 0)
-			continue;
-		if (emit_key(w, k, ++id) != 0)
-			goto toolong;
-		for (j = 0; j < k->ncids; j++) {
-			hex_encode(k->cids[j], LEDGER_ID_LEN, hex);
-			if (emit(w, "S %u %s", id, hex) != 0)
-				goto toolong;
-		}
-		for (j = 0; j < k->ng; j++)
-			if (emit(w, "G %u %llu %llu %lld %lld", id, k->g[j].answers,
-			    k->g[j].plans, k->g[j].first, k->g[j].last) != 0)
-				goto toolong;
-		if (buf_len(w->out) >= WRITE_CHUNK &&
-		    (e = write_out(fd, w->out, p)) != LEDGER_OK)
-			goto out;
-	}
-	for (i = 0; i < l->ncontents; i++) {
-		const struct lcontent *c = &l->contents[i];
-		hex_encode(c->id, LEDGER_ID_LEN, hex);
-		if (emit(w, "C %u %s %llu %llu %lld %lld", (unsigned)c->uid, hex,
-		    c->t.answers, c->t.plans, c->t.first, c->t.last) != 0)
-			goto toolong;
-		if (buf_len(w->out) >= WRITE_CHUNK &&
-		    (e = write_out(fd, w->out, p)) != LEDGER_OK)
-			goto out;
-	}
-	e = write_out(fd, w->out, p);
-	if (e == LEDGER_OK && fsync(fd) != 0)
-		e = io_problem(p, "the ledger cannot be synced");
-	goto out;
-toolong:
-	problem(p, LEDGER_E_FULL, "a record does not fit the ledger's limits");
-	e = LEDGER_E_FULL;
-out:
-	buf_free(w->out);
-	w->out = NULL;
-	return e;
-}
-
-/* After a generation was written: ids are its ids, the counters its. */
-static void
-adopt_generation(struct ledger *l, const struct writer *w, long long t,
-    unsigned long long bytes)
-{
-	uint32_t id = 0;
-	size_t i;
-
-	l->nbyid = 0;
-	for (i = 0; i < l->nkeys; i++) {
-		struct lkey *k = l->keys[i];
-		k->fileid = 0;
-		if (k->ng == 0)
-			continue;
-		k->fileid = ++id;
-		l->byid = grow(l->byid, &l->capbyid, l->nbyid + 1,
-		    sizeof(*l->byid));
-		l->byid[l->nbyid++] = k;
-	}
-	memcpy(l->chain, w->chain, SHA256_LEN);
-	l->seq = w->seq;
-	l->records = w->lines;
-	l->compacted = w->lines;
-	l->appended = 0;
-	l->bytes = bytes;
-	l->created = t;
-}
-
-/* Write memory to LEDGER_NEW_FILE in dirfd and put it in place of
- * LF_LEDGER_FILE (noreplace: only where there is none). Returns the new
- * file's descriptor (append-only) or -1. */
-static int
-replace_file(struct ledger *l, int dirfd, int noreplace,
-    struct ledger_problem *p, enum ledger_err *e)
-{
-	struct writer w;
-	struct stat st;
-	long long t = now(l);
-	int fd;
-
-	memset(&w, 0, sizeof(w));
-	w.seq = l->seq;
-	(void)unlinkat(dirfd, LEDGER_NEW_FILE, 0);
-	fd = openat(dirfd, LEDGER_NEW_FILE, O_WRONLY | O_APPEND | O_CREAT |
-	    O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		*e = io_problem(p, "a new ledger cannot be created");
-		return -1;
-	}
-	*e = write_generation(l, fd, &w, p);
-	if (*e == LEDGER_OK && fstat(fd, &st) != 0)
-		*e = io_problem(p, "the new ledger cannot be examined");
-	if (*e == LEDGER_OK && renameat2(dirfd, LEDGER_NEW_FILE, dirfd,
-	    LF_LEDGER_FILE, noreplace ? RENAME_NOREPLACE : 0) != 0)
-		*e = io_problem(p, "the new ledger cannot be put in place");
-	if (*e == LEDGER_OK && fsync(dirfd) != 0)
-		*e = io_problem(p, "the ledger's directory cannot be synced");
-	if (*e != LEDGER_OK) {
-		close(fd);
-		(void)unlinkat(dirfd, LEDGER_NEW_FILE, 0);
-		return -1;
-	}
-	adopt_generation(l, &w, t, (unsigned long long)st.st_size);
-	return fd;
-}
-
-enum ledger_err
-ledger_compact(struct ledger *l, struct ledger_problem *p)
-{
-	enum ledger_err e;
-	int fd;
-
-	if (p != NULL)
-		memset(p, 0, sizeof(*p));
-	if (l->broken || l->fd < 0) {
-		problem(p, LEDGER_E_BROKEN, "the ledger is not open for writing");
-		return LEDGER_E_BROKEN;
-	}
-	fd = replace_file(l, l->dirfd, 0, p, &e);
-	if (fd < 0)
-		return e;
-	close(l->fd);
-	l->fd = fd;
-	return LEDGER_OK;
-}
-
-int
-ledger_compact_due(const struct ledger *l)
-{
-	return l->appended > LEDGER_COMPACT_MIN &&
-	    l->appended > l->compacted;
-}
-
-static enum ledger_err
-open_existing(struct ledger *l, int fd, struct ledger_problem *p)
-{
-	uint8_t *data = NULL;
-	size_t len = 0;
-	enum ledger_err e;
-
-	if ((e = check_file(fd, l->fd >= 0, p)) != LEDGER_OK ||
-	    (e = read_file(fd, &data, &len, p)) != LEDGER_OK)
-		return e;
-	e = parse_all(l, data, len, p);
-	free(data);
-	return e;
-}
-
-enum ledger_err
-ledger_open(struct ledger **out, int dirfd, const struct ledger_clock *clk,
-    unsigned long long window_s, int *created, struct ledger_problem *p)
-{
-	struct ledger *l = ledger_new(clk, window_s);
-	enum ledger_err e;
-	int fd;
-
-	if (p != NULL)
-		memset(p, 0, sizeof(*p));
-	*out = NULL;
-	*created = 0;
-	/* An open file description of our own: the lock is on it. */
-	l->dirfd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (l->dirfd < 0) {
-		e = io_problem(p, "the ledger's directory");
-		goto fail;
-	}
-	if (flock(l->dirfd, LOCK_EX | LOCK_NB) != 0) {
-		if (errno == EWOULDBLOCK) {
-			problem(p, LEDGER_E_BUSY, "another console holds the ledger");
-			e = LEDGER_E_BUSY;
-		} else {
-			e = io_problem(p, "the ledger cannot be locked");
-		}
-		goto fail;
-	}
-	/* A compaction that did not finish: the ledger it was to replace is
-	 * the whole one. */
-	if (unlinkat(l->dirfd, LEDGER_NEW_FILE, 0) != 0 && errno != ENOENT) {
-		e = io_problem(p, "an unfinished compaction cannot be removed");
-		goto fail;
-	}
-	if ((e = load_secret(l, l->dirfd, 1, p)) != LEDGER_OK)
-		goto fail;
-	fd = openat(l->dirfd, LF_LEDGER_FILE, O_RDWR | O_APPEND | O_NOFOLLOW |
-	    O_NOCTTY | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT) {
-		/* A new ledger is a whole header in place, never an empty
-		 * file (noreplace: a ledger that appeared meanwhile stays);
-		 * its key first. */
-		if ((e = save_secret(l, l->dirfd, p)) != LEDGER_OK)
-			goto fail;
-		l->fd = replace_file(l, l->dirfd, 1, p, &e);
-		if (l->fd < 0)
-			goto fail;
-		*created = 1;
-		*out = l;
-		return LEDGER_OK;
-	}
-	if (fd < 0) {
-		e = errno == ELOOP ? LEDGER_E_UNSAFE :
-		    io_problem(p, "the ledger cannot be opened");
-		if (e == LEDGER_E_UNSAFE)
-			problem(p, e, "the ledger is a symbolic link");
-		goto fail;
-	}
-	l->fd = fd;
-	if ((e = open_existing(l, fd, p)) != LEDGER_OK ||
-	    (e = secret_needed(l, p)) != LEDGER_OK)
-		goto fail;
-	if (l->version == 1) {
-		/* Format 1 held keys and sha256s in the clear: rewritten now
-		 * as digests (docs/ledger.md, "At rest"). */
-		if ((e = save_secret(l, l->dirfd, p)) != LEDGER_OK ||
-		    (e = ledger_compact(l, p)) != LEDGER_OK)
-			goto fail;
-		l->version = LEDGER_VERSION;
-		*created = 2;
-	} else if (ledger_compact_due(l) &&
-	    (e = ledger_compact(l, p)) != LEDGER_OK) {
-		goto fail;
-	}
-	*out = l;
-	return LEDGER_OK;
-fail:
-	ledger_close(l);
-	return e;
-}
-
-enum ledger_err
-ledger_read(struct ledger **out, int dirfd, const struct ledger_clock *clk,
-    unsigned long long window_s, struct ledger_problem *p)
-{
-	struct ledger *l = ledger_new(clk, window_s);
-	enum ledger_err e;
-	int fd;
-
-	if (p != NULL)
-		memset(p, 0, sizeof(*p));
-	*out = l;
-	fd = openat(dirfd, LF_LEDGER_FILE, O_RDONLY | O_NOFOLLOW | O_NOCTTY |
-	    O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ELOOP) {
-			problem(p, LEDGER_E_UNSAFE, "the ledger is a symbolic link");
-			return LEDGER_E_UNSAFE;
-		}
-		return io_problem(p, "the ledger cannot be opened");
-	}
-	if ((e = load_secret(l, dirfd, 0, p)) == LEDGER_OK) {
-		e = open_existing(l, fd, p);
-		if (e == LEDGER_OK)
-			e = secret_needed(l, p);
-	}
-	close(fd);
-	return e;
-}
-
-enum ledger_err
-ledger_rewrite(struct ledger *l, int dirfd, char *aside, size_t asidelen,
-    struct ledger_problem *p)
-{
-	enum ledger_err e;
-	int fd, lockfd;
-
-	if (p != NULL)
-		memset(p, 0, sizeof(*p));
-	if (str_fmt(aside, asidelen, "%s.damaged-%lld", LF_LEDGER_FILE,
-	    now(l)) != STR_OK) {
-		problem(p, LEDGER_E_FULL, "no room for the damaged file's name");
-		return LEDGER_E_FULL;
-	}
-	lockfd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (lockfd < 0)
-		return io_problem(p, "the ledger's directory");
-	if (flock(lockfd, LOCK_EX | LOCK_NB) != 0) {
-		close(lockfd);
-		problem(p, LEDGER_E_BUSY, "a console holds the ledger: stop it "
-		    "first");
-		return LEDGER_E_BUSY;
-	}
-	if (renameat2(lockfd, LF_LEDGER_FILE, lockfd, aside, RENAME_NOREPLACE) !=
-	    0 && errno != ENOENT) {
-		e = io_problem(p, "the damaged ledger cannot be moved aside");
-		close(lockfd);
-		return e;
-	}
-	/* a format-1 file read without a key: its digests' key is saved */
-	if ((e = save_secret(l, lockfd, p)) != LEDGER_OK) {
-		close(lockfd);
-		return e;
-	}
-	fd = replace_file(l, lockfd, 1, p, &e);
-	close(lockfd);		/* and its lock */
-	if (fd < 0)
-		return e;
-	close(fd);
-	return LEDGER_OK;
-}
-
 /* The entry for id: found, or made (*made counts the new ones, dropped
  * again if the write fails). */
 static struct lkey *
@@ -1593,10 +1031,10 @@ emit_plan(struct writer *w, const struct lkey *k, uint32_t *next,
 
 	if (id == 0) {
 		id = ++*next;
-		if (emit_key(w, k, id) != 0)
+		if (lg_emit_key(w, k, id) != 0)
 			return -1;
 	}
-	return emit(w, "P %lld %u %s %u", t, id, cid, answers);
+	return lg_emit(w, "P %lld %u %s %u", t, id, cid, answers);
 }
 
 static void
@@ -1604,7 +1042,7 @@ adopt_fileid(struct ledger *l, struct lkey *k)
 {
 	if (k->fileid != 0)
 		return;
-	l->byid = grow(l->byid, &l->capbyid, l->nbyid + 1, sizeof(*l->byid));
+	l->byid = lg_grow(l->byid, &l->capbyid, l->nbyid + 1, sizeof(*l->byid));
 	l->byid[l->nbyid++] = k;
 	k->fileid = (uint32_t)l->nbyid;
 }
@@ -1625,31 +1063,6 @@ drop_new_entries(struct ledger *l, size_t made)
 		ktab_insert(l, i);
 }
 
-/* The write itself: one write and fdatasync, cut back on failure. */
-static enum ledger_err
-append(struct ledger *l, const struct buf *out, struct ledger_problem *p)
-{
-	enum ledger_err e;
-	struct stat st;
-
-	if (l->bytes + buf_len(out) > LEDGER_MAX_BYTES) {
-		problem(p, LEDGER_E_FULL, "the ledger would pass %llu bytes",
-		    LEDGER_MAX_BYTES);
-		return LEDGER_E_FULL;
-	}
-	if (write_full(l->fd, buf_data(out), buf_len(out)) == 0 &&
-	    fdatasync(l->fd) == 0)
-		return LEDGER_OK;
-	e = io_problem(p, "the ledger cannot be written");
-	/* Cut back to the last whole record; if even that fails the file's
-	 * tail is torn and the next start says so. */
-	if (ftruncate(l->fd, (off_t)l->bytes) != 0 || fstat(l->fd, &st) != 0 ||
-	    (unsigned long long)st.st_size != l->bytes)
-		logit("the ledger could not be cut back to its last whole record");
-	l->broken = 1;
-	return e;
-}
-
 enum ledger_err
 ledger_record(struct ledger *l, uid_t uid, const char *profile,
     const char *key, const char *object, const uint8_t *sha256,
@@ -1657,7 +1070,7 @@ ledger_record(struct ledger *l, uid_t uid, const char *profile,
 {
 	struct lkey *k, *o = NULL;
 	struct writer w;
-	long long t = now(l);
+	long long t = lg_now(l);
 	enum ledger_err e = LEDGER_OK;
 	uint8_t kid[LEDGER_ID_LEN], oid[LEDGER_ID_LEN], cid[LEDGER_ID_LEN];
 	char hex[2 * LEDGER_ID_LEN + 1];
@@ -1667,21 +1080,21 @@ ledger_record(struct ledger *l, uid_t uid, const char *profile,
 	if (p != NULL)
 		memset(p, 0, sizeof(*p));
 	if (l->broken || l->fd < 0) {
-		problem(p, LEDGER_E_BROKEN, "an earlier ledger write failed");
+		lg_problem(p, LEDGER_E_BROKEN, "an earlier ledger write failed");
 		return LEDGER_E_BROKEN;
 	}
 	if (answers < 1 || answers > LEDGER_MAX_ANSWERS ||
 	    !name_is_profile(profile) || strlen(key) == 0 ||
 	    strlen(key) > LEDGER_MAX_KEY_BYTES ||
 	    (object != NULL && strlen(object) > LEDGER_MAX_KEY_BYTES)) {
-		problem(p, LEDGER_E_FULL, "a plan outside the ledger's limits");
+		lg_problem(p, LEDGER_E_FULL, "a plan outside the ledger's limits");
 		return LEDGER_E_FULL;
 	}
 	if (sha256 != NULL)
 		content_id(l, uid, sha256, cid);
 	if (sha256 != NULL && find_content(l, uid, cid) == NULL &&
 	    l->ncontents >= LEDGER_MAX_CONTENTS) {
-		problem(p, LEDGER_E_FULL, "more contents than the ledger holds");
+		lg_problem(p, LEDGER_E_FULL, "more contents than the ledger holds");
 		return LEDGER_E_FULL;
 	}
 	key_id(l, uid, profile, key, kid);
@@ -1693,7 +1106,7 @@ ledger_record(struct ledger *l, uid_t uid, const char *profile,
 	}
 	if (k == NULL) {
 		drop_new_entries(l, made);
-		problem(p, LEDGER_E_FULL, "more keys than the ledger holds");
+		lg_problem(p, LEDGER_E_FULL, "more keys than the ledger holds");
 		return LEDGER_E_FULL;
 	}
 	memset(&w, 0, sizeof(w));
@@ -1708,11 +1121,11 @@ ledger_record(struct ledger *l, uid_t uid, const char *profile,
 	 * plan once. */
 	if (emit_plan(&w, k, &next, t, sha256 ? hex : "-", answers) != 0 ||
 	    (o != NULL && emit_plan(&w, o, &next, t, "-", answers) != 0)) {
-		problem(p, LEDGER_E_FULL, "a record does not fit");
+		lg_problem(p, LEDGER_E_FULL, "a record does not fit");
 		e = LEDGER_E_FULL;
 		goto out;
 	}
-	if ((e = append(l, w.out, p)) != LEDGER_OK)
+	if ((e = lg_append(l, w.out, p)) != LEDGER_OK)
 		goto out;
 	/* Written: memory follows. */
 	adopt_fileid(l, k);
