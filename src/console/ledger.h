@@ -11,12 +11,14 @@
  * holds, so its size follows the number of distinct keys and contents,
  * not the number of plans.
  *
- * Per (agent uid, profile, cleaned key): answers, plans, first and last
- * time, in groups of plans close in time, so the answers inside a sliding
- * window can be counted (conservatively: a group counts whole while its
- * latest plan is inside the window). Per (agent uid, content sha256): the
- * same totals, for the human and the audit only: nothing an agent is told
- * is computed from them.
+ * Per (agent uid, profile, cleaned key folded as the profile says), and
+ * per (agent uid, profile, object a run opened): answers, plans, first and
+ * last time, in groups of plans close in time, so the answers inside a
+ * sliding window can be counted (conservatively: a group counts whole
+ * while its latest plan is inside the window). Per (agent uid, content
+ * sha256): the same totals, for the human and the audit only: nothing an
+ * agent is told is computed from them. The file names each by a keyed
+ * digest (LEDGER_SECRET_FILE): no key, size or sha256 rests in it.
  *
  * The module knows no console: a directory descriptor, a clock and the
  * window are all it takes. */
