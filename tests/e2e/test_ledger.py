@@ -398,6 +398,9 @@ def test_cap_after_kill_9(env):
     env.wait_exit()
     env.stop()
     env.start()
+    # the killed console's socket file is still there: wait for the new
+    # one's start-up line, printed once it listens
+    env.wait_screen(r"ledger: 2 entries")
     refused_at_once(env, A1, 0)
     p = audit(env.home)
     assert p.returncode == 0, p.stderr    # a whole ledger
