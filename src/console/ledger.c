@@ -1073,7 +1073,7 @@ ledger_record(struct ledger *l, uid_t uid, const char *profile,
 	long long t = lg_now(l);
 	enum ledger_err e = LEDGER_OK;
 	uint8_t kid[LEDGER_ID_LEN], oid[LEDGER_ID_LEN], cid[LEDGER_ID_LEN];
-	char hex[2 * LEDGER_ID_LEN + 1];
+	char hex[2 * LEDGER_ID_LEN + 1] = "-";	/* no content read */
 	uint32_t next = (uint32_t)l->nbyid;
 	size_t made = 0;
 
@@ -1119,7 +1119,7 @@ ledger_record(struct ledger *l, uid_t uid, const char *profile,
 		hex_encode(cid, LEDGER_ID_LEN, hex);
 	/* The object's line carries no content: the content totals count a
 	 * plan once. */
-	if (emit_plan(&w, k, &next, t, sha256 ? hex : "-", answers) != 0 ||
+	if (emit_plan(&w, k, &next, t, hex, answers) != 0 ||
 	    (o != NULL && emit_plan(&w, o, &next, t, "-", answers) != 0)) {
 		lg_problem(p, LEDGER_E_FULL, "a record does not fit");
 		e = LEDGER_E_FULL;
