@@ -5,6 +5,7 @@
 #include "console/audit.h"
 #include "console/ledger.h"
 #include "console/policy.h"
+#include "lib/fd.h"
 #include "lib/jsonx.h"
 #include "lib/log.h"
 #include "lib/num.h"
@@ -99,16 +100,149 @@ emit(json_t *o, int json_out)
 	json_decref(o);
 }
 
+/* --key K matches an entry by its digest (the file holds no key): K is
+ * folded as the entry's profile folds (docs/ledger.md). */
 static int
-key_matches(const struct filter *f, const struct ledger_key_view *v)
+key_matches(const struct ledger *l, const struct filter *f,
+    const struct ledger_key_view *v)
 {
 	return (!f->by_uid || v->uid == f->uid) &&
-	    (!f->by_key || strcmp(v->key, f->key) == 0);
+	    (!f->by_key || ledger_key_is(l, v, f->key));
+}
+
+static json_t *
+id_string(const uint8_t *id)
+{
+	char hex[2 * LEDGER_ID_LEN + 1];
+
+	hex_encode(id, LEDGER_ID_LEN, hex);
+	return json_string(hex);
+}
+
+/* What the ledger file does not say, from the audit log (the one place
+ * file metadata rests, docs/security.md "Data at rest"): the key of each
+ * entry and the sha256 of each content some record names. */
+struct names {
+	char **key;			/* per entry, or NULL */
+	uint8_t (*sha)[SHA256_LEN];	/* per content */
+	uint8_t *sha_known;
+};
+
+#define AUDIT_LINE_MAX	(1u << 20)
+
+static void
+name_from_record(const struct ledger *l, const json_t *rec, struct names *nm)
+{
+	const json_t *u = json_object_get(rec, "peer_uid");
+	const char *profile = json_string_value(json_object_get(rec, "profile"));
+	const char *key = json_string_value(json_object_get(rec, "key"));
+	const char *sha = json_string_value(json_object_get(rec, "sha256"));
+	uint8_t b[SHA256_LEN];
+	uid_t uid;
+	long i;
+
+	if (!json_is_integer(u) || json_integer_value(u) < 0 ||
+	    json_integer_value(u) > 0xfffffffeLL)
+		return;
+	uid = (uid_t)json_integer_value(u);
+	if (profile != NULL && key != NULL &&
+	    (i = ledger_key_index(l, uid, profile, key)) >= 0 &&
+	    nm->key[i] == NULL && (nm->key[i] = strdup(key)) == NULL)
+		fatal("out of memory");
+	if (sha != NULL && strlen(sha) == SHA256_HEX_LEN &&
+	    hex_decode(sha, b, SHA256_LEN) == 0 &&
+	    (i = ledger_content_index(l, uid, b)) >= 0) {
+		memcpy(nm->sha[i], b, SHA256_LEN);
+		nm->sha_known[i] = 1;
+	}
+}
+
+/* Best effort: an audit log that cannot be read leaves digests shown. */
+static void
+names_read(const char *home, const struct ledger *l, struct names *nm)
+{
+	char path[4200], *line = NULL;
+	size_t cap = 0;
+	struct stat st;
+	ssize_t n;
+	FILE *f;
+	int fd;
+
+	nm->key = calloc(ledger_nkeys(l) + 1, sizeof(*nm->key));
+	nm->sha = calloc(ledger_ncontents(l) + 1, sizeof(*nm->sha));
+	nm->sha_known = calloc(ledger_ncontents(l) + 1, 1);
+	if (nm->key == NULL || nm->sha == NULL || nm->sha_known == NULL)
+		fatal("out of memory");
+	if (str_fmt(path, sizeof(path), "%s/%s", home, LF_HOME_AUDIT) != STR_OK)
+		return;
+	fd = open(path, OPEN_RO_SAFE);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) != 0 || st.st_uid != getuid() ||
+	    (f = fdopen(fd, "r")) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((n = getline(&line, &cap, f)) > 0) {
+		json_t *rec;
+		if ((size_t)n > AUDIT_LINE_MAX)
+			continue;
+		if (line[n - 1] == '\n')
+			line[--n] = '\0';
+		rec = jsonx_parse(line, (size_t)n, AUDIT_LINE_MAX, 8);
+		if (json_is_object(rec))
+			name_from_record(l, rec, nm);
+		json_decref(rec);
+	}
+	free(line);
+	fclose(f);
+}
+
+static void
+names_free(struct names *nm, size_t nkeys)
+{
+	size_t i;
+
+	for (i = 0; nm->key != NULL && i < nkeys; i++)
+		free(nm->key[i]);
+	free(nm->key);
+	free(nm->sha);
+	free(nm->sha_known);
+}
+
+static const uint8_t *
+content_sha(const struct names *nm, size_t i,
+    const struct ledger_content_view *cv)
+{
+	return cv->sha256 != NULL ? cv->sha256 : nm->sha_known[i] ?
+	    nm->sha[i] : NULL;
+}
+
+/* The content an entry had last: its sha256 when known (a format-1 file,
+ * the audit log), else its digest. */
+static void
+put_last_content(json_t *o, const struct ledger *l, const struct names *nm,
+    const struct ledger_key_view *v)
+{
+	const uint8_t *cid = v->cids[v->ncids - 1];
+	size_t i;
+
+	for (i = 0; i < ledger_ncontents(l); i++) {
+		struct ledger_content_view cv;
+		ledger_content_at(l, i, &cv);
+		if (cv.uid == v->uid && content_sha(nm, i, &cv) != NULL &&
+		    memcmp(cv.id, cid, LEDGER_ID_LEN) == 0) {
+			json_object_set_new(o, "last_sha256",
+			    hex_string(content_sha(nm, i, &cv)));
+			return;
+		}
+	}
+	json_object_set_new(o, "last_content", id_string(cid));
 }
 
 static int
-show(const struct ledger *l, const struct filter *f, const struct policy *pol,
-    int have_policy, int json_out)
+show(const struct ledger *l, const struct names *nm, const struct filter *f,
+    const struct policy *pol, int have_policy, int json_out)
 {
 	struct ledger_stats st;
 	size_t i, j, k;
@@ -132,18 +266,24 @@ show(const struct ledger *l, const struct filter *f, const struct policy *pol,
 	for (i = 0; i < ledger_nkeys(l); i++) {
 		struct ledger_key_view v;
 		ledger_key_at(l, i, &v);
-		if (!key_matches(f, &v) || v.total.plans == 0)
+		if (!key_matches(l, f, &v) || v.total.plans == 0)
 			continue;
 		o = json_object();
 		json_object_set_new(o, "ledger", json_string("key"));
 		json_object_set_new(o, "uid", json_integer((json_int_t)v.uid));
 		json_object_set_new(o, "profile", json_string(v.profile));
-		put_key(o, v.key);
+		/* the file names an entry by its digest only: the key is
+		 * shown when known (a format-1 file, the audit log, --key) */
+		if (v.key != NULL || nm->key[i] != NULL)
+			put_key(o, v.key != NULL ? v.key : nm->key[i]);
+		else if (f->by_key)
+			put_key(o, f->key);
+		else
+			json_object_set_new(o, "id", id_string(v.id));
 		put_usage(o, "", &v.total);
 		put_usage(o, "window_", &v.window);
-		if (v.nshas > 0)
-			json_object_set_new(o, "last_sha256",
-			    hex_string(v.shas[v.nshas - 1]));
+		if (v.ncids > 0)
+			put_last_content(o, l, nm, &v);
 		emit(o, json_out);
 	}
 	/* Content totals: every name the same bytes were asked under adds
@@ -161,13 +301,13 @@ show(const struct ledger *l, const struct filter *f, const struct policy *pol,
 			ledger_key_at(l, j, &v);
 			if (v.uid != cv.uid)
 				continue;
-			for (k = 0; k < v.nshas; k++)
-				if (memcmp(v.shas[k], cv.sha256, SHA256_LEN) == 0)
+			for (k = 0; k < v.ncids; k++)
+				if (memcmp(v.cids[k], cv.id, LEDGER_ID_LEN) == 0)
 					break;
-			if (k == v.nshas)
+			if (k == v.ncids)
 				continue;
 			nkeys++;
-			if (key_matches(f, &v))
+			if (key_matches(l, f, &v))
 				shown = 1;
 		}
 		if (!shown)
@@ -175,7 +315,11 @@ show(const struct ledger *l, const struct filter *f, const struct policy *pol,
 		o = json_object();
 		json_object_set_new(o, "ledger", json_string("content"));
 		json_object_set_new(o, "uid", json_integer((json_int_t)cv.uid));
-		json_object_set_new(o, "sha256", hex_string(cv.sha256));
+		if (content_sha(nm, i, &cv) != NULL)
+			json_object_set_new(o, "sha256",
+			    hex_string(content_sha(nm, i, &cv)));
+		else
+			json_object_set_new(o, "content", id_string(cv.id));
 		put_usage(o, "", &cv.total);
 		json_object_set_new(o, "keys", json_integer((json_int_t)nkeys));
 		emit(o, json_out);
@@ -291,6 +435,7 @@ audit_ledger(const char *home, int json_out, const char *key,
 {
 	struct ledger_clock clk = { ledger_clock_real, NULL };
 	struct ledger_problem p;
+	struct names nm;
 	struct policy pol;
 	struct filter f;
 	struct ledger *l = NULL;
@@ -321,6 +466,9 @@ audit_ledger(const char *home, int json_out, const char *key,
 	}
 	have_policy = read_policy(home, &pol);
 	e = ledger_read(&l, dirfd, &clk, pol.ledger_window_s, &p);
+	for (size_t i = 0; i < pol.nprofiles; i++)
+		(void)ledger_set_fold(l, pol.profiles[i].name,
+		    (enum ledger_fold)pol.profiles[i].key_fold);
 	if (do_repair) {
 		ret = repair(l, e, &p, dirfd, home);
 		goto out;
@@ -334,7 +482,9 @@ audit_ledger(const char *home, int json_out, const char *key,
 		ret = e == LEDGER_E_UNSAFE ? 77 : 70;
 		goto out;
 	}
-	show(l, &f, &pol, have_policy, json_out);
+	names_read(home, l, &nm);
+	show(l, &nm, &f, &pol, have_policy, json_out);
+	names_free(&nm, ledger_nkeys(l));
 	if (e != LEDGER_OK) {
 		/* What was shown is what came before the problem. */
 		fflush(stdout);

@@ -310,17 +310,28 @@ open_ledger(struct console *c)
 		    p.msg);
 		return -1;
 	}
+	/* each profile's names fold as its policy says (docs/ledger.md) */
+	for (size_t i = 0; i < c->pol.nprofiles; i++)
+		if (ledger_set_fold(c->ledger, c->pol.profiles[i].name,
+		    (enum ledger_fold)c->pol.profiles[i].key_fold) != 0)
+			return -1;
 	ledger_get_stats(c->ledger, &ls);
 	if (created) {
 		json_t *rec = json_object();
-		term_printf(&c->term, "ledger: new (no earlier ledger in %s)\n",
-		    c->ledger_dir);
-		json_object_set_new(rec, "event", json_string("ledger_created"));
+		if (created == 2)
+			term_printf(&c->term, "ledger: migrated from format 1 (keys "
+			    "and sha256s now kept as keyed digests)\n");
+		else
+			term_printf(&c->term, "ledger: new (no earlier ledger in "
+			    "%s)\n", c->ledger_dir);
+		json_object_set_new(rec, "event", json_string(created == 2 ?
+		    "ledger_migrated" : "ledger_created"));
 		if (audit_write(&c->audit, rec) != 0)
 			return -1;
 	} else {
-		term_printf(&c->term, "ledger: %zu key%s, %zu content%s, window "
-		    "%us, cap %u\n", ls.keys, ls.keys == 1 ? "" : "s", ls.contents,
+		/* entries: keys and the files runs opened (docs/ledger.md) */
+		term_printf(&c->term, "ledger: %zu entr%s, %zu content%s, window "
+		    "%us, cap %u\n", ls.keys, ls.keys == 1 ? "y" : "ies", ls.contents,
 		    ls.contents == 1 ? "" : "s", c->pol.ledger_window_s,
 		    c->pol.max_answers_per_key);
 	}

@@ -5,7 +5,7 @@
  * FIELDS. A line is applied to memory only once it is whole, its chain
  * matches and every field is in range, so what memory holds after a
  * refusal is exactly the records before the bad one. */
-#include "console/ledger.h"
+#include "console/ledger_int.h"
 #include "lib/buf.h"
 #include "lib/fd.h"
 #include "lib/log.h"
@@ -27,63 +27,10 @@
 
 #include <sodium.h>
 
-#define MAGIC		"lockfile-ledger"
-#define CHAIN_HEX	(2 * SHA256_LEN)
-#define MAX_FIELDS	8
-#define WRITE_CHUNK	(1u << 20)
-
-struct group {
-	long long first, last;
-	unsigned long long answers, plans;
-};
-
-struct lkey {
-	uid_t uid;
-	char profile[LEDGER_MAX_PROFILE + 1];
-	char *key;
-	struct group *g;		/* time order; g[0] may hold the old */
-	size_t ng, capg;
-	uint8_t shas[LEDGER_KEY_SHAS][SHA256_LEN];	/* oldest first */
-	size_t nshas;
-	uint32_t fileid;		/* its K record's id in this file; 0 none */
-};
-
-struct lcontent {
-	uid_t uid;
-	uint8_t sha[SHA256_LEN];
-	struct group t;
-};
-
-struct ledger {
-	int dirfd, fd;			/* -1 when only read */
-	int broken;
-	struct ledger_clock clk;
-	unsigned long long window_s;
-	long long span;			/* a group's longest span */
-	uint8_t chain[SHA256_LEN];	/* the last line's */
-	unsigned long long seq;		/* the last line's */
-	unsigned long long records, bytes, appended, compacted;
-	long long created;
-	int seen_plan;			/* parsing: a P record was read */
-	struct lkey **keys;
-	size_t nkeys, capkeys;
-	struct lcontent *contents;
-	size_t ncontents, capcontents;
-	uint32_t *ktab, *ctab;		/* index + 1; 0 is empty */
-	size_t ktabcap, ctabcap;
-	struct lkey **byid;		/* file id - 1 -> key, this generation */
-	size_t nbyid, capbyid;
-	uint8_t hkey[crypto_shorthash_KEYBYTES];
-};
-
 /* ---- small helpers ---- */
 
-static void
-problem(struct ledger_problem *p, enum ledger_err e, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void
-problem(struct ledger_problem *p, enum ledger_err e, const char *fmt, ...)
+void
+lg_problem(struct ledger_problem *p, enum ledger_err e, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -95,8 +42,8 @@ problem(struct ledger_problem *p, enum ledger_err e, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void *
-grow(void *ptr, size_t *cap, size_t need, size_t elem)
+void *
+lg_grow(void *ptr, size_t *cap, size_t need, size_t elem)
 {
 	size_t n = *cap ? *cap : 8;
 	void *q;
@@ -112,8 +59,8 @@ grow(void *ptr, size_t *cap, size_t need, size_t elem)
 	return q;
 }
 
-static long long
-now(const struct ledger *l)
+long long
+lg_now(const struct ledger *l)
 {
 	long long t = l->clk.now_s(l->clk.ctx);
 
@@ -145,60 +92,99 @@ ledger_err_name(enum ledger_err e)
 	case LEDGER_E_VERSION: return "version";
 	case LEDGER_E_FULL: return "full";
 	case LEDGER_E_BROKEN: return "broken";
+	case LEDGER_E_KEY: return "key";
 	}
 	return "unknown";
 }
 
-/* ---- memory: entries and their hash tables ---- */
+/* ---- digests and the entries' hash tables ---- */
 
-static uint64_t
-hash_key(const struct ledger *l, uid_t uid, const char *profile,
-    const char *key)
+static void
+put_uid(crypto_generichash_state *st, uid_t uid)
+{
+	uint8_t u[4] = { (uint8_t)uid, (uint8_t)(uid >> 8), (uint8_t)(uid >> 16),
+	    (uint8_t)(uid >> 24) };
+
+	crypto_generichash_update(st, u, sizeof(u));
+}
+
+/* An entry's digest: BLAKE2b under the ledger's secret, of a domain
+ * (a key or an object), the uid, the profile and the text. */
+static void
+entry_id(const struct ledger *l, const char *domain, uid_t uid,
+    const char *profile, const char *text, uint8_t out[LEDGER_ID_LEN])
 {
 	crypto_generichash_state st;
-	uint8_t h[crypto_generichash_BYTES_MIN], u[4] = { (uint8_t)uid, (uint8_t)(uid >> 8),
-	    (uint8_t)(uid >> 16), (uint8_t)(uid >> 24) };
-	uint64_t v;
 
-	/* keyed (a random key per process): the keys come from agents */
-	crypto_generichash_init(&st, l->hkey, sizeof(l->hkey), sizeof(h));
-	crypto_generichash_update(&st, u, sizeof(u));
+	crypto_generichash_init(&st, l->secret, sizeof(l->secret),
+	    LEDGER_ID_LEN);
+	crypto_generichash_update(&st, (const uint8_t *)domain,
+	    strlen(domain) + 1);
+	put_uid(&st, uid);
 	crypto_generichash_update(&st, (const uint8_t *)profile,
 	    strlen(profile) + 1);
-	crypto_generichash_update(&st, (const uint8_t *)key, strlen(key));
-	crypto_generichash_final(&st, h, sizeof(h));
-	memcpy(&v, h, sizeof(v));
-	return v;
+	crypto_generichash_update(&st, (const uint8_t *)text, strlen(text));
+	crypto_generichash_final(&st, out, LEDGER_ID_LEN);
 }
 
-static uint64_t
-hash_content(const struct ledger *l, uid_t uid, const uint8_t *sha)
+static enum ledger_fold
+fold_of(const struct ledger *l, const char *profile)
 {
-	uint8_t in[4 + SHA256_LEN], h[8];
+	size_t i;
+
+	for (i = 0; i < l->nfolds; i++)
+		if (strcmp(l->folds[i].profile, profile) == 0)
+			return l->folds[i].f;
+	return LEDGER_FOLD_NONE;
+}
+
+/* A key's digest, on its folded form (a key that does not fold, which
+ * ledger_fold_key refuses only past its buffer, counts as typed). */
+static void
+key_id(const struct ledger *l, uid_t uid, const char *profile,
+    const char *key, uint8_t out[LEDGER_ID_LEN])
+{
+	char folded[4 * LEDGER_MAX_KEY_BYTES + 1];
+	enum ledger_fold f = fold_of(l, profile);
+
+	if (f == LEDGER_FOLD_NONE || ledger_fold_key(f, key, folded,
+	    sizeof(folded)) != 0)
+		entry_id(l, "key", uid, profile, key, out);
+	else
+		entry_id(l, "key", uid, profile, folded, out);
+}
+
+static void
+content_id(const struct ledger *l, uid_t uid, const uint8_t *sha,
+    uint8_t out[LEDGER_ID_LEN])
+{
+	crypto_generichash_state st;
+
+	crypto_generichash_init(&st, l->secret, sizeof(l->secret),
+	    LEDGER_ID_LEN);
+	crypto_generichash_update(&st, (const uint8_t *)"content", 8);
+	put_uid(&st, uid);
+	crypto_generichash_update(&st, sha, SHA256_LEN);
+	crypto_generichash_final(&st, out, LEDGER_ID_LEN);
+}
+
+/* The digests are keyed already: their first bytes index the tables
+ * (keys come from agents; the secret keeps them from aiming at one
+ * bucket). */
+static uint64_t
+id_hash(const uint8_t *id)
+{
 	uint64_t v;
 
-	in[0] = (uint8_t)uid;
-	in[1] = (uint8_t)(uid >> 8);
-	in[2] = (uint8_t)(uid >> 16);
-	in[3] = (uint8_t)(uid >> 24);
-	memcpy(in + 4, sha, SHA256_LEN);
-	crypto_shorthash(h, in, sizeof(in), l->hkey);
-	memcpy(&v, h, sizeof(v));
+	memcpy(&v, id, sizeof(v));
 	return v;
-}
-
-static int
-key_is(const struct lkey *k, uid_t uid, const char *profile, const char *key)
-{
-	return k->uid == uid && strcmp(k->profile, profile) == 0 &&
-	    strcmp(k->key, key) == 0;
 }
 
 static void
 ktab_insert(struct ledger *l, size_t idx)
 {
 	const struct lkey *k = l->keys[idx];
-	size_t i = hash_key(l, k->uid, k->profile, k->key) & (l->ktabcap - 1);
+	size_t i = id_hash(k->id) & (l->ktabcap - 1);
 
 	while (l->ktab[i] != 0)
 		i = (i + 1) & (l->ktabcap - 1);
@@ -209,7 +195,7 @@ static void
 ctab_insert(struct ledger *l, size_t idx)
 {
 	const struct lcontent *c = &l->contents[idx];
-	size_t i = hash_content(l, c->uid, c->sha) & (l->ctabcap - 1);
+	size_t i = id_hash(c->id) & (l->ctabcap - 1);
 
 	while (l->ctab[i] != 0)
 		i = (i + 1) & (l->ctabcap - 1);
@@ -245,70 +231,89 @@ rehash(struct ledger *l, int keys)
 }
 
 static struct lkey *
-find_key(const struct ledger *l, uid_t uid, const char *profile,
-    const char *key)
+find_id(const struct ledger *l, uid_t uid, const uint8_t *id)
 {
 	size_t i;
 
 	if (l->ktabcap == 0)
 		return NULL;
-	i = hash_key(l, uid, profile, key) & (l->ktabcap - 1);
+	i = id_hash(id) & (l->ktabcap - 1);
 	for (; l->ktab[i] != 0; i = (i + 1) & (l->ktabcap - 1)) {
 		struct lkey *k = l->keys[l->ktab[i] - 1];
-		if (key_is(k, uid, profile, key))
+		if (k->uid == uid && memcmp(k->id, id, LEDGER_ID_LEN) == 0)
 			return k;
 	}
 	return NULL;
 }
 
+static struct lkey *
+find_key(const struct ledger *l, uid_t uid, const char *profile,
+    const char *key)
+{
+	uint8_t id[LEDGER_ID_LEN];
+
+	key_id(l, uid, profile, key, id);
+	return find_id(l, uid, id);
+}
+
 static struct lcontent *
-find_content(const struct ledger *l, uid_t uid, const uint8_t *sha)
+find_content(const struct ledger *l, uid_t uid, const uint8_t *cid)
 {
 	size_t i;
 
 	if (l->ctabcap == 0)
 		return NULL;
-	i = hash_content(l, uid, sha) & (l->ctabcap - 1);
+	i = id_hash(cid) & (l->ctabcap - 1);
 	for (; l->ctab[i] != 0; i = (i + 1) & (l->ctabcap - 1)) {
 		struct lcontent *c = &l->contents[l->ctab[i] - 1];
-		if (c->uid == uid && memcmp(c->sha, sha, SHA256_LEN) == 0)
+		if (c->uid == uid && memcmp(c->id, cid, LEDGER_ID_LEN) == 0)
 			return c;
 	}
 	return NULL;
 }
 
+/* name: the key's text when known (never written), or NULL. */
 static struct lkey *
-add_key(struct ledger *l, uid_t uid, const char *profile, const char *key)
+add_key(struct ledger *l, uid_t uid, const char *profile, const uint8_t *id,
+    const char *name)
 {
 	struct lkey *k;
 
 	if (l->nkeys >= LEDGER_MAX_KEYS)
 		return NULL;
 	k = calloc(1, sizeof(*k));
-	if (k == NULL || (k->key = strdup(key)) == NULL)
+	if (k == NULL || (name != NULL && (k->name = strdup(name)) == NULL))
 		fatal("out of memory");
 	k->uid = uid;
 	memcpy(k->profile, profile, strlen(profile) + 1);
-	l->keys = grow(l->keys, &l->capkeys, l->nkeys + 1, sizeof(*l->keys));
+	memcpy(k->id, id, LEDGER_ID_LEN);
+	l->keys = lg_grow(l->keys, &l->capkeys, l->nkeys + 1, sizeof(*l->keys));
+	k->idx = l->nkeys;
 	l->keys[l->nkeys++] = k;
 	if (!rehash(l, 1))
 		ktab_insert(l, l->nkeys - 1);
 	return k;
 }
 
+/* sha: the sha256 when known (a format-1 file, a plan now), or NULL. */
 static struct lcontent *
-add_content(struct ledger *l, uid_t uid, const uint8_t *sha)
+add_content(struct ledger *l, uid_t uid, const uint8_t *cid,
+    const uint8_t *sha)
 {
 	struct lcontent *c;
 
 	if (l->ncontents >= LEDGER_MAX_CONTENTS)
 		return NULL;
-	l->contents = grow(l->contents, &l->capcontents, l->ncontents + 1,
+	l->contents = lg_grow(l->contents, &l->capcontents, l->ncontents + 1,
 	    sizeof(*l->contents));
 	c = &l->contents[l->ncontents++];
 	memset(c, 0, sizeof(*c));
 	c->uid = uid;
-	memcpy(c->sha, sha, SHA256_LEN);
+	memcpy(c->id, cid, LEDGER_ID_LEN);
+	if (sha != NULL) {
+		memcpy(c->sha, sha, SHA256_LEN);
+		c->sha_known = 1;
+	}
 	if (!rehash(l, 0))
 		ctab_insert(l, l->ncontents - 1);
 	return c;
@@ -344,8 +349,8 @@ cutoff(const struct ledger *l, long long t)
  * in it keeps its order. Past LEDGER_MAX_GROUPS (a clock set back and
  * forth), the two oldest in the window are merged: again only more is
  * counted, never less. */
-static void
-fold(struct ledger *l, struct lkey *k, long long t)
+void
+lg_fold_groups(struct ledger *l, struct lkey *k, long long t)
 {
 	long long cut = cutoff(l, t);
 	struct group old;
@@ -376,9 +381,9 @@ fold(struct ledger *l, struct lkey *k, long long t)
 static void
 key_add_group(struct ledger *l, struct lkey *k, const struct group *g)
 {
-	k->g = grow(k->g, &k->capg, k->ng + 1, sizeof(*k->g));
+	k->g = lg_grow(k->g, &k->capg, k->ng + 1, sizeof(*k->g));
 	k->g[k->ng++] = *g;
-	fold(l, k, now(l));
+	lg_fold_groups(l, k, lg_now(l));
 }
 
 /* One plan at time t: with the old when it is out of the window already,
@@ -389,12 +394,12 @@ key_add_plan(struct ledger *l, struct lkey *k, long long t, unsigned answers)
 {
 	struct group g = { t, t, answers, 1 };
 
-	if (k->ng > 0 && t > cutoff(l, now(l))) {
+	if (k->ng > 0 && t > cutoff(l, lg_now(l))) {
 		struct group *last = &k->g[k->ng - 1];
-		if (last->last > cutoff(l, now(l)) &&
+		if (last->last > cutoff(l, lg_now(l)) &&
 		    (t <= last->last || t - last->first <= l->span)) {
 			group_merge(last, &g);
-			fold(l, k, now(l));
+			lg_fold_groups(l, k, lg_now(l));
 			return;
 		}
 	}
@@ -402,28 +407,28 @@ key_add_plan(struct ledger *l, struct lkey *k, long long t, unsigned answers)
 }
 
 static void
-key_add_sha(struct lkey *k, const uint8_t *sha)
+key_add_cid(struct lkey *k, const uint8_t *cid)
 {
 	size_t i;
 
-	for (i = 0; i < k->nshas; i++)
-		if (memcmp(k->shas[i], sha, SHA256_LEN) == 0)
+	for (i = 0; i < k->ncids; i++)
+		if (memcmp(k->cids[i], cid, LEDGER_ID_LEN) == 0)
 			break;
-	if (i == k->nshas && k->nshas == LEDGER_KEY_SHAS)
+	if (i == k->ncids && k->ncids == LEDGER_KEY_SHAS)
 		i = 0;		/* the oldest goes */
-	if (i < k->nshas) {
-		memmove(k->shas[i], k->shas[i + 1], (k->nshas - i - 1) *
-		    SHA256_LEN);
-		k->nshas--;
+	if (i < k->ncids) {
+		memmove(k->cids[i], k->cids[i + 1], (k->ncids - i - 1) *
+		    LEDGER_ID_LEN);
+		k->ncids--;
 	}
-	memcpy(k->shas[k->nshas++], sha, SHA256_LEN);
+	memcpy(k->cids[k->ncids++], cid, LEDGER_ID_LEN);
 }
 
 static void
 usage_of(const struct ledger *l, const struct lkey *k, int window,
     struct ledger_usage *u)
 {
-	long long cut = cutoff(l, now(l));
+	long long cut = cutoff(l, lg_now(l));
 	size_t i;
 
 	memset(u, 0, sizeof(*u));
@@ -461,15 +466,91 @@ ledger_would_pass(const struct ledger *l, uid_t uid, const char *profile,
 	return u.answers > cap || answers > cap - u.answers;
 }
 
+void
+ledger_object_usage(const struct ledger *l, uid_t uid, const char *profile,
+    const char *object, struct ledger_usage *u)
+{
+	uint8_t id[LEDGER_ID_LEN];
+	const struct lkey *k;
+
+	memset(u, 0, sizeof(*u));
+	entry_id(l, "object", uid, profile, object, id);
+	k = find_id(l, uid, id);
+	if (k != NULL)
+		usage_of(l, k, 1, u);
+}
+
+int
+ledger_object_would_pass(const struct ledger *l, uid_t uid,
+    const char *profile, const char *object, unsigned answers,
+    unsigned long long cap)
+{
+	struct ledger_usage u;
+
+	ledger_object_usage(l, uid, profile, object, &u);
+	return u.answers > cap || answers > cap - u.answers;
+}
+
+int
+ledger_set_fold(struct ledger *l, const char *profile, enum ledger_fold f)
+{
+	size_t i;
+
+	if (strlen(profile) > LEDGER_MAX_PROFILE)
+		return -1;
+	for (i = 0; i < l->nfolds; i++)
+		if (strcmp(l->folds[i].profile, profile) == 0)
+			break;
+	if (i == l->nfolds) {
+		if (l->nfolds == MAX_FOLDS)
+			return -1;
+		l->nfolds++;
+	}
+	memcpy(l->folds[i].profile, profile, strlen(profile) + 1);
+	l->folds[i].f = f;
+	return 0;
+}
+
+void
+ledger_content_id(const struct ledger *l, uid_t uid, const uint8_t *sha256,
+    uint8_t out[LEDGER_ID_LEN])
+{
+	content_id(l, uid, sha256, out);
+}
+
+long
+ledger_key_index(const struct ledger *l, uid_t uid, const char *profile,
+    const char *key)
+{
+	const struct lkey *k = find_key(l, uid, profile, key);
+
+	return k == NULL ? -1 : (long)k->idx;
+}
+
+long
+ledger_content_index(const struct ledger *l, uid_t uid,
+    const uint8_t *sha256)
+{
+	uint8_t cid[LEDGER_ID_LEN];
+	const struct lcontent *c;
+
+	content_id(l, uid, sha256, cid);
+	c = find_content(l, uid, cid);
+	return c == NULL ? -1 : (long)(c - l->contents);
+}
+
+int
+ledger_key_is(const struct ledger *l, const struct ledger_key_view *v,
+    const char *key)
+{
+	uint8_t id[LEDGER_ID_LEN];
+
+	key_id(l, v->uid, v->profile, key, id);
+	return memcmp(id, v->id, LEDGER_ID_LEN) == 0;
+}
+
 /* ---- the format ---- */
 
-/* A line being built: FIELDS, then " CHAIN\n" from the chain before. */
-struct writer {
-	uint8_t chain[SHA256_LEN];
-	unsigned long long seq;
-	unsigned long long lines;
-	struct buf *out;
-};
 
 static void
 chain_next(const uint8_t prev[SHA256_LEN], const char *fields, size_t n,
@@ -483,12 +564,8 @@ chain_next(const uint8_t prev[SHA256_LEN], const char *fields, size_t n,
 	crypto_hash_sha256_final(&st, out);
 }
 
-static int
-emit(struct writer *w, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static int
-emit(struct writer *w, const char *fmt, ...)
+int
+lg_emit(struct writer *w, const char *fmt, ...)
 {
 	char line[LEDGER_MAX_LINE + 1], tail[CHAIN_HEX + 3];
 	char kind[2] = { fmt[0], '\0' };
@@ -521,16 +598,14 @@ emit(struct writer *w, const char *fmt, ...)
 	return 0;
 }
 
-static int
-emit_key(struct writer *w, const struct lkey *k, uint32_t id)
+/* Only the digest is written: the file holds no key (docs/ledger.md). */
+int
+lg_emit_key(struct writer *w, const struct lkey *k, uint32_t id)
 {
-	char hex[2 * LEDGER_MAX_KEY_BYTES + 1];
-	size_t n = strlen(k->key);
+	char hex[2 * LEDGER_ID_LEN + 1];
 
-	if (n > LEDGER_MAX_KEY_BYTES)
-		return -1;
-	hex_encode((const uint8_t *)k->key, n, hex);
-	return emit(w, "K %u %u %s %s", id, (unsigned)k->uid, k->profile, hex);
+	hex_encode(k->id, LEDGER_ID_LEN, hex);
+	return lg_emit(w, "K %u %u %s %s", id, (unsigned)k->uid, k->profile, hex);
 }
 
 /* ---- parsing ---- */
@@ -592,6 +667,69 @@ group_fields(const char *const *f, struct group *g)
 	return 0;
 }
 
+/* A content field: format 1 has the sha256 (its digest is taken here and
+ * the sha256 kept in memory only), format 2 the digest. */
+static int
+content_field(const struct ledger *l, const char *s, uid_t uid,
+    uint8_t cid[LEDGER_ID_LEN], uint8_t sha[SHA256_LEN], int *known)
+{
+	if (sha_field(s, sha) != 0)
+		return -1;
+	*known = l->version == 1;
+	if (*known)
+		content_id(l, uid, sha, cid);
+	else
+		memcpy(cid, sha, LEDGER_ID_LEN);
+	return 0;
+}
+
+/* A K record's entry: format 1 names the key (hex), format 2 its digest. */
+static enum ledger_err
+apply_key(struct parse *ps, const char **why)
+{
+	struct ledger *l = ps->l;
+	const char *const *f = ps->f;
+	char key[LEDGER_MAX_KEY_BYTES + 1];
+	uint8_t id[LEDGER_ID_LEN];
+	size_t hl = ps->nf == 6 ? strlen(f[5]) : 0;
+	unsigned long long n;
+	struct lkey *k;
+	uid_t uid;
+
+	if (ps->nf != 6 || parse_u64(f[2], 1, LEDGER_MAX_KEYS, &n) != 0 ||
+	    n != l->nbyid + 1 || uid_field(f[3], &uid) != 0 ||
+	    !name_is_profile(f[4]) || hl == 0 || hl % 2 != 0 ||
+	    hl > 2 * LEDGER_MAX_KEY_BYTES || !is_lower_hex(f[5], hl))
+		return LEDGER_E_DAMAGED;
+	if (l->version == 1) {
+		if (hex_decode(f[5], (uint8_t *)key, hl / 2) != 0)
+			return LEDGER_E_DAMAGED;
+		key[hl / 2] = '\0';
+		if (strlen(key) != hl / 2) {
+			*why = "a key holds a NUL byte";
+			return LEDGER_E_DAMAGED;
+		}
+		key_id(l, uid, f[4], key, id);
+	} else if (hl != 2 * LEDGER_ID_LEN || hex_decode(f[5], id,
+	    LEDGER_ID_LEN) != 0) {
+		return LEDGER_E_DAMAGED;
+	}
+	k = find_id(l, uid, id);
+	if (k != NULL && k->fileid != 0) {
+		*why = "a key is named twice";
+		return LEDGER_E_DAMAGED;
+	}
+	if (k == NULL && (k = add_key(l, uid, f[4], id, l->version == 1 ?
+	    key : NULL)) == NULL) {
+		*why = "more keys than the ledger holds";
+		return LEDGER_E_FULL;
+	}
+	l->byid = lg_grow(l->byid, &l->capbyid, l->nbyid + 1, sizeof(*l->byid));
+	l->byid[l->nbyid++] = k;
+	k->fileid = (uint32_t)l->nbyid;
+	return LEDGER_OK;
+}
+
 static struct lkey *
 by_id(const struct ledger *l, const char *s)
 {
@@ -611,9 +749,10 @@ apply(struct parse *ps, const char **why)
 	char kind = f[0][0];
 	struct group g;
 	struct lkey *k;
-	uint8_t sha[SHA256_LEN];
+	uint8_t sha[SHA256_LEN], cid[LEDGER_ID_LEN];
 	unsigned long long v;
 	uid_t uid;
+	int known;
 
 	*why = "a field is out of its form or range";
 	if (kind == 'L') {
@@ -621,10 +760,11 @@ apply(struct parse *ps, const char **why)
 			*why = "the first record is not a ledger header";
 			return LEDGER_E_DAMAGED;
 		}
-		if (num(f[3], 1000000, &v) != 0 || v != LEDGER_VERSION) {
+		if (num(f[3], 1000000, &v) != 0 || v < 1 || v > LEDGER_VERSION) {
 			*why = "another format version";
 			return LEDGER_E_VERSION;
 		}
+		l->version = (unsigned)v;
 		return ps->nf == 5 && time_field(f[4], &l->created) == 0 ?
 		    LEDGER_OK : LEDGER_E_DAMAGED;
 	}
@@ -633,36 +773,8 @@ apply(struct parse *ps, const char **why)
 		return LEDGER_E_DAMAGED;
 	}
 	switch (kind) {
-	case 'K': {
-		char key[LEDGER_MAX_KEY_BYTES + 1];
-		size_t hl = ps->nf == 6 ? strlen(f[5]) : 0;
-		unsigned long long id;
-		if (ps->nf != 6 || parse_u64(f[2], 1, LEDGER_MAX_KEYS, &id) != 0 ||
-		    id != l->nbyid + 1 || uid_field(f[3], &uid) != 0 ||
-		    !name_is_profile(f[4]) || hl == 0 || hl % 2 != 0 ||
-		    hl > 2 * LEDGER_MAX_KEY_BYTES || !is_lower_hex(f[5], hl) ||
-		    hex_decode(f[5], (uint8_t *)key, hl / 2) != 0)
-			return LEDGER_E_DAMAGED;
-		key[hl / 2] = '\0';
-		if (strlen(key) != hl / 2) {
-			*why = "a key holds a NUL byte";
-			return LEDGER_E_DAMAGED;
-		}
-		k = find_key(l, uid, f[4], key);
-		if (k != NULL && k->fileid != 0) {
-			*why = "a key is named twice";
-			return LEDGER_E_DAMAGED;
-		}
-		if (k == NULL && (k = add_key(l, uid, f[4], key)) == NULL) {
-			*why = "more keys than the ledger holds";
-			return LEDGER_E_FULL;
-		}
-		l->byid = grow(l->byid, &l->capbyid, l->nbyid + 1,
-		    sizeof(*l->byid));
-		l->byid[l->nbyid++] = k;
-		k->fileid = (uint32_t)l->nbyid;
-		return LEDGER_OK;
-	}
+	case 'K':
+		return apply_key(ps, why);
 	case 'G':
 		if (ps->nf != 7 || l->seen_plan || (k = by_id(l, f[2])) == NULL ||
 		    group_fields(f + 3, &g) != 0)
@@ -671,20 +783,21 @@ apply(struct parse *ps, const char **why)
 		return LEDGER_OK;
 	case 'S':
 		if (ps->nf != 4 || l->seen_plan || (k = by_id(l, f[2])) == NULL ||
-		    sha_field(f[3], sha) != 0)
+		    content_field(l, f[3], k->uid, cid, sha, &known) != 0)
 			return LEDGER_E_DAMAGED;
-		key_add_sha(k, sha);
+		key_add_cid(k, cid);
 		return LEDGER_OK;
 	case 'C': {
 		struct lcontent *c;
 		if (ps->nf != 8 || l->seen_plan || uid_field(f[2], &uid) != 0 ||
-		    sha_field(f[3], sha) != 0 || group_fields(f + 4, &g) != 0)
+		    content_field(l, f[3], uid, cid, sha, &known) != 0 ||
+		    group_fields(f + 4, &g) != 0)
 			return LEDGER_E_DAMAGED;
-		if (find_content(l, uid, sha) != NULL) {
+		if (find_content(l, uid, cid) != NULL) {
 			*why = "a content is named twice";
 			return LEDGER_E_DAMAGED;
 		}
-		if ((c = add_content(l, uid, sha)) == NULL) {
+		if ((c = add_content(l, uid, cid, known ? sha : NULL)) == NULL) {
 			*why = "more contents than the ledger holds";
 			return LEDGER_E_FULL;
 		}
@@ -696,18 +809,20 @@ apply(struct parse *ps, const char **why)
 		int has_sha = ps->nf == 6 && strcmp(f[4], "-") != 0;
 		if (ps->nf != 6 || time_field(f[2], &t) != 0 ||
 		    (k = by_id(l, f[3])) == NULL ||
-		    (has_sha && sha_field(f[4], sha) != 0) ||
+		    (has_sha && content_field(l, f[4], k->uid, cid, sha,
+		    &known) != 0) ||
 		    parse_u64(f[5], 1, LEDGER_MAX_ANSWERS, &v) != 0)
 			return LEDGER_E_DAMAGED;
 		if (has_sha) {
-			struct lcontent *c = find_content(l, k->uid, sha);
+			struct lcontent *c = find_content(l, k->uid, cid);
 			struct group one = { t, t, v, 1 };
-			if (c == NULL && (c = add_content(l, k->uid, sha)) == NULL) {
+			if (c == NULL && (c = add_content(l, k->uid, cid,
+			    known ? sha : NULL)) == NULL) {
 				*why = "more contents than the ledger holds";
 				return LEDGER_E_FULL;
 			}
 			group_merge(&c->t, &one);
-			key_add_sha(k, sha);
+			key_add_cid(k, cid);
 		}
 		key_add_plan(l, k, t, (unsigned)v);
 		l->seen_plan = 1;
@@ -743,8 +858,8 @@ split(struct parse *ps, char *s)
 	return ps->nf >= 2 && strlen(ps->f[0]) == 1 ? 0 : -1;
 }
 
-static enum ledger_err
-parse_all(struct ledger *l, const uint8_t *data, size_t len,
+enum ledger_err
+lg_parse_all(struct ledger *l, const uint8_t *data, size_t len,
     struct ledger_problem *p)
 {
 	struct parse ps;
@@ -772,18 +887,18 @@ parse_all(struct ledger *l, const uint8_t *data, size_t len,
 		}
 		if (nl == NULL) {
 			if (len - off < LEDGER_MAX_LINE) {
-				problem(p, LEDGER_E_TORN, "record %llu (at byte %zu), "
+				lg_problem(p, LEDGER_E_TORN, "record %llu (at byte %zu), "
 				    "the last, is incomplete: %zu bytes without an end "
 				    "of line", ps.record, off, len - off);
 				return LEDGER_E_TORN;
 			}
-			problem(p, LEDGER_E_DAMAGED, "record %llu (at byte %zu) "
+			lg_problem(p, LEDGER_E_DAMAGED, "record %llu (at byte %zu) "
 			    "is longer than any record", ps.record, off);
 			return LEDGER_E_DAMAGED;
 		}
 		n = (size_t)(nl - (data + off));
 		if (n < CHAIN_HEX + 2 || data[off + n - CHAIN_HEX - 1] != ' ') {
-			problem(p, LEDGER_E_DAMAGED, "record %llu (at byte %zu) "
+			lg_problem(p, LEDGER_E_DAMAGED, "record %llu (at byte %zu) "
 			    "has no checksum", ps.record, off);
 			return LEDGER_E_DAMAGED;
 		}
@@ -794,7 +909,7 @@ parse_all(struct ledger *l, const uint8_t *data, size_t len,
 		if (!is_lower_hex(line + body + 1, CHAIN_HEX) ||
 		    hex_decode(line + body + 1, got, SHA256_LEN) != 0 ||
 		    !ct_equal(want, got, SHA256_LEN)) {
-			problem(p, LEDGER_E_DAMAGED, "record %llu (at byte %zu) "
+			lg_problem(p, LEDGER_E_DAMAGED, "record %llu (at byte %zu) "
 			    "fails its checksum", ps.record, off);
 			return LEDGER_E_DAMAGED;
 		}
@@ -802,13 +917,13 @@ parse_all(struct ledger *l, const uint8_t *data, size_t len,
 		if (memchr(line, '\0', body) != NULL || split(&ps, line) != 0 ||
 		    parse_u64(ps.f[1], 1, LEDGER_MAX_COUNT, &seq) != 0 ||
 		    (ps.record > 1 && seq != l->seq + 1)) {
-			problem(p, LEDGER_E_DAMAGED, "record %llu (at byte %zu) "
+			lg_problem(p, LEDGER_E_DAMAGED, "record %llu (at byte %zu) "
 			    "is not in the ledger's form", ps.record, off);
 			return LEDGER_E_DAMAGED;
 		}
 		e = apply(&ps, &why);
 		if (e != LEDGER_OK) {
-			problem(p, e, "record %llu (at byte %zu): %s", ps.record,
+			lg_problem(p, e, "record %llu (at byte %zu): %s", ps.record,
 			    off, why);
 			return e;
 		}
@@ -825,14 +940,14 @@ parse_all(struct ledger *l, const uint8_t *data, size_t len,
 		l->bytes = off;
 	}
 	if (l->records == 0) {
-		problem(p, LEDGER_E_DAMAGED, "the ledger is empty (no header)");
+		lg_problem(p, LEDGER_E_DAMAGED, "the ledger is empty (no header)");
 		return LEDGER_E_DAMAGED;
 	}
 	return LEDGER_OK;
 }
 
-static struct ledger *
-ledger_new(const struct ledger_clock *clk, unsigned long long window_s)
+struct ledger *
+lg_new(const struct ledger_clock *clk, unsigned long long window_s)
 {
 	struct ledger *l = calloc(1, sizeof(*l));
 
@@ -844,7 +959,9 @@ ledger_new(const struct ledger_clock *clk, unsigned long long window_s)
 	l->span = (long long)(window_s / LEDGER_GROUPS_PER_WINDOW);
 	if (l->span < 1)
 		l->span = 1;
-	crypto_shorthash_keygen(l->hkey);
+	/* the secret stays zero for ledger_parse (the fuzzer): ledger_open
+	 * and ledger_read read or make the real one */
+	l->version = LEDGER_VERSION;
 	return l;
 }
 
@@ -853,17 +970,17 @@ ledger_parse(struct ledger **out, const uint8_t *data, size_t len,
     const struct ledger_clock *clk, unsigned long long window_s,
     struct ledger_problem *p)
 {
-	struct ledger *l = ledger_new(clk, window_s);
+	struct ledger *l = lg_new(clk, window_s);
 
 	if (p != NULL)
 		memset(p, 0, sizeof(*p));
 	*out = l;
 	if (len > LEDGER_MAX_BYTES) {
-		problem(p, LEDGER_E_FULL, "the ledger is larger than %llu bytes",
+		lg_problem(p, LEDGER_E_FULL, "the ledger is larger than %llu bytes",
 		    LEDGER_MAX_BYTES);
 		return LEDGER_E_FULL;
 	}
-	return parse_all(l, data, len, p);
+	return lg_parse_all(l, data, len, p);
 }
 
 void
@@ -874,7 +991,7 @@ ledger_close(struct ledger *l)
 	if (l == NULL)
 		return;
 	for (i = 0; i < l->nkeys; i++) {
-		free(l->keys[i]->key);
+		free(l->keys[i]->name);
 		free(l->keys[i]->g);
 		free(l->keys[i]);
 	}
@@ -887,478 +1004,153 @@ ledger_close(struct ledger *l)
 		close(l->fd);
 	if (l->dirfd >= 0)
 		close(l->dirfd);	/* releases the flock */
-	sodium_memzero(l->hkey, sizeof(l->hkey));
+	sodium_memzero(l->secret, sizeof(l->secret));
 	free(l);
 }
 
-/* ---- files ---- */
-
-static enum ledger_err
-io_problem(struct ledger_problem *p, const char *what)
+/* The entry for id: found, or made (*made counts the new ones, dropped
+ * again if the write fails). */
+static struct lkey *
+entry_for(struct ledger *l, uid_t uid, const char *profile,
+    const uint8_t *id, const char *name, size_t *made)
 {
-	if (p != NULL)
-		p->sys_errno = errno;
-	problem(p, LEDGER_E_IO, "%s: %s", what, strerror(errno));
-	return LEDGER_E_IO;
+	struct lkey *k = find_id(l, uid, id);
+
+	if (k == NULL && (k = add_key(l, uid, profile, id, name)) != NULL)
+		(*made)++;
+	return k;
 }
 
-/* A regular file of this account with one name; 0600 made so. */
-static enum ledger_err
-check_file(int fd, int fix, struct ledger_problem *p)
+/* The P line of one entry, its K line first when it is new to the file
+ * (ids are given in order: next is the next free one). */
+static int
+emit_plan(struct writer *w, const struct lkey *k, uint32_t *next,
+    long long t, const char *cid, unsigned answers)
 {
-	struct stat st;
+	uint32_t id = k->fileid;
 
-	if (fstat(fd, &st) != 0)
-		return io_problem(p, "the ledger cannot be examined");
-	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_nlink != 1) {
-		problem(p, LEDGER_E_UNSAFE, "the ledger is not a regular file of "
-		    "this account with one name");
-		return LEDGER_E_UNSAFE;
+	if (id == 0) {
+		id = ++*next;
+		if (lg_emit_key(w, k, id) != 0)
+			return -1;
 	}
-	if (fix && (st.st_mode & 0777) != 0600 && fchmod(fd, 0600) != 0)
-		return io_problem(p, "the ledger cannot be made 0600");
-	if ((unsigned long long)st.st_size > LEDGER_MAX_BYTES) {
-		problem(p, LEDGER_E_FULL, "the ledger is larger than %llu bytes",
-		    LEDGER_MAX_BYTES);
-		return LEDGER_E_FULL;
-	}
-	return LEDGER_OK;
+	return lg_emit(w, "P %lld %u %s %u", t, id, cid, answers);
 }
 
-static enum ledger_err
-read_file(int fd, uint8_t **data, size_t *len, struct ledger_problem *p)
-{
-	struct stat st;
-	ssize_t n;
-
-	if (fstat(fd, &st) != 0)
-		return io_problem(p, "the ledger cannot be examined");
-	*len = (size_t)st.st_size;
-	*data = malloc(*len + 1);
-	if (*data == NULL)
-		fatal("out of memory");
-	n = pread(fd, *data, *len, 0);
-	if (n < 0 || (size_t)n != *len) {
-		free(*data);
-		*data = NULL;
-		if (n >= 0)
-			errno = EIO;
-		return io_problem(p, "the ledger cannot be read");
-	}
-	return LEDGER_OK;
-}
-
-static enum ledger_err
-write_out(int fd, struct buf *b, struct ledger_problem *p)
-{
-	if (write_full(fd, buf_data(b), buf_len(b)) != 0)
-		return io_problem(p, "the ledger cannot be written");
-	buf_reset(b);
-	return LEDGER_OK;
-}
-
-/* The whole of memory as a new generation, into fd (a fresh file). */
-static enum ledger_err
-write_generation(struct ledger *l, int fd, struct writer *w,
-    struct ledger_problem *p)
-{
-	enum ledger_err e = LEDGER_OK;
-	long long t = now(l);
-	uint32_t id = 0;
-	size_t i, j;
-	char hex[CHAIN_HEX + 1];
-
-	memset(w->chain, 0, sizeof(w->chain));
-	w->lines = 0;
-	w->out = buf_new(2 * WRITE_CHUNK);
-	if (w->out == NULL)
-		fatal("out of memory");
-	if (emit(w, "L %s %d %lld", MAGIC, LEDGER_VERSION, t) != 0)
-		goto toolong;
-	for (i = 0; i < l->nkeys; i++) {
-		struct lkey *k = l->keys[i];
-		fold(l, k, t);
-		if (k->ng == 0)
-			continue;
-		if (emit_key(w, k, ++id) != 0)
-			goto toolong;
-		for (j = 0; j < k->nshas; j++) {
-			hex_encode(k->shas[j], SHA256_LEN, hex);
-			if (emit(w, "S %u %s", id, hex) != 0)
-				goto toolong;
-		}
-		for (j = 0; j < k->ng; j++)
-			if (emit(w, "G %u %llu %llu %lld %lld", id, k->g[j].answers,
-			    k->g[j].plans, k->g[j].first, k->g[j].last) != 0)
-				goto toolong;
-		if (buf_len(w->out) >= WRITE_CHUNK &&
-		    (e = write_out(fd, w->out, p)) != LEDGER_OK)
-			goto out;
-	}
-	for (i = 0; i < l->ncontents; i++) {
-		const struct lcontent *c = &l->contents[i];
-		hex_encode(c->sha, SHA256_LEN, hex);
-		if (emit(w, "C %u %s %llu %llu %lld %lld", (unsigned)c->uid, hex,
-		    c->t.answers, c->t.plans, c->t.first, c->t.last) != 0)
-			goto toolong;
-		if (buf_len(w->out) >= WRITE_CHUNK &&
-		    (e = write_out(fd, w->out, p)) != LEDGER_OK)
-			goto out;
-	}
-	e = write_out(fd, w->out, p);
-	if (e == LEDGER_OK && fsync(fd) != 0)
-		e = io_problem(p, "the ledger cannot be synced");
-	goto out;
-toolong:
-	problem(p, LEDGER_E_FULL, "a record does not fit the ledger's limits");
-	e = LEDGER_E_FULL;
-out:
-	buf_free(w->out);
-	w->out = NULL;
-	return e;
-}
-
-/* After a generation was written: ids are its ids, the counters its. */
 static void
-adopt_generation(struct ledger *l, const struct writer *w, long long t,
-    unsigned long long bytes)
+adopt_fileid(struct ledger *l, struct lkey *k)
 {
-	uint32_t id = 0;
+	if (k->fileid != 0)
+		return;
+	l->byid = lg_grow(l->byid, &l->capbyid, l->nbyid + 1, sizeof(*l->byid));
+	l->byid[l->nbyid++] = k;
+	k->fileid = (uint32_t)l->nbyid;
+}
+
+static void
+drop_new_entries(struct ledger *l, size_t made)
+{
 	size_t i;
 
-	l->nbyid = 0;
-	for (i = 0; i < l->nkeys; i++) {
-		struct lkey *k = l->keys[i];
-		k->fileid = 0;
-		if (k->ng == 0)
-			continue;
-		k->fileid = ++id;
-		l->byid = grow(l->byid, &l->capbyid, l->nbyid + 1,
-		    sizeof(*l->byid));
-		l->byid[l->nbyid++] = k;
+	while (made-- > 0) {
+		struct lkey *k = l->keys[--l->nkeys];
+		free(k->name);
+		free(k->g);
+		free(k);
 	}
-	memcpy(l->chain, w->chain, SHA256_LEN);
-	l->seq = w->seq;
-	l->records = w->lines;
-	l->compacted = w->lines;
-	l->appended = 0;
-	l->bytes = bytes;
-	l->created = t;
-}
-
-/* Write memory to LEDGER_NEW_FILE in dirfd and put it in place of
- * LF_LEDGER_FILE (noreplace: only where there is none). Returns the new
- * file's descriptor (append-only) or -1. */
-static int
-replace_file(struct ledger *l, int dirfd, int noreplace,
-    struct ledger_problem *p, enum ledger_err *e)
-{
-	struct writer w;
-	struct stat st;
-	long long t = now(l);
-	int fd;
-
-	memset(&w, 0, sizeof(w));
-	w.seq = l->seq;
-	(void)unlinkat(dirfd, LEDGER_NEW_FILE, 0);
-	fd = openat(dirfd, LEDGER_NEW_FILE, O_WRONLY | O_APPEND | O_CREAT |
-	    O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		*e = io_problem(p, "a new ledger cannot be created");
-		return -1;
-	}
-	*e = write_generation(l, fd, &w, p);
-	if (*e == LEDGER_OK && fstat(fd, &st) != 0)
-		*e = io_problem(p, "the new ledger cannot be examined");
-	if (*e == LEDGER_OK && renameat2(dirfd, LEDGER_NEW_FILE, dirfd,
-	    LF_LEDGER_FILE, noreplace ? RENAME_NOREPLACE : 0) != 0)
-		*e = io_problem(p, "the new ledger cannot be put in place");
-	if (*e == LEDGER_OK && fsync(dirfd) != 0)
-		*e = io_problem(p, "the ledger's directory cannot be synced");
-	if (*e != LEDGER_OK) {
-		close(fd);
-		(void)unlinkat(dirfd, LEDGER_NEW_FILE, 0);
-		return -1;
-	}
-	adopt_generation(l, &w, t, (unsigned long long)st.st_size);
-	return fd;
-}
-
-enum ledger_err
-ledger_compact(struct ledger *l, struct ledger_problem *p)
-{
-	enum ledger_err e;
-	int fd;
-
-	if (p != NULL)
-		memset(p, 0, sizeof(*p));
-	if (l->broken || l->fd < 0) {
-		problem(p, LEDGER_E_BROKEN, "the ledger is not open for writing");
-		return LEDGER_E_BROKEN;
-	}
-	fd = replace_file(l, l->dirfd, 0, p, &e);
-	if (fd < 0)
-		return e;
-	close(l->fd);
-	l->fd = fd;
-	return LEDGER_OK;
-}
-
-int
-ledger_compact_due(const struct ledger *l)
-{
-	return l->appended > LEDGER_COMPACT_MIN &&
-	    l->appended > l->compacted;
-}
-
-static enum ledger_err
-open_existing(struct ledger *l, int fd, struct ledger_problem *p)
-{
-	uint8_t *data = NULL;
-	size_t len = 0;
-	enum ledger_err e;
-
-	if ((e = check_file(fd, l->fd >= 0, p)) != LEDGER_OK ||
-	    (e = read_file(fd, &data, &len, p)) != LEDGER_OK)
-		return e;
-	e = parse_all(l, data, len, p);
-	free(data);
-	return e;
-}
-
-enum ledger_err
-ledger_open(struct ledger **out, int dirfd, const struct ledger_clock *clk,
-    unsigned long long window_s, int *created, struct ledger_problem *p)
-{
-	struct ledger *l = ledger_new(clk, window_s);
-	enum ledger_err e;
-	int fd;
-
-	if (p != NULL)
-		memset(p, 0, sizeof(*p));
-	*out = NULL;
-	*created = 0;
-	/* An open file description of our own: the lock is on it. */
-	l->dirfd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (l->dirfd < 0) {
-		e = io_problem(p, "the ledger's directory");
-		goto fail;
-	}
-	if (flock(l->dirfd, LOCK_EX | LOCK_NB) != 0) {
-		if (errno == EWOULDBLOCK) {
-			problem(p, LEDGER_E_BUSY, "another console holds the ledger");
-			e = LEDGER_E_BUSY;
-		} else {
-			e = io_problem(p, "the ledger cannot be locked");
-		}
-		goto fail;
-	}
-	/* A compaction that did not finish: the ledger it was to replace is
-	 * the whole one. */
-	if (unlinkat(l->dirfd, LEDGER_NEW_FILE, 0) != 0 && errno != ENOENT) {
-		e = io_problem(p, "an unfinished compaction cannot be removed");
-		goto fail;
-	}
-	fd = openat(l->dirfd, LF_LEDGER_FILE, O_RDWR | O_APPEND | O_NOFOLLOW |
-	    O_NOCTTY | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT) {
-		/* A new ledger is a whole header in place, never an empty
-		 * file (noreplace: a ledger that appeared meanwhile stays). */
-		l->fd = replace_file(l, l->dirfd, 1, p, &e);
-		if (l->fd < 0)
-			goto fail;
-		*created = 1;
-		*out = l;
-		return LEDGER_OK;
-	}
-	if (fd < 0) {
-		e = errno == ELOOP ? LEDGER_E_UNSAFE :
-		    io_problem(p, "the ledger cannot be opened");
-		if (e == LEDGER_E_UNSAFE)
-			problem(p, e, "the ledger is a symbolic link");
-		goto fail;
-	}
-	l->fd = fd;
-	if ((e = open_existing(l, fd, p)) != LEDGER_OK)
-		goto fail;
-	if (ledger_compact_due(l) && (e = ledger_compact(l, p)) != LEDGER_OK)
-		goto fail;
-	*out = l;
-	return LEDGER_OK;
-fail:
-	ledger_close(l);
-	return e;
-}
-
-enum ledger_err
-ledger_read(struct ledger **out, int dirfd, const struct ledger_clock *clk,
-    unsigned long long window_s, struct ledger_problem *p)
-{
-	struct ledger *l = ledger_new(clk, window_s);
-	enum ledger_err e;
-	int fd;
-
-	if (p != NULL)
-		memset(p, 0, sizeof(*p));
-	*out = l;
-	fd = openat(dirfd, LF_LEDGER_FILE, O_RDONLY | O_NOFOLLOW | O_NOCTTY |
-	    O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ELOOP) {
-			problem(p, LEDGER_E_UNSAFE, "the ledger is a symbolic link");
-			return LEDGER_E_UNSAFE;
-		}
-		return io_problem(p, "the ledger cannot be opened");
-	}
-	e = open_existing(l, fd, p);
-	close(fd);
-	return e;
-}
-
-enum ledger_err
-ledger_rewrite(struct ledger *l, int dirfd, char *aside, size_t asidelen,
-    struct ledger_problem *p)
-{
-	enum ledger_err e;
-	int fd, lockfd;
-
-	if (p != NULL)
-		memset(p, 0, sizeof(*p));
-	if (str_fmt(aside, asidelen, "%s.damaged-%lld", LF_LEDGER_FILE,
-	    now(l)) != STR_OK) {
-		problem(p, LEDGER_E_FULL, "no room for the damaged file's name");
-		return LEDGER_E_FULL;
-	}
-	lockfd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (lockfd < 0)
-		return io_problem(p, "the ledger's directory");
-	if (flock(lockfd, LOCK_EX | LOCK_NB) != 0) {
-		close(lockfd);
-		problem(p, LEDGER_E_BUSY, "a console holds the ledger: stop it "
-		    "first");
-		return LEDGER_E_BUSY;
-	}
-	if (renameat2(lockfd, LF_LEDGER_FILE, lockfd, aside, RENAME_NOREPLACE) !=
-	    0 && errno != ENOENT) {
-		e = io_problem(p, "the damaged ledger cannot be moved aside");
-		close(lockfd);
-		return e;
-	}
-	fd = replace_file(l, lockfd, 1, p, &e);
-	close(lockfd);		/* and its lock */
-	if (fd < 0)
-		return e;
-	close(fd);
-	return LEDGER_OK;
+	memset(l->ktab, 0, l->ktabcap * sizeof(*l->ktab));
+	for (i = 0; i < l->nkeys; i++)
+		ktab_insert(l, i);
 }
 
 enum ledger_err
 ledger_record(struct ledger *l, uid_t uid, const char *profile,
-    const char *key, const uint8_t *sha256, unsigned answers,
-    struct ledger_problem *p)
+    const char *key, const char *object, const uint8_t *sha256,
+    unsigned answers, struct ledger_problem *p)
 {
-	struct lkey *k;
+	struct lkey *k, *o = NULL;
 	struct writer w;
-	struct stat st;
-	long long t = now(l);
+	long long t = lg_now(l);
 	enum ledger_err e = LEDGER_OK;
-	char hex[CHAIN_HEX + 1];
-	int newkey = 0;
+	uint8_t kid[LEDGER_ID_LEN], oid[LEDGER_ID_LEN], cid[LEDGER_ID_LEN];
+	char hex[2 * LEDGER_ID_LEN + 1] = "-";	/* no content read */
+	uint32_t next = (uint32_t)l->nbyid;
+	size_t made = 0;
 
 	if (p != NULL)
 		memset(p, 0, sizeof(*p));
 	if (l->broken || l->fd < 0) {
-		problem(p, LEDGER_E_BROKEN, "an earlier ledger write failed");
+		lg_problem(p, LEDGER_E_BROKEN, "an earlier ledger write failed");
 		return LEDGER_E_BROKEN;
 	}
 	if (answers < 1 || answers > LEDGER_MAX_ANSWERS ||
 	    !name_is_profile(profile) || strlen(key) == 0 ||
-	    strlen(key) > LEDGER_MAX_KEY_BYTES) {
-		problem(p, LEDGER_E_FULL, "a plan outside the ledger's limits");
+	    strlen(key) > LEDGER_MAX_KEY_BYTES ||
+	    (object != NULL && strlen(object) > LEDGER_MAX_KEY_BYTES)) {
+		lg_problem(p, LEDGER_E_FULL, "a plan outside the ledger's limits");
 		return LEDGER_E_FULL;
 	}
-	if (sha256 != NULL && find_content(l, uid, sha256) == NULL &&
+	if (sha256 != NULL)
+		content_id(l, uid, sha256, cid);
+	if (sha256 != NULL && find_content(l, uid, cid) == NULL &&
 	    l->ncontents >= LEDGER_MAX_CONTENTS) {
-		problem(p, LEDGER_E_FULL, "more contents than the ledger holds");
+		lg_problem(p, LEDGER_E_FULL, "more contents than the ledger holds");
 		return LEDGER_E_FULL;
 	}
-	k = find_key(l, uid, profile, key);
+	key_id(l, uid, profile, key, kid);
+	k = entry_for(l, uid, profile, kid, key, &made);
+	if (k != NULL && object != NULL && object[0] != '\0') {
+		entry_id(l, "object", uid, profile, object, oid);
+		if ((o = entry_for(l, uid, profile, oid, NULL, &made)) == NULL)
+			k = NULL;
+	}
 	if (k == NULL) {
-		if ((k = add_key(l, uid, profile, key)) == NULL) {
-			problem(p, LEDGER_E_FULL, "more keys than the ledger holds");
-			return LEDGER_E_FULL;
-		}
-		newkey = 1;
+		drop_new_entries(l, made);
+		lg_problem(p, LEDGER_E_FULL, "more keys than the ledger holds");
+		return LEDGER_E_FULL;
 	}
 	memset(&w, 0, sizeof(w));
 	memcpy(w.chain, l->chain, SHA256_LEN);
 	w.seq = l->seq;
-	w.out = buf_new(2 * LEDGER_MAX_LINE + 16);
+	w.out = buf_new(4 * LEDGER_MAX_LINE + 16);
 	if (w.out == NULL)
 		fatal("out of memory");
 	if (sha256 != NULL)
-		hex_encode(sha256, SHA256_LEN, hex);
-	/* A key new to this file is named first, in the same write. */
-	if ((k->fileid == 0 && emit_key(&w, k, (uint32_t)l->nbyid + 1) != 0) ||
-	    emit(&w, "P %lld %u %s %u", t, k->fileid ? k->fileid :
-	    (uint32_t)l->nbyid + 1, sha256 ? hex : "-", answers) != 0) {
-		problem(p, LEDGER_E_FULL, "a record does not fit");
+		hex_encode(cid, LEDGER_ID_LEN, hex);
+	/* The object's line carries no content: the content totals count a
+	 * plan once. */
+	if (emit_plan(&w, k, &next, t, hex, answers) != 0 ||
+	    (o != NULL && emit_plan(&w, o, &next, t, "-", answers) != 0)) {
+		lg_problem(p, LEDGER_E_FULL, "a record does not fit");
 		e = LEDGER_E_FULL;
 		goto out;
 	}
-	if (l->bytes + buf_len(w.out) > LEDGER_MAX_BYTES) {
-		problem(p, LEDGER_E_FULL, "the ledger would pass %llu bytes",
-		    LEDGER_MAX_BYTES);
-		e = LEDGER_E_FULL;
+	if ((e = lg_append(l, w.out, p)) != LEDGER_OK)
 		goto out;
-	}
-	if (write_full(l->fd, buf_data(w.out), buf_len(w.out)) != 0 ||
-	    fdatasync(l->fd) != 0) {
-		e = io_problem(p, "the ledger cannot be written");
-		/* Cut back to the last whole record; if even that fails the
-		 * file's tail is torn and the next start says so. */
-		if (ftruncate(l->fd, (off_t)l->bytes) != 0 ||
-		    fstat(l->fd, &st) != 0 ||
-		    (unsigned long long)st.st_size != l->bytes)
-			logit("the ledger could not be cut back to its last "
-			    "whole record");
-		l->broken = 1;
-		goto out;
-	}
 	/* Written: memory follows. */
-	if (k->fileid == 0) {
-		l->byid = grow(l->byid, &l->capbyid, l->nbyid + 1,
-		    sizeof(*l->byid));
-		l->byid[l->nbyid++] = k;
-		k->fileid = (uint32_t)l->nbyid;
-	}
+	adopt_fileid(l, k);
+	if (o != NULL)
+		adopt_fileid(l, o);
 	if (sha256 != NULL) {
-		struct lcontent *c = find_content(l, uid, sha256);
+		struct lcontent *c = find_content(l, uid, cid);
 		struct group one = { t, t, answers, 1 };
 		if (c == NULL)
-			c = add_content(l, uid, sha256);
+			c = add_content(l, uid, cid, sha256);
 		group_merge(&c->t, &one);
-		key_add_sha(k, sha256);
+		key_add_cid(k, cid);
 	}
 	key_add_plan(l, k, t, answers);
+	if (o != NULL)
+		key_add_plan(l, o, t, answers);
 	memcpy(l->chain, w.chain, SHA256_LEN);
 	l->seq = w.seq;
 	l->records += w.lines;
 	l->appended += w.lines;
 	l->bytes += buf_len(w.out);
-	newkey = 0;
+	made = 0;
 out:
-	if (newkey) {
-		/* not written: the entry made for it goes again */
-		size_t i;
-		l->nkeys--;
-		free(k->key);
-		free(k->g);
-		free(k);
-		memset(l->ktab, 0, l->ktabcap * sizeof(*l->ktab));
-		for (i = 0; i < l->nkeys; i++)
-			ktab_insert(l, i);
-	}
+	if (made > 0)
+		drop_new_entries(l, made);
 	buf_free(w.out);
 	return e;
 }
@@ -1390,11 +1182,12 @@ ledger_key_at(const struct ledger *l, size_t i, struct ledger_key_view *v)
 	memset(v, 0, sizeof(*v));
 	v->uid = k->uid;
 	v->profile = k->profile;
-	v->key = k->key;
+	v->key = k->name;
+	v->id = k->id;
 	usage_of(l, k, 0, &v->total);
 	usage_of(l, k, 1, &v->window);
-	v->nshas = k->nshas;
-	v->shas = (const uint8_t (*)[SHA256_LEN])k->shas;
+	v->ncids = k->ncids;
+	v->cids = (const uint8_t (*)[LEDGER_ID_LEN])k->cids;
 }
 
 size_t
@@ -1411,7 +1204,8 @@ ledger_content_at(const struct ledger *l, size_t i,
 
 	memset(v, 0, sizeof(*v));
 	v->uid = c->uid;
-	v->sha256 = c->sha;
+	v->id = c->id;
+	v->sha256 = c->sha_known ? c->sha : NULL;
 	v->total.answers = c->t.answers;
 	v->total.plans = c->t.plans;
 	v->total.first = c->t.first;

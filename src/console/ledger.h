@@ -11,12 +11,14 @@
  * holds, so its size follows the number of distinct keys and contents,
  * not the number of plans.
  *
- * Per (agent uid, profile, cleaned key): answers, plans, first and last
- * time, in groups of plans close in time, so the answers inside a sliding
- * window can be counted (conservatively: a group counts whole while its
- * latest plan is inside the window). Per (agent uid, content sha256): the
- * same totals, for the human and the audit only: nothing an agent is told
- * is computed from them.
+ * Per (agent uid, profile, cleaned key folded as the profile says), and
+ * per (agent uid, profile, object a run opened): answers, plans, first and
+ * last time, in groups of plans close in time, so the answers inside a
+ * sliding window can be counted (conservatively: a group counts whole
+ * while its latest plan is inside the window). Per (agent uid, content
+ * sha256): the same totals, for the human and the audit only: nothing an
+ * agent is told is computed from them. The file names each by a keyed
+ * digest (LEDGER_SECRET_FILE): no key, size or sha256 rests in it.
  *
  * The module knows no console: a directory descriptor, a clock and the
  * window are all it takes. */
@@ -34,7 +36,14 @@
  * directory of its own, the only one the confined console may create and
  * rename files in; the ledger is LF_LEDGER_FILE in it. */
 #define LEDGER_NEW_FILE		"ledger.new"	/* a compaction in progress */
-#define LEDGER_VERSION		1
+/* The key of the ledger's digests (32 random bytes, 0600, made at the
+ * first start): the file holds no key, size or sha256 in the clear, only
+ * digests under it (docs/ledger.md, "At rest"). */
+#define LEDGER_SECRET_FILE	"ledger.key"
+#define LEDGER_SECRET_NEW	"ledger.key.new"
+#define LEDGER_SECRET_LEN	32
+#define LEDGER_ID_LEN		32		/* an entry's or content's digest */
+#define LEDGER_VERSION		2		/* format 1 is read and migrated */
 
 /* Limits, all in one place (docs/ledger.md, "Limits"). */
 #define LEDGER_MAX_BYTES	(256ULL << 20)	/* the file */
@@ -61,7 +70,22 @@ enum ledger_err {
 	LEDGER_E_VERSION,	/* another format version */
 	LEDGER_E_FULL,		/* a limit above would be passed */
 	LEDGER_E_BROKEN,	/* an earlier write failed: nothing more */
+	LEDGER_E_KEY,		/* ledger.key is missing or not 32 bytes */
 };
+
+/* How a profile's source folds names (the policy's key_fold,
+ * docs/policy.md): spellings that fold alike share one budget. */
+enum ledger_fold {
+	LEDGER_FOLD_NONE = 0,	/* bytes: a POSIX file system, S3 */
+	LEDGER_FOLD_NFC,	/* canonically equivalent names (APFS, HFS+) */
+	LEDGER_FOLD_CASE,	/* and case-insensitive (NTFS, SMB, macOS) */
+};
+
+/* ledger_fold.c (ICU). 0, or -1 for a name that does not fold into out. */
+int ledger_fold_key(enum ledger_fold f, const char *key, char *out,
+    size_t outlen);
+int ledger_fold_parse(const char *s, enum ledger_fold *out);
+const char *ledger_fold_name(enum ledger_fold f);
 
 /* What went wrong, for the human: which record (1-based line), where it
  * starts, how many bytes before it are good, and a sentence. */
@@ -96,7 +120,8 @@ struct ledger;
  * LEDGER_E_DAMAGED with *p filled in, and the file left as it is. A
  * ledger.new left by a compaction that did not finish is removed (the
  * ledger it was to replace is whole). Compacts when due. *created says
- * whether the file was new. */
+ * whether the file was new (1), or a format-1 file was migrated (2: the
+ * key file made if missing, the file rewritten with digests). */
 enum ledger_err ledger_open(struct ledger **out, int dirfd,
     const struct ledger_clock *clk, unsigned long long window_s,
     int *created, struct ledger_problem *p);
@@ -116,6 +141,11 @@ enum ledger_err ledger_parse(struct ledger **out, const uint8_t *data,
 
 void ledger_close(struct ledger *l);
 
+/* How profile's names fold (default none), before any lookup: every key
+ * of that profile is then counted under its folded form. */
+int ledger_set_fold(struct ledger *l, const char *profile,
+    enum ledger_fold f);
+
 /* The answers this uid had about (profile, key) inside the window now. */
 void ledger_window_usage(const struct ledger *l, uid_t uid,
     const char *profile, const char *key, struct ledger_usage *u);
@@ -125,13 +155,25 @@ void ledger_window_usage(const struct ledger *l, uid_t uid,
 int ledger_would_pass(const struct ledger *l, uid_t uid, const char *profile,
     const char *key, unsigned answers, unsigned long long cap);
 
+/* The object a run actually opened (a source's identity for it: device
+ * and inode, a canonical path, an exact S3 key; docs/ledger.md,
+ * "Aliases"): the answers this uid had about it inside the window, and
+ * whether answers more would pass cap. Checked after the approval only. */
+void ledger_object_usage(const struct ledger *l, uid_t uid,
+    const char *profile, const char *object, struct ledger_usage *u);
+int ledger_object_would_pass(const struct ledger *l, uid_t uid,
+    const char *profile, const char *object, unsigned answers,
+    unsigned long long cap);
+
 /* One plan that revealed answers (sha256 NULL when no content was read,
- * a fetch failure). Appended and fsync'd before it returns LEDGER_OK; on
- * a failed write the file is cut back to where it was and the ledger
- * refuses every later call (LEDGER_E_BROKEN). */
+ * a fetch failure; object NULL or "" when no object was opened or the
+ * source names none): counted on the key and on the object. Appended and
+ * fsync'd before it returns LEDGER_OK; on a failed write the file is cut
+ * back to where it was and the ledger refuses every later call
+ * (LEDGER_E_BROKEN). */
 enum ledger_err ledger_record(struct ledger *l, uid_t uid,
-    const char *profile, const char *key, const uint8_t *sha256,
-    unsigned answers, struct ledger_problem *p);
+    const char *profile, const char *key, const char *object,
+    const uint8_t *sha256, unsigned answers, struct ledger_problem *p);
 
 /* Compact when enough records were appended since the last compaction
  * (LEDGER_COMPACT_MIN, or as many as the compacted file has). */
@@ -157,21 +199,39 @@ struct ledger_stats {
 };
 void ledger_get_stats(const struct ledger *l, struct ledger_stats *st);
 
-/* For the audit: every key entry (lifetime totals and the window's), and
- * every content entry, in the order they were first seen. */
+/* For the audit: every entry (a key's or an object's: the file does not
+ * tell them apart; lifetime totals and the window's), and every content
+ * entry, in the order they were first seen. The file holds digests only:
+ * key and sha256 are known when this process read them from a format-1
+ * file or recorded them, else NULL (ledger_key_is matches a key). */
 struct ledger_key_view {
 	uid_t uid;
 	const char *profile;
-	const char *key;
+	const char *key;			/* NULL: unknown */
+	const uint8_t *id;			/* LEDGER_ID_LEN */
 	struct ledger_usage total, window;
-	size_t nshas;
-	const uint8_t (*shas)[SHA256_LEN];	/* oldest first */
+	size_t ncids;
+	const uint8_t (*cids)[LEDGER_ID_LEN];	/* content ids, oldest first */
 };
 struct ledger_content_view {
 	uid_t uid;
-	const uint8_t *sha256;
+	const uint8_t *id;			/* LEDGER_ID_LEN */
+	const uint8_t *sha256;			/* NULL: unknown */
 	struct ledger_usage total;
 };
+/* A content's digest (what the file holds for a sha256 of this uid). */
+void ledger_content_id(const struct ledger *l, uid_t uid,
+    const uint8_t *sha256, uint8_t out[LEDGER_ID_LEN]);
+/* The index (ledger_key_at) of uid's entry for (profile, key), or of
+ * uid's content with sha256 (ledger_content_at); -1 when there is none:
+ * the audit names entries from its own records. */
+long ledger_key_index(const struct ledger *l, uid_t uid, const char *profile,
+    const char *key);
+long ledger_content_index(const struct ledger *l, uid_t uid,
+    const uint8_t *sha256);
+/* 1 when the entry v is key (cleaned, folded by v's profile's rule). */
+int ledger_key_is(const struct ledger *l, const struct ledger_key_view *v,
+    const char *key);
 size_t ledger_nkeys(const struct ledger *l);
 void ledger_key_at(const struct ledger *l, size_t i,
     struct ledger_key_view *v);

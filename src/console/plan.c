@@ -547,6 +547,8 @@ fetch_quiet(struct plan *pl)
 	pl->h->profile = pl->pr;
 	ASSERT(str_fmt(pl->h->key, sizeof(pl->h->key), "%s", pl->key) ==
 	    STR_OK);
+	memcpy(pl->h->object, fr.object, sizeof(pl->h->object));
+	pl->h->object[sizeof(pl->h->object) - 1] = '\0';
 	json_object_set_new(pl->rec, "handle", json_string(pl->h->id));
 	return 0;
 }
@@ -699,7 +701,8 @@ ledger_note(struct plan *pl, const uint8_t *sha256, unsigned answers)
 	struct ledger_problem p;
 
 	if (ledger_record(e->ledger, pl->peer->uid, pl->pr->name, pl->key,
-	    sha256, answers, &p) != LEDGER_OK) {
+	    pl->h != NULL ? pl->h->object : NULL, sha256, answers,
+	    &p) != LEDGER_OK) {
 		e->ledger_ops->failed(e->ledger_ctx, p.msg);
 		fatal("the ledger's failure handler returned");
 	}
@@ -710,6 +713,31 @@ ledger_note(struct plan *pl, const uint8_t *sha256, unsigned answers)
 	    ledger_compact(e->ledger, &p) != LEDGER_OK)
 		window(pl, "  ledger: compaction failed (%s); the ledger goes on "
 		    "uncompacted", p.msg);
+}
+
+/* After the approval, inside the quantum: the object the fetch opened
+ * has its own budget, so the names of one file (hard links, a source's
+ * aliases the policy cannot know) share one. Refused with the ledger's
+ * code, one file-dependent symbol, counted (docs/ledger.md, "Aliases"). */
+static char *
+object_check(struct plan *pl)
+{
+	const struct plan_env *e = pl->e;
+	struct ledger_usage u;
+	char *line;
+
+	if (pl->h->object[0] == '\0' || !ledger_object_would_pass(e->ledger,
+	    pl->peer->uid, pl->pr->name, pl->h->object, (unsigned)pl->nop,
+	    e->pol->max_answers_per_key))
+		return NULL;
+	ledger_object_usage(e->ledger, pl->peer->uid, pl->pr->name,
+	    pl->h->object, &u);
+	json_object_set_new(pl->rec, "ledger_object_answers",
+	    json_integer((json_int_t)u.answers));
+	line = refuse(pl, E_ANSWER_CAP, "the file's answers are used up under "
+	    "another name");
+	ledger_note(pl, NULL, 1);
+	return line;
 }
 
 /* The placeholders of the request this console holds a value for. */
@@ -813,7 +841,8 @@ plan_handle(const struct plan_env *e, const struct request *req,
 	}
 	json_object_set_new(pl->rec, "size", json_integer((json_int_t)pl->h->size));
 	json_object_set_new(pl->rec, "sha256", hex_json(pl->h->sha256));
-	if ((line = run(pl, &answers)) != NULL) {
+	if ((line = object_check(pl)) != NULL ||
+	    (line = run(pl, &answers)) != NULL) {
 		/* Refused before an answer (a plugin tampered with after the
 		 * approval, /proc exposed): the agent never learns this handle,
 		 * so the file this plan fetched must not wait for its TTL. */
@@ -1477,7 +1506,8 @@ plan_run(const struct plan_env *e, const struct request *req,
 	}
 	json_object_set_new(pl->rec, "size", json_integer((json_int_t)pl->h->size));
 	json_object_set_new(pl->rec, "sha256", hex_json(pl->h->sha256));
-	if ((line = run(pl, &answers)) != NULL) {
+	if ((line = object_check(pl)) != NULL ||
+	    (line = run(pl, &answers)) != NULL) {
 		if (!pl->req->has_handle)
 			ws_drop(e->ws, pl->h);
 		pl->h = NULL;

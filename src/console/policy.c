@@ -1,6 +1,7 @@
 /* Policy parsing and validation (see policy.h). Strict: unknown keys are
  * refused, every number has a range, paths are absolute after "~". */
 #include "console/policy.h"
+#include "console/ledger.h"
 #include "lib/fd.h"
 #include "lib/log.h"
 #include "lib/paths.h"
@@ -167,6 +168,19 @@ parse_profile(const json_t *profiles, const char *name, const json_t *t,
 		}
 		memcpy(pr->prefix, s, n + 1);
 	}
+	/* How the source folds names: the ledger counts spellings that fold
+	 * alike as one key (docs/ledger.md, "Spellings"). */
+	v = json_object_get(t, "key_fold");
+	if (v != NULL) {
+		enum ledger_fold f;
+		if (!json_is_string(v) ||
+		    ledger_fold_parse(json_string_value(v), &f) != 0) {
+			str_msg(why, wl, "profiles.%s.key_fold must be \"none\", "
+			    "\"nfc\" or \"case\"", name);
+			return at(w, t, "key_fold");
+		}
+		pr->key_fold = (int)f;
+	}
 	src = json_object_get(t, "source");
 	if (!json_is_string(src) ||
 	    (pr->kind = source_kind_find(json_string_value(src))) == NULL) {
@@ -177,7 +191,7 @@ parse_profile(const json_t *profiles, const char *name, const json_t *t,
 	pr->table = json_object();
 	json_object_foreach((json_t *)t, k, v) {
 		if (strcmp(k, "production") != 0 && strcmp(k, "prefix") != 0 &&
-		    strcmp(k, "source") != 0)
+		    strcmp(k, "source") != 0 && strcmp(k, "key_fold") != 0)
 			json_object_set(pr->table, k, v);
 	}
 	if (pr->kind->validate(pr->table, &swhy) != 0) {

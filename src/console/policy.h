@@ -22,6 +22,7 @@ struct profile {
 	char name[65];
 	int production;
 	char prefix[512];		/* "" or ending in "/" */
+	int key_fold;			/* enum ledger_fold (docs/ledger.md) */
 	const struct source_kind *kind;
 	json_t *table;			/* the source's own keys */
 	struct source *src;		/* opened by the console */

@@ -22,6 +22,7 @@
 
 #include "lib/crypto.h"
 #include "protocol/table.h"
+#include "sources/source.h"
 
 #define WS_MAX_FILES 64
 
@@ -43,6 +44,7 @@ struct ws_handle {
 	unsigned answers_used;
 	const struct profile *profile;
 	char key[PROTO_MAX_KEY + 1];	/* cleaned */
+	char object[FETCH_OBJECT_MAX];	/* what the fetch opened (source.h) */
 	/* Under the workspace's mutex (the deleter reads and sets them): */
 	int keep;			/* O_RDONLY on the file, or -1 */
 	int unlinked;			/* its names are gone (TTL or drop) */

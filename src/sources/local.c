@@ -246,6 +246,11 @@ local_fetch(struct source *s, const char *key, int outfd,
 		close(fd);
 		return c;
 	}
+	/* the inode read, whichever of its names was asked for */
+	if (str_fmt(res->object, sizeof(res->object), "local:%llu:%llu",
+	    (unsigned long long)st2.st_dev, (unsigned long long)st2.st_ino) !=
+	    STR_OK)
+		res->object[0] = '\0';
 	if ((unsigned long long)st.st_size > cap) {
 		close(fd);
 		return FC_TOO_BIG;

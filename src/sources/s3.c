@@ -517,6 +517,10 @@ s3_fetch(struct source *s, const char *key, int outfd, unsigned long long cap,
 		str_msg(res->detail, sizeof(res->detail), "key too long");
 		return FC_PROTOCOL;
 	}
+	/* the exact key asked for: the object (docs/ledger.md, "Aliases") */
+	if (str_fmt(res->object, sizeof(res->object), "s3:%s/%s", s->bucket,
+	    key) != STR_OK)
+		res->object[0] = '\0';
 	/* Only headers that are sent: curl signs every header in the list,
 	 * even a removal ("Accept:"), and the server then refuses. */
 	hdrs = curl_slist_append(hdrs, "x-amz-content-sha256: " EMPTY_SHA256);

@@ -434,7 +434,7 @@ static enum fetch_cause
 open_remote(struct source *s, struct conn *k, const char *key,
     unsigned long long cap, struct fetch_result *res)
 {
-	char path[1024 + 1 + 1024 + 1];
+	char path[1024 + 1 + 1024 + 1], *canon;
 	sftp_attributes a;
 	int n;
 
@@ -469,6 +469,16 @@ open_remote(struct source *s, struct conn *k, const char *key,
 	if (!n) {
 		str_msg(res->detail, sizeof(res->detail), "not a regular file");
 		return FC_NOT_REGULAR;
+	}
+	/* The server's own name for what it opened, where it gives one: a
+	 * case-insensitive server answers one spelling for all (the ledger's
+	 * aliases, docs/ledger.md); no answer leaves the object unnamed. */
+	canon = sftp_canonicalize_path(k->sftp, path);
+	if (canon != NULL) {
+		if (str_fmt(res->object, sizeof(res->object), "sftp:%s", canon) !=
+		    STR_OK)
+			res->object[0] = '\0';
+		ssh_string_free_char(canon);
 	}
 	return FC_OK;
 }

@@ -33,12 +33,19 @@ enum fetch_cause {
 
 const char *fetch_cause_name(enum fetch_cause c);
 
+#define FETCH_OBJECT_MAX	1100	/* PROTO_MAX_KEY and a bucket or a host */
+
 struct fetch_result {
 	unsigned long long size;
 	uint8_t sha256[SHA256_LEN];
 	/* Static or scrubbed text for the audit (never secrets, never file
 	 * bytes); empty when there is nothing to add to the cause. */
 	char detail[200];
+	/* The object actually read, as the source knows it (local: device and
+	 * inode; SFTP: the server's canonical path; S3: bucket and exact key),
+	 * so the ledger can count aliases of one object together
+	 * (docs/ledger.md, "Aliases"); empty when the source names none. */
+	char object[FETCH_OBJECT_MAX];
 };
 
 struct source;

@@ -241,7 +241,7 @@ def test_console_creates_and_says_so(env):
     env.stop()
     # the next start reads it
     env.start()
-    env.wait_screen(r"ledger: 0 keys, 0 contents, window 86400s, cap 64")
+    env.wait_screen(r"ledger: 0 entries, 0 contents, window 86400s, cap 64")
 
 
 def test_console_refuses_a_torn_or_damaged_ledger(env):
@@ -266,7 +266,7 @@ def test_console_refuses_a_torn_or_damaged_ledger(env):
     p = audit(env.home, "--repair")
     assert p.returncode == 0, p.stderr
     env.start()
-    env.wait_screen(r"ledger: 4 keys, 3 contents")
+    env.wait_screen(r"ledger: 4 entries, 3 contents")
 
 
 # ---- the plan pipeline on a real console ---------------------------------
@@ -366,7 +366,8 @@ def test_cap_across_handles_and_a_restart(env):
     # a restart remembers
     env.stop()
     env.start()
-    env.wait_screen(r"ledger: 2 keys, 2 contents, window 86400s, cap 3")
+    # entries: the two keys and the file each run opened
+    env.wait_screen(r"ledger: 4 entries, 2 contents, window 86400s, cap 3")
     refused_at_once(env, A1, 0)
     p = audit(env.home, "--json", "--key", "2024/a.pdf")
     assert p.returncode == 0, p.stderr
@@ -397,6 +398,9 @@ def test_cap_after_kill_9(env):
     env.wait_exit()
     env.stop()
     env.start()
+    # the killed console's socket file is still there: wait for the new
+    # one's start-up line, printed once it listens
+    env.wait_screen(r"ledger: 2 entries")
     refused_at_once(env, A1, 0)
     p = audit(env.home)
     assert p.returncode == 0, p.stderr    # a whole ledger
@@ -445,3 +449,113 @@ def test_two_agents_apart_on_the_card(env):
     refused_at_once(env, A1, 4)
     box, _ = ask(env, A, 5, user="lf-allowed", peer=True)
     assert check_reply(box["req"], box["line"]) == "result"
+
+
+# ---- spellings, aliases and the ledger at rest (issue 25, 6 and 8) -------
+
+def test_spellings_of_a_case_insensitive_profile_share_one_budget(env):
+    """A profile declared case-insensitive (key_fold = "case"): another
+    spelling of a key is the same key to the ledger, refused before the
+    card like the key itself, without the file being touched."""
+    capped_env(env, cap=3)
+    env.write_source_file(env.profiles["invoices"]["path"], "2024/A.pdf",
+                          b"%PDF-1.4 not quite\n")
+    env.profiles["invoices"]["key_fold"] = "case"
+    env.write_policy(answer_quantum_s=1, max_answers_per_key=3,
+                     max_plugins_per_handle=4)
+    env.start()
+    box, _ = ask(env, A, 1)
+    assert check_reply(box["req"], box["line"]) == "result"
+    for spelling in ("2024/A.PDF", "2024/a.Pdf"):
+        secs = refused_at_once(env, dict(A, key=spelling), 1)
+        assert secs < 1.0
+    # one plugin more fits the folded key's budget, whichever spelling
+    box, text = ask(env, dict(A1, key="2024/A.pdf"), 2)
+    assert check_reply(box["req"], box["line"]) == "result"
+    assert "this key: 2 answers to uid %d" % uid_of("agent") in text
+
+
+def test_hard_links_share_one_budget_at_run_time(env):
+    """Two names of one file in a local source: the second name's budget
+    is fresh before the card (the ledger cannot know, and must not ask the
+    file), but the run counts the inode it opened: refused after the
+    approval, at the quantum, with E_ANSWER_CAP."""
+    capped_env(env, cap=3, quantum=2)
+    src = env.profiles["invoices"]["path"]
+    os.link(os.path.join(src, "2024/a.pdf"), os.path.join(src, "2024/link.pdf"))
+    env.start()
+    box, _ = ask(env, A, 1)
+    assert check_reply(box["req"], box["line"]) == "result"
+    box, text = ask(env, dict(A, key="2024/link.pdf"), 2)
+    assert "this key: no answers" in text
+    assert check_reply(box["req"], box["line"]) == "error E_ANSWER_CAP"
+    assert box["secs"] >= 1.8                     # after the approval
+    rec = [r for r in env.audit() if r.get("key") == "2024/link.pdf"]
+    assert rec[-1]["outcome"] == "E_ANSWER_CAP"
+    assert rec[-1]["ledger_object_answers"] == 2
+    assert rec[-1]["ledger_answers"] == 1         # the refusal is a symbol
+    # the other name is spent too: one object, one budget
+    box, _ = ask(env, dict(A1, key="2024/link.pdf"), 3)
+    assert check_reply(box["req"], box["line"]) == "error E_ANSWER_CAP"
+    # a different file is its own
+    box, _ = ask(env, dict(A, key="2024/b.pdf"), 4)
+    assert check_reply(box["req"], box["line"]) == "result"
+
+
+def test_home_holds_no_file_metadata_outside_the_audit(env):
+    """After a local-mode session (answers, a fetch failure, a restart),
+    no file in the console's home but the audit log holds a key (as typed,
+    cleaned or in hex), a size or a sha256 (hex or raw) of a file asked
+    about (docs/security.md, "Data at rest")."""
+    name = "2024/zebra-unicorn-q7.pdf"
+    data = b"%PDF-1.4 " + b"x" * (314159 - 9)
+    env.add_local_profile("invoices", prefix="2024/", files={name: data})
+    env.install_plugin("is-pdf")
+    env.install_plugin("is-utf8")
+    env.write_policy(answer_quantum_s=1, max_plugins_per_handle=4)
+    env.start()
+    plan = {"profile": "invoices", "key": "2024/./zebra-unicorn-q7.pdf",
+            "plugins": [{"name": "is-pdf"}, {"name": "is-utf8"}]}
+    box, _ = ask(env, plan, 1)
+    assert check_reply(box["req"], box["line"]) == "result"
+    box, _ = ask(env, dict(plan, key="2024/missing-okapi-q7.pdf"), 2)
+    assert check_reply(box["req"], box["line"]) == "error E_FETCH_FAILED"
+    env.stop()
+    env.start()                                   # a compaction-free restart
+    env.stop()
+    sha = hashlib.sha256(data).digest()
+    needles = [b"zebra-unicorn", b"okapi", b"zebra-unicorn".hex().encode(),
+               b"okapi".hex().encode(), sha.hex().encode(),
+               sha.hex().upper().encode(), sha, b"314159"]
+    audit_log = os.path.join(env.home, ".local/state/lockfile/audit.log")
+    found = []
+    for root, dirs, files in os.walk(env.home):
+        if os.path.normpath(root) == os.path.normpath(env.work_dir()):
+            dirs[:] = []                          # the spool: the handle's
+            continue
+        for f in files:
+            p = os.path.join(root, f)
+            if p == audit_log or not os.path.isfile(p) or os.path.islink(p):
+                continue
+            with open(p, "rb") as fh:
+                b = fh.read()
+            found += [(os.path.relpath(p, env.home), n[:16]) for n in needles
+                      if n in b]
+    assert found == [], found
+    # the audit log is the one place: it has them, and `audit --ledger`
+    # names the ledger's digests from it
+    with open(audit_log, "rb") as fh:
+        b = fh.read()
+    assert b"zebra-unicorn-q7.pdf" in b and sha.hex().encode() in b
+    p = audit(env.home, "--json")
+    assert p.returncode == 0, p.stderr
+    r = rows(p.stdout)
+    keys = [x.get("key") for x in r if x["ledger"] == "key"]
+    assert "2024/zebra-unicorn-q7.pdf" in keys
+    assert "2024/missing-okapi-q7.pdf" in keys
+    assert [x.get("sha256") for x in r if x["ledger"] == "content"] == [
+        sha.hex()]
+    p = audit(env.home, "--json", "--key", "2024/zebra-unicorn-q7.pdf")
+    k = [x for x in rows(p.stdout) if x["ledger"] == "key"]
+    assert [(x["key"], x["answers"]) for x in k] == [
+        ("2024/zebra-unicorn-q7.pdf", 2)]

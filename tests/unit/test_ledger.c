@@ -141,7 +141,8 @@ must_record(struct ledger *l, uid_t uid, const char *profile, const char *key,
     const uint8_t *sha, unsigned answers)
 {
 	struct ledger_problem p;
-	enum ledger_err r = ledger_record(l, uid, profile, key, sha, answers, &p);
+	enum ledger_err r = ledger_record(l, uid, profile, key, NULL, sha, answers,
+	    &p);
 
 	if (r != LEDGER_OK)
 		fail_msg("ledger_record: %s: %s", ledger_err_name(r), p.msg);
@@ -302,7 +303,7 @@ test_window(void **state)
 		struct ledger_key_view v;
 		assert_int_equal(ledger_nkeys(l), 1);
 		ledger_key_at(l, 0, &v);
-		assert_string_equal(v.key, "k");
+		assert_true(ledger_key_is(l, &v, "k"));
 		assert_int_equal(v.total.answers, 3 + 1 + 2 + 1 + 2 + 1);
 		assert_int_equal(v.total.plans, 6);
 	}
@@ -324,7 +325,7 @@ test_window(void **state)
 		struct ledger_key_view v;
 		struct ledger_problem pr;
 		ledger_key_at(l, 1, &v);
-		assert_string_equal(v.key, "late");
+		assert_true(ledger_key_is(l, &v, "late"));
 		assert_int_equal(v.total.answers, 10);
 		assert_int_equal(v.total.plans, 4);
 		assert_int_equal(ledger_compact(l, &pr), LEDGER_OK);
@@ -362,6 +363,7 @@ test_uids_apart_contents_add(void **state)
 	struct env *e = *state;
 	struct ledger *l = must_open(e, W);
 	uint8_t sha[SHA256_LEN], other[SHA256_LEN];
+	uint8_t cid_sha[LEDGER_ID_LEN], cid_other[LEDGER_ID_LEN];
 	struct ledger_content_view cv;
 	struct ledger_key_view kv;
 	size_t i, found = 0;
@@ -385,7 +387,11 @@ test_uids_apart_contents_add(void **state)
 	assert_int_equal(ledger_ncontents(l), 3);
 	for (i = 0; i < ledger_ncontents(l); i++) {
 		ledger_content_at(l, i, &cv);
-		if (cv.uid == 1002 && memcmp(cv.sha256, sha, SHA256_LEN) == 0) {
+		uint8_t cid[LEDGER_ID_LEN];
+		ledger_content_id(l, 1002, sha, cid);
+		/* the file holds the digest, never the sha256 */
+		assert_null(cv.sha256);
+		if (cv.uid == 1002 && memcmp(cv.id, cid, LEDGER_ID_LEN) == 0) {
 			assert_int_equal(cv.total.answers, 7);	/* 4 + 3 */
 			assert_int_equal(cv.total.plans, 2);
 			found++;
@@ -399,10 +405,13 @@ test_uids_apart_contents_add(void **state)
 	/* each key remembers its contents, newest last */
 	ledger_key_at(l, 0, &kv);
 	assert_int_equal(kv.uid, 1002);
-	assert_string_equal(kv.key, "a.pdf");
-	assert_int_equal(kv.nshas, 2);
-	assert_memory_equal(kv.shas[0], sha, SHA256_LEN);
-	assert_memory_equal(kv.shas[1], other, SHA256_LEN);
+	assert_true(ledger_key_is(l, &kv, "a.pdf"));
+	assert_null(kv.key);			/* not in the file */
+	assert_int_equal(kv.ncids, 2);
+	ledger_content_id(l, 1002, sha, cid_sha);
+	ledger_content_id(l, 1002, other, cid_other);
+	assert_memory_equal(kv.cids[0], cid_sha, LEDGER_ID_LEN);
+	assert_memory_equal(kv.cids[1], cid_other, LEDGER_ID_LEN);
 	/* the same after compaction */
 	{
 		struct ledger_problem p;
@@ -411,8 +420,8 @@ test_uids_apart_contents_add(void **state)
 	ledger_close(l);
 	l = must_open(e, W);
 	ledger_key_at(l, 0, &kv);
-	assert_int_equal(kv.nshas, 2);
-	assert_memory_equal(kv.shas[1], other, SHA256_LEN);
+	assert_int_equal(kv.ncids, 2);
+	assert_memory_equal(kv.cids[1], cid_other, LEDGER_ID_LEN);
 	assert_int_equal(kv.total.answers, 5);
 	assert_int_equal(window_answers(l, 1002, "inv", "copy of a.pdf"), 3);
 	ledger_close(l);
@@ -597,6 +606,9 @@ test_form(void **state)
 		"L 1 lockfile-ledger 1 5\nK 2 1 1002 inv\t61",
 		"L 1 lockfile-ledger 1 5\nK 2 1 4294967295 inv 61",
 		"L 1 lockfile-ledger 1 5\nP 2 5 1 - 1 1 1 1 1 1",
+		/* format 2 names an entry by a 32-byte digest only */
+		"L 1 lockfile-ledger 2 5\nK 2 1 1002 inv 61",
+		"L 1 lockfile-ledger 0 5",
 	};
 	struct ledger *l;
 	struct ledger_problem p;
@@ -614,7 +626,7 @@ test_form(void **state)
 	{
 		char buf[256];
 		uint8_t chain[SHA256_LEN], in[SHA256_LEN + 64];
-		const char *h = "L 1 lockfile-ledger 2 5";
+		const char *h = "L 1 lockfile-ledger 3 5";
 		memset(in, 0, SHA256_LEN);
 		memcpy(in + SHA256_LEN, h, strlen(h));
 		sha256_mem(in, SHA256_LEN + strlen(h), chain);
@@ -732,7 +744,8 @@ test_compaction_bounded(void **state)
 			}
 		for (idx = 0; idx < ledger_nkeys(l); idx++) {
 			ledger_key_at(l, idx, &v);
-			if (strcmp(v.key, keys[j]) == 0)
+			if (v.uid == (j % 2 ? 1002u : 1003u) &&
+			    ledger_key_is(l, &v, keys[j]))
 				break;
 		}
 		assert_true(idx < ledger_nkeys(l));
@@ -748,13 +761,17 @@ test_compaction_bounded(void **state)
 		memset(sums, 0, sizeof(sums));
 		for (k = 0; k < NPLANS; k++)
 			sums[all[k].content] += all[k].answers;
-		for (c = 0; c < NKEYS * 100; c++)
-			sha_of((int)c, shas[c]);
+		for (c = 0; c < NKEYS * 100; c++) {
+			uint8_t sha[SHA256_LEN];
+			sha_of((int)c, sha);
+			ledger_content_id(l, (c / 100) % 2 ? 1002 : 1003, sha,
+			    shas[c]);
+		}
 		for (i = 0; i < ledger_ncontents(l); i++) {
 			struct ledger_content_view cv;
 			ledger_content_at(l, i, &cv);
 			for (c = 0; c < NKEYS * 100 &&
-			    memcmp(shas[c], cv.sha256, SHA256_LEN) != 0; c++)
+			    memcmp(shas[c], cv.id, LEDGER_ID_LEN) != 0; c++)
 				;
 			assert_true(c < NKEYS * 100);
 			if (c < NKEYS * 100) {
@@ -895,15 +912,15 @@ test_failed_write_cut_back(void **state)
 	lim = old;
 	lim.rlim_cur = st.bytes + 20;		/* part of the next line fits */
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
-	assert_int_equal(ledger_record(l, 1002, "inv", "a", NULL, 3, &p),
+	assert_int_equal(ledger_record(l, 1002, "inv", "a", NULL, NULL, 3, &p),
 	    LEDGER_E_IO);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
 	signal(SIGXFSZ, SIG_DFL);
 	assert_int_equal(p.sys_errno, EFBIG);
 	assert_int_equal(window_answers(l, 1002, "inv", "a"), 2);
-	assert_int_equal(ledger_record(l, 1002, "inv", "a", NULL, 1, &p),
+	assert_int_equal(ledger_record(l, 1002, "inv", "a", NULL, NULL, 1, &p),
 	    LEDGER_E_BROKEN);
-	assert_int_equal(ledger_record(l, 1002, "inv", "b", NULL, 1, &p),
+	assert_int_equal(ledger_record(l, 1002, "inv", "b", NULL, NULL, 1, &p),
 	    LEDGER_E_BROKEN);
 	assert_int_equal(ledger_nkeys(l), 1);
 	ledger_close(l);
@@ -923,17 +940,17 @@ test_limits(void **state)
 	struct ledger_problem p;
 	char big[LEDGER_MAX_KEY_BYTES + 2];
 
-	assert_int_equal(ledger_record(l, 1002, "inv", "a", NULL, 0, &p),
+	assert_int_equal(ledger_record(l, 1002, "inv", "a", NULL, NULL, 0, &p),
 	    LEDGER_E_FULL);
-	assert_int_equal(ledger_record(l, 1002, "inv", "a", NULL,
+	assert_int_equal(ledger_record(l, 1002, "inv", "a", NULL, NULL,
 	    LEDGER_MAX_ANSWERS + 1, &p), LEDGER_E_FULL);
-	assert_int_equal(ledger_record(l, 1002, "In v", "a", NULL, 1, &p),
+	assert_int_equal(ledger_record(l, 1002, "In v", "a", NULL, NULL, 1, &p),
 	    LEDGER_E_FULL);
-	assert_int_equal(ledger_record(l, 1002, "inv", "", NULL, 1, &p),
+	assert_int_equal(ledger_record(l, 1002, "inv", "", NULL, NULL, 1, &p),
 	    LEDGER_E_FULL);
 	memset(big, 'k', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
-	assert_int_equal(ledger_record(l, 1002, "inv", big, NULL, 1, &p),
+	assert_int_equal(ledger_record(l, 1002, "inv", big, NULL, NULL, 1, &p),
 	    LEDGER_E_FULL);
 	assert_int_equal(ledger_nkeys(l), 0);
 	/* the longest key and profile fit a record, and read back */
@@ -992,6 +1009,189 @@ test_usage_line(void **state)
 	}
 }
 
+/* ---- at rest (docs/ledger.md, "At rest"), spellings and aliases ---- */
+
+static int
+holds(const uint8_t *b, size_t len, const char *needle)
+{
+	return memmem(b, len, needle, strlen(needle)) != NULL;
+}
+
+static void
+hex_of(const void *p, size_t n, char *out)
+{
+	hex_encode((const uint8_t *)p, n, out);
+}
+
+/* The file holds no key, no key in hex, no sha256: digests under the key
+ * file, which is made 0600 at the first open; without it the ledger is
+ * refused, never replaced. */
+static void
+test_at_rest(void **state)
+{
+	struct env *e = *state;
+	struct ledger *l = must_open(e, W);
+	struct ledger_problem p;
+	struct stat st;
+	uint8_t sha[SHA256_LEN], *b, *b2;
+	char hex[2 * 64 + 1], path[512];
+	size_t len, len2;
+	int created;
+
+	sha_of(7, sha);
+	must_record(l, 1002, "invoices", "2024/secret-name.pdf", sha, 3);
+	ledger_close(l);
+	b = slurp(e, LF_LEDGER_FILE, &len);
+	assert_false(holds(b, len, "secret-name"));
+	hex_of("2024/secret-name.pdf", 20, hex);
+	assert_false(holds(b, len, hex));
+	hex_of(sha, SHA256_LEN, hex);
+	assert_false(holds(b, len, hex));
+	assert_true(holds(b, len, "lockfile-ledger 2 "));
+	path_of(e, LEDGER_SECRET_FILE, path, sizeof(path));
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(st.st_size, LEDGER_SECRET_LEN);
+	/* counted again after a reopen, by the key's digest */
+	l = must_open(e, W);
+	assert_int_equal(window_answers(l, 1002, "invoices",
+	    "2024/secret-name.pdf"), 3);
+	ledger_close(l);
+	/* the key gone: refused, the ledger left as it was */
+	assert_int_equal(unlink(path), 0);
+	l = NULL;
+	assert_int_equal(ledger_open(&l, e->dirfd, &e->clk, W, &created, &p),
+	    LEDGER_E_KEY);
+	assert_null(l);
+	assert_int_equal(ledger_read(&l, e->dirfd, &e->clk, W, &p),
+	    LEDGER_E_KEY);
+	ledger_close(l);
+	b2 = slurp(e, LF_LEDGER_FILE, &len2);
+	assert_int_equal(len, len2);
+	assert_memory_equal(b, b2, len);
+	free(b);
+	free(b2);
+}
+
+/* A format-1 file (keys and sha256s in the clear) is rewritten as
+ * digests at the first open, its counts kept. */
+static void
+test_migrate_v1(void **state)
+{
+	struct env *e = *state;
+	struct ledger *l = NULL;
+	struct ledger_problem p;
+	uint8_t sha[SHA256_LEN], *b;
+	char text[1024], buf[4096], shahex[65], keyhex[64];
+	size_t n, len;
+	int created = 0, fd;
+
+	sha_of(3, sha);
+	hex_of(sha, SHA256_LEN, shahex);
+	hex_of("2024/old.pdf", 12, keyhex);
+	assert_true(str_ok(text, sizeof(text), "L 1 lockfile-ledger 1 %lld\n"
+	    "K 2 1 1002 invoices %s\nP 3 %lld 1 %s 4", T0 - 10, keyhex,
+	    T0 - 10, shahex));
+	n = chain_lines(text, buf, sizeof(buf));
+	fd = openat(e->dirfd, LF_LEDGER_FILE, O_WRONLY | O_CREAT | O_EXCL,
+	    0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, n), (ssize_t)n);
+	close(fd);
+	/* read only: the names are there, the file untouched */
+	assert_int_equal(ledger_read(&l, e->dirfd, &e->clk, W, &p), LEDGER_OK);
+	assert_int_equal(window_answers(l, 1002, "invoices", "2024/old.pdf"), 4);
+	ledger_close(l);
+	assert_int_equal(ledger_open(&l, e->dirfd, &e->clk, W, &created, &p),
+	    LEDGER_OK);
+	assert_int_equal(created, 2);
+	assert_int_equal(window_answers(l, 1002, "invoices", "2024/old.pdf"), 4);
+	ledger_close(l);
+	b = slurp(e, LF_LEDGER_FILE, &len);
+	assert_false(holds(b, len, keyhex));
+	assert_false(holds(b, len, shahex));
+	assert_true(holds(b, len, "lockfile-ledger 2 "));
+	free(b);
+	l = must_open(e, W);
+	assert_int_equal(window_answers(l, 1002, "invoices", "2024/old.pdf"), 4);
+	ledger_close(l);
+}
+
+/* A profile that folds case (and so canonical equivalence): its
+ * spellings share one budget; another profile's do not. */
+static void
+test_fold(void **state)
+{
+	struct env *e = *state;
+	struct ledger *l = must_open(e, W);
+	enum ledger_fold f;
+	char out[64];
+
+	assert_int_equal(ledger_set_fold(l, "win", LEDGER_FOLD_CASE), 0);
+	assert_int_equal(ledger_set_fold(l, "mac", LEDGER_FOLD_NFC), 0);
+	must_record(l, 1002, "win", "Docs/Zo\xc3\xab.PDF", NULL, 3);
+	assert_int_equal(window_answers(l, 1002, "win", "docs/zo\xc3\xab.pdf"), 3);
+	/* NFD, and upper case */
+	assert_int_equal(window_answers(l, 1002, "win", "DOCS/ZOE\xcc\x88.pdf"),
+	    3);
+	assert_true(ledger_would_pass(l, 1002, "win", "docs/ZO\xc3\x8b.pdf", 2,
+	    4));
+	assert_int_equal(window_answers(l, 1003, "win", "docs/zo\xc3\xab.pdf"), 0);
+	/* nfc: canonical equivalents only */
+	must_record(l, 1002, "mac", "Zo\xc3\xab", NULL, 2);
+	assert_int_equal(window_answers(l, 1002, "mac", "Zoe\xcc\x88"), 2);
+	assert_int_equal(window_answers(l, 1002, "mac", "zo\xc3\xab"), 0);
+	/* no rule: bytes */
+	must_record(l, 1002, "posix", "A", NULL, 1);
+	assert_int_equal(window_answers(l, 1002, "posix", "a"), 0);
+	ledger_close(l);
+	/* across a reopen, with the rules set again */
+	l = must_open(e, W);
+	assert_int_equal(ledger_set_fold(l, "win", LEDGER_FOLD_CASE), 0);
+	assert_int_equal(window_answers(l, 1002, "win", "DOCS/zo\xc3\xab.pdf"), 3);
+	ledger_close(l);
+	/* the folding itself; bytes that are not UTF-8 fold ASCII only */
+	assert_int_equal(ledger_fold_key(LEDGER_FOLD_CASE, "Stra\xc3\x9f" "e",
+	    out, sizeof(out)), 0);
+	assert_string_equal(out, "strasse");
+	assert_int_equal(ledger_fold_key(LEDGER_FOLD_CASE, "A\xff", out,
+	    sizeof(out)), 0);
+	assert_string_equal(out, "a\xff");
+	assert_int_equal(ledger_fold_parse("case", &f), 0);
+	assert_int_equal(f, LEDGER_FOLD_CASE);
+	assert_int_equal(ledger_fold_parse("Case", &f), -1);
+}
+
+/* Two names of one object (hard links): each name its own key entry,
+ * the object one budget across them, kept across a reopen. */
+static void
+test_object(void **state)
+{
+	struct env *e = *state;
+	struct ledger *l = must_open(e, W);
+	struct ledger_problem p;
+	struct ledger_usage u;
+
+	assert_int_equal(ledger_record(l, 1002, "docs", "a.txt", "local:1:2",
+	    NULL, 3, &p), LEDGER_OK);
+	assert_int_equal(ledger_record(l, 1002, "docs", "b.txt", "local:1:2",
+	    NULL, 2, &p), LEDGER_OK);
+	assert_int_equal(window_answers(l, 1002, "docs", "b.txt"), 2);
+	ledger_object_usage(l, 1002, "docs", "local:1:2", &u);
+	assert_int_equal(u.answers, 5);
+	assert_int_equal(u.plans, 2);
+	assert_true(ledger_object_would_pass(l, 1002, "docs", "local:1:2", 1, 5));
+	assert_false(ledger_object_would_pass(l, 1002, "docs", "local:1:3", 1,
+	    5));
+	assert_false(ledger_object_would_pass(l, 1003, "docs", "local:1:2", 1,
+	    5));
+	ledger_close(l);
+	l = must_open(e, W);
+	ledger_object_usage(l, 1002, "docs", "local:1:2", &u);
+	assert_int_equal(u.answers, 5);
+	ledger_close(l);
+}
+
 int
 main(void)
 {
@@ -1016,6 +1216,10 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_limits, setup, teardown),
 		cmocka_unit_test(test_usage_line),
+		cmocka_unit_test_setup_teardown(test_at_rest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_v1, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fold, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_object, setup, teardown),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
