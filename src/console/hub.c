@@ -514,6 +514,27 @@ plan_hash(const struct plan_ticket *f, uint8_t out[32])
 	return hw_plan_hash(&p, out) == HW_OK ? 0 : -1;
 }
 
+/* The device keys whose decisions this console counts (pinned and
+ * confirmed) go into the ticket: the hub lists it to these only and takes
+ * a decision from these only, so no other enrolled device can decide first
+ * and lock the approver out (issue 26 item 1; docs/hub.md, "TICKET").
+ * check() below stays the authority. */
+_Static_assert(POLICY_MAX_APPROVERS <= HW_MAX_APPROVERS,
+    "a ticket names every approver the policy may pin");
+
+static void
+name_approvers(const struct console_hub *h, struct hw_ticket *t)
+{
+	size_t i;
+
+	t->napprovers = 0;
+	for (i = 0; i < h->pol->hub.napprovers &&
+	    t->napprovers < HW_MAX_APPROVERS; i++)
+		if (h->confirmed[i])
+			memcpy(t->approvers[t->napprovers++],
+			    h->pol->hub.approvers[i].pk, HW_KEY_LEN);
+}
+
 static enum plan_ask
 hub_ask(void *ctx, const struct plan_ticket *f, char ticket[PLAN_ID_TEXT],
     char instance[33])
@@ -555,6 +576,7 @@ hub_ask(void *ctx, const struct plan_ticket *f, char ticket[PLAN_ID_TEXT],
 	hw_agent_commit(h->commit_key, t->id, tok, strlen(tok), t->agent_commit);
 	hub_agent_label(h, f->uid, t->agent_label, sizeof(t->agent_label));
 	memcpy(t->box_pk, s->box_pk, 32);
+	name_approvers(h, t);
 	if (hw_ticket_encode(t, h->inst.sk, &b) != HW_OK)
 		goto out;
 	e = hc_call(&h->hc, "POST", "/v1/tickets", buf_data(b), buf_len(b), 4096,

@@ -256,8 +256,11 @@ post_ticket(struct hub *h, const struct hub_req *rq, const struct hub_who *who,
 	life = (long long)(t.expires_ms - t.created_ms);
 	if (life > h->cfg.keep_max_ms)
 		life = h->cfg.keep_max_ms;
+	/* The devices the ticket names, as the console signed them: the
+	 * only ones it is listed to and taken from. */
 	st = h->store.ops->put_ticket(&h->store, t.id, t.instance, rq->body,
-	    rq->body_len, now, now + life + TICKET_GRACE_MS, &seq);
+	    rq->body_len, (const uint8_t (*)[32])t.approvers, t.napprovers,
+	    now, now + life + TICKET_GRACE_MS, &seq);
 	if (st == HS_EXISTS) {
 		answer(rs, 409, "a ticket with this id is there\n");
 		return;
@@ -309,15 +312,18 @@ get_decision(struct hub *h, const struct match *m, const struct hub_who *who,
 }
 
 static void
-pending(struct hub *h, const struct match *m, int timed_out,
-    struct hub_resp *rs)
+pending(struct hub *h, const struct match *m, const struct hub_who *who,
+    int timed_out, struct hub_resp *rs)
 {
 	static __thread struct hw_list l;
 	struct hs_pending p;
 	enum hs_status st;
 	size_t i;
 
-	st = h->store.ops->pending(&h->store, m->seq, HW_MAX_LIST - 65536, &p);
+	/* A device sees the tickets that name it, no other (issue 26 item 1:
+	 * another team's device, or a stolen one, learns nothing of them). */
+	st = h->store.ops->pending(&h->store, who->key.pk, m->seq,
+	    HW_MAX_LIST - 65536, &p);
 	if (st != HS_OK) {
 		hs_pending_free(&p);
 		answer(rs, 500, "the hub cannot serve this now\n");
@@ -391,6 +397,16 @@ post_decision(struct hub *h, const struct match *m, const struct hub_req *rq,
 	    buf_len(st_t.body), &t) != HW_OK) {
 		hs_ticket_free(&st_t);
 		answer(rs, 500, "the hub cannot serve this now\n");
+		return;
+	}
+	/* Only a device the ticket names may decide it: another enrolled
+	 * device deciding first would lock the named approver out until the
+	 * ticket expires (issue 26 item 1). It is told nothing of the
+	 * ticket, not even whether it is decided. The console's own check
+	 * of the device key stays the authority (docs/hub.md). */
+	if (!hw_ticket_names(&t, who->key.pk)) {
+		hs_ticket_free(&st_t);
+		answer(rs, 404, "no such ticket\n");
 		return;
 	}
 	if (st_t.decided) {
@@ -493,7 +509,7 @@ hub_route(struct hub *h, const struct hub_req *rq, const struct hub_who *who,
 		return;
 	case R_PENDING:
 	case R_PENDING_AFTER:
-		pending(h, &m, timed_out, rs);
+		pending(h, &m, who, timed_out, rs);
 		return;
 	case R_POST_DECISION:
 		post_decision(h, &m, rq, who, rs);

@@ -37,7 +37,7 @@ struct hs_ticket {
 };
 
 struct hs_pending {
-	uint64_t newest;		/* the newest seq in the store */
+	uint64_t newest;		/* the newest seq this device may see */
 	size_t n;
 	uint64_t seq[HW_MAX_LIST_ITEMS];
 	struct buf *body[HW_MAX_LIST_ITEMS];
@@ -59,17 +59,19 @@ struct hub_store_ops {
 	 * older than keep_ms are forgotten by purge(). */
 	enum hs_status (*nonce_use)(struct hub_store *, const uint8_t pk[32],
 	    const uint8_t nonce[HW_REQ_NONCE_LEN], long long now_ms);
-	/* A new ticket (HS_EXISTS when its id is known); kept until
-	 * keep_until_ms on the hub's clock. */
+	/* A new ticket (HS_EXISTS when its id is known) with the device
+	 * keys it names; kept until keep_until_ms on the hub's clock. */
 	enum hs_status (*put_ticket)(struct hub_store *, const char *id,
 	    const char *instance, const uint8_t *body, size_t len,
+	    const uint8_t (*approvers)[32], size_t napprovers,
 	    long long now_ms, long long keep_until_ms, uint64_t *seq);
 	enum hs_status (*get_ticket)(struct hub_store *, const char *id,
 	    struct hs_ticket *out);
-	/* Undecided tickets with seq > after, oldest first, at most
-	 * HW_MAX_LIST_ITEMS and max_bytes of bodies. */
-	enum hs_status (*pending)(struct hub_store *, uint64_t after,
-	    size_t max_bytes, struct hs_pending *out);
+	/* Undecided tickets that name device pk with seq > after, oldest
+	 * first, at most HW_MAX_LIST_ITEMS and max_bytes of bodies; newest
+	 * is the newest seq of the tickets naming pk. */
+	enum hs_status (*pending)(struct hub_store *, const uint8_t pk[32],
+	    uint64_t after, size_t max_bytes, struct hs_pending *out);
 	/* The first decision for a known, undecided ticket wins: HS_EXISTS
 	 * for any later one, HS_NOT_FOUND for an unknown ticket. */
 	enum hs_status (*put_decision)(struct hub_store *, const char *id,

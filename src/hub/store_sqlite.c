@@ -47,6 +47,10 @@ static const char schema[] =
 "  body BLOB NOT NULL,"
 "  received_ms INTEGER NOT NULL,"
 "  keep_until_ms INTEGER NOT NULL);"
+"CREATE TABLE IF NOT EXISTS approvers ("
+"  id TEXT NOT NULL REFERENCES tickets (id) ON DELETE CASCADE,"
+"  pk BLOB NOT NULL CHECK (length(pk) = 32),"
+"  PRIMARY KEY (id, pk));"
 "CREATE TABLE IF NOT EXISTS decisions ("
 "  id TEXT PRIMARY KEY REFERENCES tickets (id) ON DELETE CASCADE,"
 "  body BLOB NOT NULL,"
@@ -254,20 +258,28 @@ out:
 	return ret;
 }
 
+/* The ticket and the devices it names (who may see and decide it), in
+ * one transaction: a ticket is never visible without its names. */
 static enum hs_status
 sq_put_ticket(struct hub_store *s, const char *id, const char *instance,
-    const uint8_t *body, size_t len, long long now_ms,
-    long long keep_until_ms, uint64_t *seq)
+    const uint8_t *body, size_t len, const uint8_t (*approvers)[32],
+    size_t napprovers, long long now_ms, long long keep_until_ms,
+    uint64_t *seq)
 {
 	sqlite3_stmt *st;
 	enum hs_status ret;
+	size_t i;
 
 	lock(s);
+	if (exec(s, "BEGIN IMMEDIATE") != 0) {
+		ret = fail(s, "begin");
+		goto out;
+	}
 	st = prep(s, "INSERT INTO tickets (id, instance, body, received_ms, "
 	    "keep_until_ms) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
 	if (st == NULL) {
 		ret = fail(s, "put ticket");
-		goto out;
+		goto rollback;
 	}
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, instance, -1, SQLITE_STATIC);
@@ -275,14 +287,40 @@ sq_put_ticket(struct hub_store *s, const char *id, const char *instance,
 	sqlite3_bind_int64(st, 4, now_ms);
 	sqlite3_bind_int64(st, 5, keep_until_ms);
 	if (sqlite3_step(st) != SQLITE_DONE) {
+		sqlite3_finalize(st);
 		ret = fail(s, "put ticket");
-	} else if (sqlite3_changes(SQ(s)->db) != 1) {
-		ret = HS_EXISTS;
-	} else {
-		*seq = (uint64_t)sqlite3_last_insert_rowid(SQ(s)->db);
-		ret = HS_OK;
+		goto rollback;
 	}
 	sqlite3_finalize(st);
+	if (sqlite3_changes(SQ(s)->db) != 1) {
+		ret = HS_EXISTS;
+		goto rollback;
+	}
+	*seq = (uint64_t)sqlite3_last_insert_rowid(SQ(s)->db);
+	for (i = 0; i < napprovers; i++) {
+		st = prep(s, "INSERT INTO approvers (id, pk) VALUES (?, ?) "
+		    "ON CONFLICT DO NOTHING");
+		if (st == NULL) {
+			ret = fail(s, "put ticket");
+			goto rollback;
+		}
+		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+		sqlite3_bind_blob(st, 2, approvers[i], 32, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			sqlite3_finalize(st);
+			ret = fail(s, "put ticket");
+			goto rollback;
+		}
+		sqlite3_finalize(st);
+	}
+	if (exec(s, "COMMIT") != 0) {
+		ret = fail(s, "commit");
+		goto rollback;
+	}
+	ret = HS_OK;
+	goto out;
+rollback:
+	(void)exec(s, "ROLLBACK");
 out:
 	unlock(s);
 	return ret;
@@ -323,8 +361,8 @@ out:
 }
 
 static enum hs_status
-sq_pending(struct hub_store *s, uint64_t after, size_t max_bytes,
-    struct hs_pending *out)
+sq_pending(struct hub_store *s, const uint8_t pk[32], uint64_t after,
+    size_t max_bytes, struct hs_pending *out)
 {
 	sqlite3_stmt *st;
 	enum hs_status ret = HS_OK;
@@ -333,23 +371,34 @@ sq_pending(struct hub_store *s, uint64_t after, size_t max_bytes,
 
 	memset(out, 0, sizeof(*out));
 	lock(s);
-	st = prep(s, "SELECT coalesce(max(seq), 0) FROM tickets");
-	if (st == NULL || sqlite3_step(st) != SQLITE_ROW) {
+	/* Only the tickets that name this device: the cursor is the newest
+	 * of those, so a device learns nothing of other tickets, not even
+	 * how many there are (issue 26 item 1). */
+	st = prep(s, "SELECT coalesce(max(t.seq), 0) FROM tickets t JOIN "
+	    "approvers a ON a.id = t.id AND a.pk = ?");
+	if (st == NULL) {
+		ret = fail(s, "pending");
+		goto out;
+	}
+	sqlite3_bind_blob(st, 1, pk, 32, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_ROW) {
 		sqlite3_finalize(st);
 		ret = fail(s, "pending");
 		goto out;
 	}
 	out->newest = (uint64_t)sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	st = prep(s, "SELECT t.seq, t.body FROM tickets t WHERE t.seq > ? AND "
+	st = prep(s, "SELECT t.seq, t.body FROM tickets t JOIN approvers a ON "
+	    "a.id = t.id AND a.pk = ? WHERE t.seq > ? AND "
 	    "NOT EXISTS (SELECT 1 FROM decisions d WHERE d.id = t.id) "
 	    "ORDER BY t.seq LIMIT ?");
 	if (st == NULL) {
 		ret = fail(s, "pending");
 		goto out;
 	}
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)after);
-	sqlite3_bind_int(st, 2, HW_MAX_LIST_ITEMS);
+	sqlite3_bind_blob(st, 1, pk, 32, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)after);
+	sqlite3_bind_int(st, 3, HW_MAX_LIST_ITEMS);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		size_t n = (size_t)sqlite3_column_bytes(st, 1);
 		if (out->n > 0 && bytes + n > max_bytes) {

@@ -22,6 +22,9 @@
 #include "hubwire/wire.h"
 
 #define HW_VERSION		1
+/* TICKET 2 names the devices that may decide it (issue 26 item 1); the
+ * other layouts are still at 1. */
+#define HW_VERSION_TICKET	2
 
 #define HW_MAGIC_TICKET		"LHTICKET"
 #define HW_MAGIC_DEV		"LHDECDEV"
@@ -58,6 +61,7 @@
 #define HW_NONCE_LEN		32
 #define HW_REQ_NONCE_LEN	16
 #define HW_MAX_QUORUM		16
+#define HW_MAX_APPROVERS	16	/* = POLICY_MAX_APPROVERS */
 
 /* ---- TICKET ---- */
 
@@ -140,6 +144,13 @@ struct hw_ticket {
 	struct hw_screen screen;
 	size_t nph;
 	struct hw_placeholder ph[HW_MAX_PLACEHOLDERS];
+	/* The device keys whose decisions the console counts (pinned and
+	 * confirmed): the hub lists the ticket to these only and takes a
+	 * decision from these only, so another enrolled device cannot decide
+	 * first and lock the approver out (docs/hub.md, "TICKET"). Up to
+	 * 16, none twice; none when no approver is confirmed. */
+	size_t napprovers;
+	uint8_t approvers[HW_MAX_APPROVERS][HW_KEY_LEN];
 	/* filled by the parser */
 	size_t signed_len;
 	uint8_t sig[HW_SIG_LEN];
@@ -149,6 +160,8 @@ struct hw_ticket {
 enum hw_err hw_ticket_encode(const struct hw_ticket *t, const uint8_t *sk,
     struct buf **out);
 enum hw_err hw_ticket_parse(const uint8_t *d, size_t len, struct hw_ticket *t);
+/* 1 when the ticket names device key pk among who may decide it. */
+int hw_ticket_names(const struct hw_ticket *t, const uint8_t pk[HW_KEY_LEN]);
 
 /* ---- decisions ---- */
 

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include <sodium.h>
+
 #define TRY(x) do { enum hw_err e_ = (x); if (e_ != HW_OK) return e_; } while (0)
 
 /* ---- encoder ---- */
@@ -89,6 +91,32 @@ put_screen(struct hw_writer *w, const struct hw_screen *s)
 	hw_put_sub(w, &sc);
 }
 
+/* Who may decide: up to 16 device keys, none twice (the parser's rule).
+ * Empty when the console confirmed no approver: then no decision would
+ * count, and no device sees the ticket. */
+static void
+put_approvers(struct hw_writer *w, const struct hw_ticket *t)
+{
+	struct hw_writer list;
+	size_t i, j;
+
+	for (i = 0; i < t->napprovers && i < HW_MAX_APPROVERS; i++)
+		for (j = 0; j < i; j++)
+			if (memcmp(t->approvers[i], t->approvers[j],
+			    HW_KEY_LEN) == 0)
+				w->err = HW_E_VALUE;
+	if (t->napprovers > HW_MAX_APPROVERS)
+		w->err = HW_E_COUNT;
+	hw_list_begin(&list, 1024, (uint32_t)t->napprovers);
+	for (i = 0; i < t->napprovers && i < HW_MAX_APPROVERS; i++) {
+		struct hw_writer it;
+		hw_writer_init(&it, 64);
+		hw_put_field(&it, t->approvers[i], HW_KEY_LEN);
+		hw_put_sub(&list, &it);
+	}
+	hw_put_sub(w, &list);
+}
+
 enum hw_err
 hw_ticket_encode(const struct hw_ticket *t, const uint8_t *sk,
     struct buf **out)
@@ -97,7 +125,7 @@ hw_ticket_encode(const struct hw_ticket *t, const uint8_t *sk,
 	size_t i;
 
 	hw_writer_init(&w, HW_MAX_TICKET);
-	hw_put_header(&w, HW_MAGIC_TICKET, HW_VERSION);
+	hw_put_header(&w, HW_MAGIC_TICKET, HW_VERSION_TICKET);
 	hw_put_text(&w, HW_T_INSTANCE, 1, HW_MAX_NAME, t->instance);
 	hw_put_field(&w, t->instance_key, HW_KEY_LEN);
 	hw_put_text(&w, HW_T_TICKET, HW_ID_LEN, HW_ID_LEN, t->id);
@@ -126,6 +154,7 @@ hw_ticket_encode(const struct hw_ticket *t, const uint8_t *sk,
 		hw_put_sub(&phs, &it);
 	}
 	hw_put_sub(&w, &phs);
+	put_approvers(&w, t);
 	hw_put_signature(&w, sk);
 	return hw_writer_done(&w, out);
 }
@@ -222,6 +251,26 @@ get_screen(struct hw_reader *r, struct hw_screen *s)
 	return hw_end(&sc);
 }
 
+static enum hw_err
+get_approvers(struct hw_reader *r, struct hw_ticket *t)
+{
+	struct hw_reader l;
+	size_t i, j;
+
+	TRY(hw_get_list(r, HW_MAX_APPROVERS, &l, &t->napprovers));
+	for (i = 0; i < t->napprovers; i++) {
+		struct hw_reader it;
+		TRY(hw_get_item(&l, 64, &it));
+		TRY(hw_get_fixed(&it, t->approvers[i], HW_KEY_LEN));
+		TRY(hw_end(&it));
+		for (j = 0; j < i; j++)
+			if (memcmp(t->approvers[j], t->approvers[i],
+			    HW_KEY_LEN) == 0)
+				return HW_E_VALUE;
+	}
+	return hw_end(&l);
+}
+
 enum hw_err
 hw_ticket_parse(const uint8_t *d, size_t len, struct hw_ticket *t)
 {
@@ -232,7 +281,7 @@ hw_ticket_parse(const uint8_t *d, size_t len, struct hw_ticket *t)
 	if (len > HW_MAX_TICKET)
 		return HW_E_TOOBIG;
 	hw_reader_init(&r, d, len);
-	TRY(hw_get_header(&r, HW_MAGIC_TICKET, HW_VERSION));
+	TRY(hw_get_header(&r, HW_MAGIC_TICKET, HW_VERSION_TICKET));
 	TRY(hw_get_text(&r, HW_T_INSTANCE, 1, HW_MAX_NAME, t->instance));
 	TRY(hw_get_fixed(&r, t->instance_key, HW_KEY_LEN));
 	TRY(hw_get_text(&r, HW_T_TICKET, HW_ID_LEN, HW_ID_LEN, t->id));
@@ -267,6 +316,18 @@ hw_ticket_parse(const uint8_t *d, size_t len, struct hw_ticket *t)
 				return HW_E_VALUE;
 	}
 	TRY(hw_end(&l));
+	TRY(get_approvers(&r, t));
 	TRY(hw_get_signature(&r, &t->signed_len, t->sig));
 	return hw_end(&r);
+}
+
+int
+hw_ticket_names(const struct hw_ticket *t, const uint8_t pk[HW_KEY_LEN])
+{
+	size_t i;
+	int found = 0;
+
+	for (i = 0; i < t->napprovers && i < HW_MAX_APPROVERS; i++)
+		found |= sodium_memcmp(t->approvers[i], pk, HW_KEY_LEN) == 0;
+	return found;
 }

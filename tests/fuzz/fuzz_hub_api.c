@@ -82,9 +82,12 @@ init(void)
 	strcpy(t.screen.profile, "p");
 	strcpy(t.screen.key, "k");
 	t.screen.left_before = 1;
+	t.napprovers = 1;
+	memcpy(t.approvers[0], dev.pk, 32);
 	CHECK(hw_ticket_encode(&t, inst.sk, &b) == HW_OK);
 	CHECK(H.store.ops->put_ticket(&H.store, TID, "desk", buf_data(b),
-	    buf_len(b), NOW, NOW + 600000, &seq) == HS_OK);
+	    buf_len(b), (const uint8_t (*)[32])t.approvers, t.napprovers, NOW,
+	    NOW + 600000, &seq) == HS_OK);
 	buf_free(b);
 }
 

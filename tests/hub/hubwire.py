@@ -17,6 +17,7 @@ import nacl.public
 import nacl.signing
 
 VERSION = 1
+VERSION_TICKET = 2      # names who may decide (issue 26 item 1)
 M_TICKET = b"LHTICKET"
 M_DEV = b"LHDECDEV"
 M_HUB = b"LHDECHUB"
@@ -44,7 +45,8 @@ def field(b):
 
 
 def header(magic):
-    return magic + struct.pack(">H", VERSION)
+    return magic + struct.pack(">H", VERSION_TICKET if magic == M_TICKET
+                               else VERSION)
 
 
 def u64(v):
@@ -80,7 +82,8 @@ class Reader:
     def header(self, magic):
         if self.d[self.o:self.o + 8] != magic:
             raise ValueError("magic")
-        if struct.unpack(">H", self.d[self.o + 8:self.o + 10])[0] != VERSION:
+        want = VERSION_TICKET if magic == M_TICKET else VERSION
+        if struct.unpack(">H", self.d[self.o + 8:self.o + 10])[0] != want:
             raise ValueError("version")
         self.o += 10
 
@@ -198,7 +201,8 @@ def enc_ticket(t, sk):
            text(t["id"]) + field(t["nonce"]) + u64(t["created_ms"]) +
            u64(t["expires_ms"]) + field(t["plan_hash"]) + field(t["policy_fp"]) +
            field(t["agent_commit"]) + text(t["agent_label"]) + field(t["box_pk"]) +
-           text(t.get("renews", "")) + enc_screen(t["screen"]) + lst(phs))
+           text(t.get("renews", "")) + enc_screen(t["screen"]) + lst(phs) +
+           lst([field(k) for k in t.get("approvers", [])]))
     return sign(msg, sk)
 
 
@@ -241,13 +245,20 @@ def dec_ticket(b):
     for p in r.items():
         t["placeholders"].append(dict(name=p.text(), kind=p.u8(), max_bytes=p.u32()))
         p.end()
+    t["approvers"] = []
+    for a in r.items():
+        t["approvers"].append(a.fixed(32))
+        a.end()
+    if len(t["approvers"]) > 16 or len(set(t["approvers"])) != len(t["approvers"]):
+        raise ValueError("approvers")
     t["signed_len"], t["sig"] = r.sig()
     r.end()
     return t
 
 
 def new_ticket(instance, instance_key, box_pk, ttl_ms=300000, **kw):
-    """A well-formed ticket dict with fresh random fields."""
+    """A well-formed ticket dict with fresh random fields; approvers=[pk,
+    ...] names the devices that may decide it (none unless given)."""
     now = int(time.time() * 1000)
     t = dict(instance=instance, instance_key=instance_key,
              id="t_" + os.urandom(16).hex(), nonce=os.urandom(32),
@@ -258,7 +269,7 @@ def new_ticket(instance, instance_key, box_pk, ttl_ms=300000, **kw):
                          typed="", handle="", content=CONTENT_FETCHED,
                          sha256=os.urandom(32), size=1234, reveals=1,
                          left_before=8, plugins=[plugin()]),
-             placeholders=[])
+             placeholders=[], approvers=[])
     t.update(kw)
     return t
 

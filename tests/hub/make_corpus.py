@@ -35,7 +35,8 @@ def main():
     inst, dev = hw.Key(b"\x01" * 32), hw.Key(b"\x02" * 32)
     box = nacl.public.PrivateKey.generate()
     t = hw.new_ticket("desk", inst.pk, bytes(box.public_key),
-                      placeholders=[dict(name="email", kind=2, max_bytes=64)])
+                      placeholders=[dict(name="email", kind=2, max_bytes=64)],
+                      approvers=[dev.pk])
     t["screen"]["plugins"] = [hw.plugin(), hw.plugin(
         name="contains", bindings=[dict(input="needle", placeholder="email")])]
     t["screen"]["reveals"] = 2

@@ -107,6 +107,55 @@ def test_approved_in_lox_with_a_value(real):
     assert answers(gated(req, doc)) == {"is-pdf": 0, "contains": 1}
 
 
+def device_key_of(lox):
+    """lox's device key, read from its SECKEY file (docs/hub.md, "Keys")."""
+    with open(os.path.join(lox.home, "device.key"), "rb") as f:
+        r = hw.Reader(f.read())
+    r.header(hw.M_SECKEY)
+    r.u8()
+    return hw.Key(r.fixed(32))
+
+
+def test_unpinned_device_cannot_lock_the_approver_out(real):
+    """Issue 26 item 1: a device enrolled on the hub whose key the console
+    does not pin (another team's, a stolen low-value one) neither sees the
+    console's ticket nor decides it, even holding its bytes; the pinned
+    approver decides after it tried, and the plan runs."""
+    w = real
+    mallory = hw.Key()
+    w.hub.enroll("device", "mallory", mallory)
+    req, doc, _ = w.plan(PDF_PLAN)
+    plan, tid = pending(doc)
+    st, body = w.hub.call("GET", "/v1/pending", key=mallory)
+    assert st == 200
+    seen = [hw.dec_ticket(t)["id"] for _, t in hw.dec_list(body)[1]]
+    st, body = w.hub.call("GET", "/v1/pending/after/0", key=mallory,
+                          timeout=10)
+    seen_after = st == 200 and tid in [
+        hw.dec_ticket(t)["id"] for _, t in hw.dec_list(body)[1]]
+    # the ticket's bytes as the pinned approver's device lists them
+    alice = device_key_of(w.lox)
+    st, body = w.hub.call("GET", "/v1/pending", key=alice)
+    tb = [t for _, t in hw.dec_list(body)[1] if hw.dec_ticket(t)["id"] == tid][0]
+    dev, box = hw.decide(tb, mallory)
+    st_mallory, _ = w.hub.call("POST", "/v1/tickets/%s/decision" % tid,
+                               hw.enc_devpost(dev, box), key=mallory)
+    w.lox.start("approve", tid)
+    screen = w.lox.wait_screen(r"Approve\?|no pending ticket")
+    if "Approve?" in screen:
+        w.lox.type("y")
+    code = w.lox.exit_status()
+    w.lox.stop()
+    req, doc, _ = w.run(plan)
+    gated(req, doc)
+    outcome = dict(mallory_lists=tid in seen, mallory_waits=seen_after,
+                   mallory_decides=st_mallory, alice_lox=code,
+                   run=err(doc) or answers(doc))
+    assert outcome == dict(mallory_lists=False, mallory_waits=False,
+                           mallory_decides=404, alice_lox=0,
+                           run={"is-pdf": 1}), outcome
+
+
 def test_denied_in_lox(real):
     w = real
     req, doc, _ = w.plan(PDF_PLAN)

@@ -36,6 +36,8 @@ def test_ticket():
     assert t["box_pk"] == bytes(BOX.public_key)
     assert [p["name"] for p in t["screen"]["plugins"]] == ["is-pdf", "contains"]
     assert t["placeholders"] == [dict(name="email", kind=2, max_bytes=256)]
+    assert t["approvers"] == [DEV.pk]      # who may decide (version 2)
+    assert V["ticket"][8:10] == b"\x00\x02"
     assert hw.verify(V["ticket"], t["signed_len"], t["sig"], INST.pk)
     assert not hw.verify(V["ticket"], t["signed_len"], t["sig"], DEV.pk)
     again = hw.enc_ticket(t, INST.seed)

@@ -35,6 +35,7 @@ class World:
 
     def ticket(self, inst=None, name="desk", **kw):
         inst = inst or self.inst
+        kw.setdefault("approvers", [self.dev.pk, self.dev2.pk])
         t = hw.new_ticket(name, inst.pk, bytes(self.box.public_key), **kw)
         return t, hw.enc_ticket(t, inst.seed)
 
@@ -126,6 +127,38 @@ def test_ticket_decision_flow(world):
     st, body2 = w.hub.call("GET", "/v1/tickets/%s/decision" % t["id"],
                            key=w.inst)
     assert body2 == body
+
+
+def test_only_named_devices_see_and_decide(world):
+    """Issue 26 item 1: a ticket names the devices that may decide it (the
+    ones its console pins). Another enrolled device neither sees it, in a
+    listing or a long-poll, nor learns of it from the cursor, nor decides
+    it holding its bytes (404, as an unknown ticket); the named device
+    then decides. A ticket naming nobody is shown to nobody."""
+    w = world
+    before = hw.dec_list(w.hub.call("GET", "/v1/pending", key=w.dev2)[1])[0]
+    t, tb = w.posted(approvers=[w.dev.pk])
+    none, nb = w.posted(approvers=[])
+    assert t["id"] in pending_ids(w)
+    assert t["id"] not in pending_ids(w, key=w.dev2)
+    assert none["id"] not in pending_ids(w) + pending_ids(w, key=w.dev2)
+    st, body = w.hub.call("GET", "/v1/pending", key=w.dev2)
+    assert hw.dec_list(body)[0] == before     # the cursor tells nothing
+    st, _ = w.hub.call("GET", "/v1/pending/after/%d" % before, key=w.dev2)
+    assert st == 204
+    dev, box = hw.decide(tb, w.dev2, verdict=hw.DENY)
+    assert w.post_decision(t["id"], dev, box, key=w.dev2) == \
+        (404, b"no such ticket\n")
+    dev, box = hw.decide(nb, w.dev)
+    assert w.post_decision(none["id"], dev, box)[0] == 404
+    dev, box = hw.decide(tb, w.dev)
+    assert w.post_decision(t["id"], dev, box)[0] == 201
+    st, body = w.hub.call("GET", "/v1/tickets/%s/decision" % t["id"],
+                          key=w.inst)
+    assert st == 200 and hw.dec_decision(body)["dev"] == dev
+    # decided: the other device still learns nothing of it (404, not 409)
+    dev, box = hw.decide(tb, w.dev2)
+    assert w.post_decision(t["id"], dev, box, key=w.dev2)[0] == 404
 
 
 @pytest.mark.parametrize("case", [
@@ -408,7 +441,8 @@ def test_stop_answers_every_long_poll():
         hub.enroll("device", "alice", dev)
         hub.start(poll_s=60)
         box = nacl.public.PrivateKey.generate()
-        t = hw.new_ticket("desk", inst.pk, bytes(box.public_key))
+        t = hw.new_ticket("desk", inst.pk, bytes(box.public_key),
+                          approvers=[dev.pk])
         assert hub.call("POST", "/v1/tickets", hw.enc_ticket(t, inst.seed),
                         key=inst)[0] == 201
         out = []
@@ -442,7 +476,8 @@ def test_restart_keeps_state_and_nonces():
         hub.enroll("device", "alice", dev)
         hub.start()
         box = nacl.public.PrivateKey.generate()
-        t = hw.new_ticket("desk", inst.pk, bytes(box.public_key))
+        t = hw.new_ticket("desk", inst.pk, bytes(box.public_key),
+                          approvers=[dev.pk])
         tb = hw.enc_ticket(t, inst.seed)
         auth = hw.b64(hw.enc_request("POST", "/v1/tickets", tb, inst))
         assert hub.call("POST", "/v1/tickets", tb, auth=auth)[0] == 201
@@ -533,7 +568,8 @@ def test_rotate():
         hub.enroll("device", "alice", dev)
         hub.start()
         box = nacl.public.PrivateKey.generate()
-        t = hw.new_ticket("desk", inst.pk, bytes(box.public_key))
+        t = hw.new_ticket("desk", inst.pk, bytes(box.public_key),
+                          approvers=[dev.pk])
         tb = hw.enc_ticket(t, inst.seed)
         assert hub.call("POST", "/v1/tickets", tb, key=inst)[0] == 201
         d, b = hw.decide(tb, dev)

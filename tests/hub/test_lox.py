@@ -39,6 +39,7 @@ class World:
 
     def post(self, inst=None, name="desk", **kw):
         inst = inst or self.inst
+        kw.setdefault("approvers", [self.devpk])
         t = hw.new_ticket(name, inst.pk, bytes(self.box.public_key), **kw)
         tb = hw.enc_ticket(t, inst.seed)
         st, _ = self.hub.call("POST", "/v1/tickets", tb, key=inst)

@@ -90,6 +90,8 @@ sample_ticket(const struct sample_keys *k, struct hw_ticket *t)
 	strcpy(t->ph[0].name, "email");
 	t->ph[0].kind = HW_KIND_EMAIL;
 	t->ph[0].max_bytes = 256;
+	t->napprovers = 1;
+	memcpy(t->approvers[0], k->device.pk, 32);
 }
 
 void

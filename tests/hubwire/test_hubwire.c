@@ -201,7 +201,12 @@ test_ticket_header(void **state)
 	c = patched(b, "LHTICKET", "LHTICKEX", 8);
 	assert_int_equal(hw_ticket_parse(c, buf_len(b), &t), HW_E_MAGIC);
 	free(c);
-	c = patched(b, "LHTICKET\x00\x01", "LHTICKET\x00\x02", 10);
+	/* Version 1, which named nobody who may decide, is not read any
+	 * more (issue 26 item 1), nor a version from the future. */
+	c = patched(b, "LHTICKET\x00\x02", "LHTICKET\x00\x01", 10);
+	assert_int_equal(hw_ticket_parse(c, buf_len(b), &t), HW_E_VERSION);
+	free(c);
+	c = patched(b, "LHTICKET\x00\x02", "LHTICKET\x00\x03", 10);
 	assert_int_equal(hw_ticket_parse(c, buf_len(b), &t), HW_E_VERSION);
 	free(c);
 	/* Another message's magic is not a ticket. */
@@ -336,6 +341,75 @@ test_ticket_encoder_refuses(void **state)
 	sample_ticket(&K, &t);
 	t.screen.content = 7;
 	assert_int_equal(hw_ticket_encode(&t, K.instance.sk, &b), HW_E_VALUE);
+	/* who may decide: none twice, at most 16 */
+	sample_ticket(&K, &t);
+	t.napprovers = 2;
+	memcpy(t.approvers[1], t.approvers[0], HW_KEY_LEN);
+	assert_int_equal(hw_ticket_encode(&t, K.instance.sk, &b), HW_E_VALUE);
+	sample_ticket(&K, &t);
+	t.napprovers = HW_MAX_APPROVERS + 1;
+	assert_int_equal(hw_ticket_encode(&t, K.instance.sk, &b), HW_E_COUNT);
+	assert_null(b);
+}
+
+/* The devices a ticket names (issue 26 item 1): parsed back as signed,
+ * found by hw_ticket_names(); a key named twice, or 17 keys, is refused by
+ * the parser too; none is a ticket no device may decide. */
+static void
+test_ticket_approvers(void **state)
+{
+	static struct hw_ticket t, p;
+	struct hw_writer w, l, it;
+	struct buf *b;
+	uint8_t other[HW_KEY_LEN];
+	size_t i, n;
+
+	sample_ticket(&K, &t);
+	memset(other, 0x77, sizeof(other));
+	t.napprovers = 2;
+	memcpy(t.approvers[1], other, HW_KEY_LEN);
+	b = enc_ticket(&t);
+	assert_int_equal(hw_ticket_parse(buf_data(b), buf_len(b), &p), HW_OK);
+	assert_int_equal(p.napprovers, 2);
+	assert_true(hw_ticket_names(&p, K.device.pk));
+	assert_true(hw_ticket_names(&p, other));
+	assert_false(hw_ticket_names(&p, K.instance.pk));
+	buf_free(b);
+	t.napprovers = 0;
+	b = enc_ticket(&t);
+	assert_int_equal(hw_ticket_parse(buf_data(b), buf_len(b), &p), HW_OK);
+	assert_int_equal(p.napprovers, 0);
+	assert_false(hw_ticket_names(&p, K.device.pk));
+	buf_free(b);
+	/* The parser's own refusals: the list field is the last before the
+	 * signature, so build it by hand after an empty one. */
+	for (n = 0; n < 2; n++) {
+		size_t count = n == 0 ? 2 : HW_MAX_APPROVERS + 1;
+		struct buf *head;
+		const uint8_t *d;
+
+		t.napprovers = 0;
+		head = enc_ticket(&t);
+		/* drop the empty list (4 + 4 bytes) and the signature field */
+		d = buf_data(head);
+		hw_writer_init(&w, HW_MAX_TICKET);
+		assert_int_equal(buf_append(w.b, d,
+		    buf_len(head) - (4 + HW_SIG_LEN) - 8), 0);
+		hw_list_begin(&l, 4096, (uint32_t)count);
+		for (i = 0; i < count; i++) {
+			hw_writer_init(&it, 64);
+			memset(other, n == 0 ? 0x77 : (int)i, sizeof(other));
+			hw_put_field(&it, other, HW_KEY_LEN);
+			hw_put_sub(&l, &it);
+		}
+		hw_put_sub(&w, &l);
+		hw_put_signature(&w, K.instance.sk);
+		buf_free(head);
+		assert_int_equal(hw_writer_done(&w, &b), HW_OK);
+		assert_int_equal(hw_ticket_parse(buf_data(b), buf_len(b), &p),
+		    n == 0 ? HW_E_VALUE : HW_E_COUNT);
+		buf_free(b);
+	}
 }
 
 /* The biggest ticket the limits allow still fits its cap. */
@@ -1086,6 +1160,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_ticket_semantics),
 		cmocka_unit_test(test_ticket_encoder_refuses),
 		cmocka_unit_test(test_ticket_max),
+		cmocka_unit_test(test_ticket_approvers),
 		cmocka_unit_test(test_decision_roundtrip),
 		cmocka_unit_test(test_decision_truncated),
 		cmocka_unit_test(test_decision_fields),

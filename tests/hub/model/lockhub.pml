@@ -1,49 +1,99 @@
 /* The ticket/decision protocol of hub mode (docs/hub.md), as a Promela
- * model checked by spin (tests/hub/model/run-model, in make check).
+ * model checked by spin (tests/hub/model/run-model, in make check). Two
+ * models in one file, each with the adversary its properties are about.
  *
- * Parties: the console (issues tickets for one plan, keeps the pending
- * entries and one-use keys, checks decisions in the order of docs/hub.md,
- * renews expired tickets, may restart), the approver's device (lox: signs
- * decisions only on tickets whose instance signature holds), a hostile hub
- * that holds the hub key (so its countersignature proves nothing), and a
- * lossy network the hub controls: it drops, duplicates, reorders, replays
- * and alters messages, forges tickets and decisions, and swaps sealed
- * boxes. The file may change at any time.
- *
- * Signatures are bits: a message keeps its device (or instance) signature
- * only while the signed fields are the ones signed; the hub cannot make a
- * valid device or instance signature. Properties, asserted where the
- * console runs the plan:
- *   - no run without a matching fresh decision: the device approved
- *     exactly this ticket and nonce, and the ticket had not expired;
+ * SAFETY (the default), against a HOSTILE HUB. Parties: console 0
+ * issues tickets for one plan, keeps the pending entries and one-use
+ * keys, checks decisions in the order of docs/hub.md, renews expired
+ * tickets, may restart. A second console shares the hub and the approver,
+ * who pins both: its ticket has console 0's first id (ids are each
+ * console's own choice; the model relies on nonces being unique, not ids
+ * across consoles) and the approver approved it; the hub holds that
+ * decision. The approver's device (lox) signs decisions only on tickets
+ * whose instance signature holds. The hub holds the hub key (its
+ * countersignature proves nothing) and the network: it drops,
+ * duplicates, reorders, replays and alters messages, forges tickets and
+ * decisions, swaps sealed boxes, relays the second console's decision to
+ * console 0, and has an enrolled device console 0 does not pin sign for
+ * it (a stolen device, or another team's). The file may change at any
+ * time. The hub's hostile actions are bounded (budget, 3 unless
+ * LOCKHUB_BUDGET says); relaying, dropping and holding are free.
+ * Signatures are bits: a message keeps its device (or instance)
+ * signature only while the signed fields are the ones signed; the hub
+ * cannot make a valid device or instance signature. Properties, asserted
+ * where console 0 runs its plan:
+ *   - no run without a matching fresh decision: a device this console
+ *     pins approved exactly this console's ticket and nonce, and the
+ *     ticket had not expired;
  *   - no run twice: the plan runs at most once, over every renewal and
  *     restart;
  *   - stale content is never answered: what runs is the content the
  *     ticket was made on;
  *   - the values that reach the plugins are the ones the approver sealed.
- * The checks that carry the properties can be switched off (-DNO_DEVSIG,
- * -DNO_CONSUME, -DNO_EXPIRY, -DNO_STALE, -DNO_BOX): run-model requires spin
- * to find a violation for each, so the properties are shown to depend on
- * them. The nonce check and the consumption of a renewed ticket's entry
- * are kept as the console does them; in this model they back up the
- * device signature and the expiry check (unique ids), so switching one
- * off alone finds nothing. */
+ *
+ * AVAILABILITY (-DHONEST), against an ENROLLED BUT UNPINNED DEVICE with an
+ * HONEST HUB (issue 26 item 1): two consoles (two teams) share the hub;
+ * console 0 pins alice, console 1 pins mallory; both devices are enrolled
+ * on the hub. Mallory decides whatever she is shown and may also hold
+ * console 0's ticket bytes (leaked: the worst case). Properties:
+ *   - lock-out: the hub never refuses the decision of a device the
+ *     console pins because a device the console does not pin decided
+ *     first (the first decision wins);
+ *   - listing: a device is shown only the tickets of the consoles that
+ *     pin it.
+ *
+ * Every check can be switched off at run time (its bit G_... in the
+ * environment's LOCKHUB_OFF, read once by init, so one compiled verifier
+ * serves every run): run-model switches each off in turn. A check the
+ * properties depend on makes spin find a violation when it is off. A check marked BACK-UP below is one whose work another
+ * check also does in this model: with it off alone the model still
+ * verifies, and run-model switches it off together with the check it
+ * backs up to show that one of the two is needed; its comment says what
+ * it defends beyond the model. */
 
-#define NT	2		/* tickets: the first one and a renewal */
+#define NC	2		/* consoles (instances) */
+#define NT	2		/* console 0's tickets: the first and a renewal */
 #define NONE	255
+#define FORGED	7		/* a nonce no console made */
 
 mtype = { APPROVE, DENY };
 
-/* console -> hub: ticket id, nonce, instance signature holds */
-chan c2h = [0] of { byte, byte, bit };
-/* hub -> device */
-chan h2d = [0] of { byte, byte, bit };
-/* device -> hub: a device-signed decision */
-chan d2h = [0] of { byte, byte, mtype };
-/* hub -> console: id, nonce, verdict, device signature holds, box intact */
-chan h2c = [0] of { byte, byte, mtype, bit, bit };
+/* The checks, by bit: LOCKHUB_OFF names those switched off. */
+#define G_DEVSIG	1	/* console: the device signature */
+#define G_PINNED	2	/* console: a pinned, confirmed device */
+#define G_PENDING	4	/* console: a pending entry of its own */
+#define G_INSTANCE	8	/* console: its instance key */
+#define G_NONCE		16	/* console: the ticket's nonce */
+#define G_CONSUME	32	/* console: the entry consumed at once */
+#define G_EXPIRY	64	/* console: not expired by its clock */
+#define G_BOX		128	/* console: the box the device hashed */
+#define G_KEY		256	/* console: the one-use key in memory */
+#define G_STALE		512	/* console: the content fetched again */
+#define G_RENEW_DELETE	1024	/* console: a renewal deletes the old entry */
+#define G_LOXSIG	2048	/* lox: the instance signature */
+#define G_HUB_LIST	4096	/* hub: listed to the named devices only */
+#define G_HUB_ACCEPT	8192	/* hub: decided by a named device only */
+#define ON(g)		((off & (g)) == 0)
 
-/* the console */
+int off = 0;			/* set by init, constant after */
+
+#ifndef HONEST
+
+#define NONCE(t)	(1 + (t))	/* console 0's, fresh per ticket */
+#define NONCE1		5		/* console 1's ticket's */
+
+/* console -> hub: console, ticket id, nonce, instance signature holds */
+chan c2h = [0] of { byte, byte, byte, bit };
+/* hub -> device */
+chan h2d = [0] of { byte, byte, byte, bit };
+/* device -> hub: a device-signed decision (its instance key, ticket id,
+ * nonce and verdict are signed fields) */
+chan d2h = [0] of { byte, byte, byte, mtype };
+/* hub -> console 0: instance, id, nonce, verdict, device signature holds,
+ * the signing device is one this console pins, box intact */
+chan h2c = [0] of { byte, byte, byte, mtype, bit, bit, bit };
+
+/* console 0 */
 bit pending[NT];		/* pending entry: ticket id -> nonce, expiry */
 byte pnonce[NT];
 bit haskey[NT];			/* its one-use key, in memory only */
@@ -53,13 +103,14 @@ byte next = 0;			/* tickets issued */
 byte content = 0;		/* the file's current version */
 
 /* The hub's hostile actions and the console's restarts are bounded, so
- * the state space stays small (a few seconds); every kind of action stays
- * possible at every point. */
-byte budget = 3;
+ * the state space stays small; every kind of action stays possible at
+ * every point. */
+byte budget = 3;		/* LOCKHUB_BUDGET, else 3 */
 bit restarted = 0;
 
 /* ghost state, for the assertions only */
-byte approved[NT];		/* nonce + 1 the device approved, or 0 */
+byte approved[NT];		/* bit n: the device approved console 0's
+				 * ticket with id t and nonce n */
 byte runs = 0;			/* runs of the plan */
 
 inline issue() {
@@ -70,12 +121,12 @@ inline issue() {
 		if
 		:: next < NT ->
 			pending[next] = 1;
-			pnonce[next] = next * 7 + 1;
+			pnonce[next] = NONCE(next);
 			haskey[next] = 1;
 			expired[next] = 0;
 			pver[next] = (next == 0 -> content : pver[next - 1]);
 			if
-			:: c2h ! next, pnonce[next], 1
+			:: c2h ! 0, next, NONCE(next), 1
 			:: true		/* lost */
 			fi;
 			next++
@@ -84,70 +135,103 @@ inline issue() {
 	}
 }
 
-active proctype console()
+proctype console()
 {
-	byte t, n, i;
+	byte ci, t, n, i;
 	mtype v;
-	bit devsig, boxok;
+	bit devsig, pinned, boxok;
 
 	issue();
 	do
-	:: h2c ? t, n, v, devsig, boxok ->
+	:: h2c ? ci, t, n, v, devsig, pinned, boxok ->
 		atomic {
 		/* the check chain, in order; any failure answers on the closed
 		 * list and runs nothing */
 		if
-		:: t >= NT -> goto refused
-		:: else -> skip
-		fi;
-#ifndef NO_DEVSIG
-		if
-		:: !devsig -> goto refused
-		:: else -> skip
-		fi;
-#endif
-		if
-		:: !pending[t] -> goto refused
+		:: t >= NT -> goto refused	/* the model's bound */
 		:: else -> skip
 		fi;
 		if
-		:: pnonce[t] != n -> goto refused
+		:: ON(G_DEVSIG) && !devsig -> goto refused
 		:: else -> skip
 		fi;
-#ifndef NO_CONSUME
-		pending[t] = 0;		/* consumed before anything else runs */
-#endif
-#ifndef NO_EXPIRY
+		/* a pinned and confirmed device key: the console's own check
+		 * stays the authority over who decides, whatever the hub took
+		 * (issue 26 item 1) */
 		if
-		:: expired[t] -> goto refused
+		:: ON(G_PINNED) && !pinned -> goto refused
 		:: else -> skip
 		fi;
-#endif
+		/* BACK-UP of the one-use key (G_KEY): in the model every
+		 * decision this refuses (a consumed ticket, a renewed one, one
+		 * from before a restart) finds no key to open its box. Beyond
+		 * the model it is how the console finds the ticket's state at
+		 * all (its hash, nonce, commitment, expiry), and it refuses a
+		 * second decision for a plan without placeholders, whose empty
+		 * box needs no key to be opened. */
+		if
+		:: ON(G_PENDING) && !pending[t] -> goto refused
+		:: else -> skip
+		fi;
+		/* BACK-UP of the nonce (G_NONCE): the instance key the device
+		 * signed is this console's. Another console's ticket has
+		 * another nonce. Beyond the model it is the cheap, explicit
+		 * check that a decision for another console sharing the
+		 * approver is not for this one, should two consoles ever share
+		 * an id and a nonce (a copied home, a bad random source). */
+		if
+		:: ON(G_INSTANCE) && ci != 0 -> goto refused
+		:: else -> skip
+		fi;
+		/* BACK-UP of the instance key (G_INSTANCE): the nonce (and
+		 * the ticket hash that covers it) binds the decision to
+		 * exactly this ticket. Within one console the id already
+		 * does, ids being fresh; across consoles (whose ids may be
+		 * the same) the instance key does. Beyond the model it keeps
+		 * an approval of an earlier ticket with the same id and
+		 * instance (a restored home) from counting. */
+		if
+		:: ON(G_NONCE) && pnonce[t] != n -> goto refused
+		:: else -> skip
+		fi;
+		if			/* consumed before anything else runs */
+		:: ON(G_CONSUME) -> pending[t] = 0
+		:: else -> skip
+		fi;
+		if
+		:: ON(G_EXPIRY) && expired[t] -> goto refused
+		:: else -> skip
+		fi;
 		if
 		:: v != APPROVE -> goto refused
 		:: else -> skip
 		fi;
-#ifndef NO_BOX
 		if
-		:: !boxok || !haskey[t] -> goto refused
+		:: ON(G_BOX) && !boxok -> goto refused
 		:: else -> skip
 		fi;
-#endif
+		/* BACK-UP of the pending check (G_PENDING): the one-use key is
+		 * there only for a pending ticket of this run of the console.
+		 * Beyond the model it is what opens the box: without it no
+		 * value reaches a plugin. */
+		if
+		:: ON(G_KEY) && !haskey[t] -> goto refused
+		:: else -> skip
+		fi;
 		haskey[t] = 0;		/* the one-use key is zeroed */
-#ifndef NO_STALE
 		if
-		:: content != pver[t] -> goto refused	/* E_STALE */
+		:: ON(G_STALE) && content != pver[t] -> goto refused	/* E_STALE */
 		:: else -> skip
 		fi;
-#endif
 		/* the run */
-		assert(approved[t] == n + 1 && pnonce[t] == n);
+		assert(pinned && ci == 0 && ((approved[t] >> n) & 1) &&
+		    pnonce[t] == n);
 		assert(!expired[t]);
 		assert(content == pver[t]);
 		assert(boxok);
 		assert(runs == 0);
 		runs++;
-refused:	t = 0; n = 0; v = DENY; devsig = 0; boxok = 0
+refused:	ci = 0; t = 0; n = 0; v = DENY; devsig = 0; pinned = 0; boxok = 0
 		}
 	:: atomic {
 		/* the console's clock passes a pending ticket's expiry */
@@ -161,12 +245,20 @@ refused:	t = 0; n = 0; v = DENY; devsig = 0; boxok = 0
 	   }
 	:: atomic {
 		/* the agent asks to run an expired plan: a renewal, a new
-		 * ticket of the same plan; the old entry is deleted, so a late
-		 * approval of the old ticket fails */
+		 * ticket of the same plan */
 		i = 0;
 		do
 		:: i < next && pending[i] && expired[i] ->
-			pending[i] = 0;
+			/* BACK-UP of the expiry check (G_EXPIRY): the renewed
+			 * ticket had expired, so a late approval of it is
+			 * refused there too. Beyond the model it frees the old
+			 * ticket's state and key at once rather than at its
+			 * run, and keeps it from counting should the console's
+			 * clock step back. */
+			if
+			:: ON(G_RENEW_DELETE) -> pending[i] = 0
+			:: else -> skip
+			fi;
 			issue();
 			break
 		:: i < next -> i++
@@ -188,73 +280,226 @@ refused:	t = 0; n = 0; v = DENY; devsig = 0; boxok = 0
 	od
 }
 
-/* The approver: signs only tickets whose instance signature holds, and
- * only for the id and nonce it saw. */
-active proctype device()
+/* The approver, pinned by both consoles: signs only tickets whose
+ * instance signature holds, and only for the instance, id and nonce it
+ * saw. */
+proctype device()
 {
-	byte t, n;
+	byte c, t, n;
 	bit sig;
 
 	do
-	:: h2d ? t, n, sig ->
+	:: h2d ? c, t, n, sig ->
 		if
-		:: sig && t < NT ->
+		/* BACK-UP of the console's nonce check (G_NONCE): a forged
+		 * ticket's approval names a nonce the console never made.
+		 * Beyond the model it keeps the human from reading a screen
+		 * the hub wrote: lox renders only what a console signed. */
+		:: (sig || !ON(G_LOXSIG)) && t < NT ->
 			if
-			:: atomic { approved[t] = n + 1; d2h ! t, n, APPROVE }
-			:: d2h ! t, n, DENY
+			:: atomic { approved[t] = approved[t] |
+			    (c == 0 -> (1 << n) : 0); d2h ! c, t, n, APPROVE }
+			:: d2h ! c, t, n, DENY
 			:: skip		/* the human never decides */
 			fi
-		:: else -> skip		/* refused: not the console's */
+		:: else -> skip		/* refused: not a console's */
 		fi;
-		t = 0; n = 0; sig = 0
+		c = 0; t = 0; n = 0; sig = 0
 	od
 }
 
 /* The hostile hub, and the network it controls. */
-active proctype hub()
+proctype hub()
 {
-	byte t, n, st = NONE, sn, dt = NONE, dn;
-	bit s;
+	byte c, t, n, sc = NONE, st, sn, dc = NONE, dt, dn;
+	bit s, other = 1;
 	mtype dv;
 
 	do
+	/* A second console sharing the hub and the approver: its ticket has
+	 * console 0's first id (ids are each console's own choice: the model
+	 * does not rely on them being unique across consoles, only nonces)
+	 * and the approver approved it. The hub holds that decision and
+	 * relays it to console 0 when it likes (a hostile act: it costs
+	 * budget). (The second console's own
+	 * checks are console 0's; its ticket's way through the hub and lox
+	 * adds nothing console 0's does not.) */
+	:: budget > 0 && other -> budget--; other = 0;
+		h2c ! 1, 0, NONCE1, APPROVE, 1, 1, 1
 	/* relay, drop or hold tickets */
-	:: c2h ? t, n, s -> st = t; sn = n;
+	:: c2h ? c, t, n, s -> sc = c; st = t; sn = n;
 		if
-		:: h2d ! t, n, s
+		:: h2d ! c, t, n, s
 		:: skip
-		fi
-	:: budget > 0 && st != NONE -> budget--; h2d ! st, sn, 1	/* duplicate, late */
+		fi;
+		c = 0; t = 0; n = 0; s = 0
+	:: budget > 0 && sc != NONE -> budget--; h2d ! sc, st, sn, 1	/* duplicate, late */
 	/* a forged ticket: no instance signature */
-	:: budget > 0 -> budget--; h2d ! 0, 99, 0
-	/* relay, drop or hold device decisions; swap the box */
-	:: d2h ? t, n, dv -> dt = t; dn = n;
+	:: budget > 0 -> budget--; h2d ! 0, 0, FORGED, 0
+	/* relay, drop or hold device decisions (another console's too, to
+	 * console 0); swap the box */
+	:: d2h ? c, t, n, dv -> dc = c; dt = t; dn = n;
 		if
-		:: h2c ! t, n, dv, 1, 1
-		:: h2c ! t, n, dv, 1, 0	/* another box, same signature */
+		:: h2c ! c, t, n, dv, 1, 1, 1
+		:: h2c ! c, t, n, dv, 1, 1, 0	/* another box, same signature */
 		:: skip
-		fi
+		fi;
+		c = 0; t = 0; n = 0
 	/* replay a held decision, as it was or altered (the device
 	 * signature no longer holds once the signed fields change) */
-	:: budget > 0 && dt != NONE -> budget--;
-		h2c ! dt, dn, APPROVE, (dv == APPROVE -> 1 : 0), 1
+	:: budget > 0 && dc != NONE -> budget--;
+		h2c ! dc, dt, dn, APPROVE, (dv == APPROVE -> 1 : 0), 1, 1
 	/* a genuine decision for one ticket sent as another's: its
 	 * signature holds only with its own id and nonce */
-	:: budget > 0 && dt != NONE && dt + 1 < NT -> budget--;
-		h2c ! dt + 1, (dt + 1) * 7 + 1, APPROVE, 0, 1
+	:: budget > 0 && dc == 0 && dt + 1 < NT -> budget--;
+		h2c ! 0, dt + 1, NONCE(dt + 1), APPROVE, 0, 1, 1
 	/* forge a decision with no device signature, for any ticket and its
 	 * nonce (guessed, or read off the ticket) */
-	:: budget > 0 -> budget--; h2c ! 0, 1, APPROVE, 0, 1
-	:: budget > 0 -> budget--; h2c ! 1, 8, APPROVE, 0, 1
+	:: budget > 0 -> budget--; h2c ! 0, 0, NONCE(0), APPROVE, 0, 1, 1
+	:: budget > 0 -> budget--; h2c ! 0, 1, NONCE(1), APPROVE, 0, 1, 1
+	/* a decision signed by an enrolled device the console does not pin
+	 * (stolen, or another team's, colluding with the hub) */
+	:: budget > 0 -> budget--; h2c ! 0, 0, NONCE(0), APPROVE, 1, 0, 1
 	:: break
 	od
 }
 
 /* The file may change at any time between the two fetches. */
-active proctype file()
+proctype file()
 {
 	do
 	:: content < 1 -> content++
 	:: break
 	od
 }
+
+init {
+	c_code {
+		{
+		char *e = getenv("LOCKHUB_OFF"), *b = getenv("LOCKHUB_BUDGET");
+		now.off = e != NULL ? atoi(e) : 0;
+		now.budget = b != NULL ? atoi(b) : 3;
+		}
+	};
+	atomic { run console(); run device(); run hub(); run file() }
+}
+
+#else /* HONEST */
+
+#define ALICE	0		/* pinned by console 0 */
+#define MALLORY	1		/* pinned by console 1 only */
+
+/* console c -> hub: its ticket, naming the device it pins (the TICKET's
+ * approvers field, signed by the console) */
+chan c2h = [0] of { byte, byte };
+/* hub -> device d: the ticket of console c is listed to it */
+chan h2d[2] = [0] of { byte };
+/* device -> hub: device, the console whose ticket, verdict */
+chan d2h = [0] of { byte, byte, mtype };
+/* hub -> console: the device that decided, verdict (countersigned) */
+chan h2c[NC] = [0] of { byte, mtype };
+
+/* the honest hub's store, per console's ticket */
+bit posted[NC];
+byte named[NC];			/* the device the ticket names */
+byte decider[NC] = NONE;	/* who decided first, or NONE */
+
+/* ghost: console c pins device c */
+#define PINS(c, d)	((c) == (d))
+
+proctype console(byte c)
+{
+	byte d;
+	mtype v;
+
+	/* the ticket names the device this console pins */
+	c2h ! c, c;
+end:	do
+	:: h2c[c] ? d, v ->
+		/* the console's check stays the authority: a decision by a
+		 * device it does not pin is refused; the ticket is then
+		 * lost until it expires (that is the lock-out) */
+		if
+		:: PINS(c, d) && v == APPROVE -> skip	/* runs */
+		:: else -> skip				/* refused, or denied */
+		fi
+	od
+}
+
+/* A device decides what it is shown. Mallory also holds console 0's
+ * ticket bytes (leaked) and may decide it at any time. */
+proctype device(byte d)
+{
+	byte c;
+
+end:	do
+	:: h2d[d] ? c ->
+		/* listing: shown only a ticket of a console that pins it */
+		assert(PINS(c, d));
+		if
+		:: d2h ! d, c, APPROVE
+		:: d2h ! d, c, DENY
+		:: skip
+		fi
+	:: d == MALLORY && posted[0] ->
+		if
+		:: d2h ! d, 0, APPROVE
+		:: skip		/* the hub is busy: later */
+		fi
+	od
+}
+
+proctype hub()
+{
+	byte c, d, x, s;
+	mtype v;
+
+end:	do
+	:: c2h ? c, d -> posted[c] = 1; named[c] = d
+	/* GET /v1/pending: each undecided ticket to the devices it names */
+	:: atomic { c = 0; x = 0;
+		if :: c = 0 :: c = 1 fi;
+		if :: x = ALICE :: x = MALLORY fi;
+		s = (posted[c] && decider[c] == NONE &&
+		    (named[c] == x || !ON(G_HUB_LIST)))
+	   } ->
+		if
+		:: s -> if
+			:: h2d[x] ! c
+			:: skip		/* the device is busy: later */
+			fi
+		:: else -> skip
+		fi;
+		c = 0; x = 0; s = 0
+	/* POST /v1/tickets/ID/decision: from a device the ticket names, the
+	 * first one wins */
+	:: d2h ? d, c, v ->
+		if
+		:: ON(G_HUB_ACCEPT) && named[c] != d -> skip	/* 404 */
+		:: else ->
+			if
+			:: decider[c] != NONE ->
+				/* 409. lock-out: a device the console pins is
+				 * refused only for another it pins */
+				assert(!PINS(c, d) || PINS(c, decider[c]))
+			:: else -> decider[c] = d; h2c[c] ! d, v
+			fi
+		fi
+	od
+}
+
+init {
+	c_code {
+		{
+		char *e = getenv("LOCKHUB_OFF");
+		now.off = e != NULL ? atoi(e) : 0;
+		}
+	};
+	atomic {
+		run hub();
+		run console(0); run console(1);
+		run device(ALICE); run device(MALLORY)
+	}
+}
+
+#endif
