@@ -1717,7 +1717,7 @@ other_plan_during_the_card(void)
 {
 	struct ledger_problem p;
 
-	assert_int_equal(ledger_record(L, UID_A, "docs", "2024/a.txt", NULL, 2,
+	assert_int_equal(ledger_record(L, UID_A, "docs", "2024/a.txt", NULL, NULL, 2,
 	    &p), LEDGER_OK);
 }
 
