@@ -1,207 +1,31 @@
-/* is-encrypted, compound file part ([MS-CFB]; [MS-OFFCRYPTO] 2.3.4.4 puts
- * an encrypted OOXML package in a compound file as the stream
- * "EncryptedPackage" beside "EncryptionInfo").
- *
- * Encrypted when the root storage has a stream child named
- * EncryptedPackage (compared case-insensitively, as [MS-CFB] 2.6.4 orders
- * names and olefile finds them). The directory's sector chain is followed
- * through the FAT (and the DIFAT beyond the header's 109 entries), at most
- * ENC_CFB_DIR_SECTORS sectors; the root's children are walked as a tree,
- * each entry at most once. A header, chain or tree out of rule: no answer. */
-#include "enc_check.h"
+/* is-encrypted, compound file part ([MS-OFFCRYPTO] 2.3.4.4 puts an
+ * encrypted OOXML package in a compound file as the stream
+ * "EncryptedPackage" beside "EncryptionInfo"): encrypted when the root
+ * storage has a stream child of that name, compared case-insensitively as
+ * [MS-CFB] 2.6.4 orders names and olefile finds them. */
+#include "cfbread.h"
 
-#include <string.h>
-
-#define ENDOFCHAIN 0xfffffffeu
-#define NOSTREAM 0xffffffffu
-#define MAXREGSECT 0xfffffffau
-#define DIRENT 128
-#define HEADER_DIFAT 109
-
-struct cfb {
-	const struct pdf_src *src;
-	unsigned shift;		/* 9 (512-byte sectors) or 12 (4096) */
-	uint32_t ssize, nsect;	/* sector size; sectors the file holds */
-	uint32_t ndifat, difat1;
-	uint8_t hdr[512];
-	uint32_t fat_id;	/* the FAT sector in fat[], or NOSTREAM */
-	uint8_t fat[4096];
-	uint32_t ndir;
-	uint32_t dir[ENC_CFB_DIR_SECTORS];
+struct found {
+	int yes;
 };
 
-static uint64_t
-sect_off(const struct cfb *f, uint32_t s)
-{
-	return ((uint64_t)s + 1) << f->shift;
-}
-
-/* The n-th FAT sector's number: from the header's DIFAT, then the DIFAT
- * chain (each of its sectors ends with the next one's number). */
 static enum enc_answer
-difat(struct cfb *f, uint32_t n, uint32_t *out)
+on_entry(void *arg, const uint8_t *d, uint32_t parent)
 {
-	uint32_t per = f->ssize / 4 - 1, s = f->difat1, i;
-	uint8_t b[4];
-	enum enc_answer e;
+	struct found *f = arg;
 
-	if (n < HEADER_DIFAT) {
-		*out = enc_le32(f->hdr + 0x4c + 4 * n);
-		return ENC_NO;
-	}
-	n -= HEADER_DIFAT;
-	if (n / per >= f->ndifat)
-		return ENC_UNJUDGED;
-	for (i = 0; i < n / per; i++) {
-		if (s >= f->nsect)
-			return ENC_UNJUDGED;
-		if ((e = enc_read(f->src, b, 4, sect_off(f, s) + per * 4)) !=
-		    ENC_NO)
-			return e;
-		s = enc_le32(b);
-	}
-	if (s >= f->nsect)
-		return ENC_UNJUDGED;
-	if ((e = enc_read(f->src, b, 4, sect_off(f, s) + (n % per) * 4)) !=
-	    ENC_NO)
-		return e;
-	*out = enc_le32(b);
+	if (parent == 0 && d[0x42] == 2 && cfb_name_is(d, "encryptedpackage"))
+		f->yes = 1;
 	return ENC_NO;
-}
-
-static enum enc_answer
-fat_next(struct cfb *f, uint32_t s, uint32_t *next)
-{
-	uint32_t per = f->ssize / 4, id;
-	enum enc_answer e;
-
-	if ((e = difat(f, s / per, &id)) != ENC_NO)
-		return e;
-	if (id >= f->nsect)
-		return ENC_UNJUDGED;
-	if (id != f->fat_id) {
-		f->fat_id = NOSTREAM;
-		if ((e = enc_read(f->src, f->fat, f->ssize, sect_off(f, id))) !=
-		    ENC_NO)
-			return e;
-		f->fat_id = id;
-	}
-	*next = enc_le32(f->fat + (s % per) * 4);
-	return ENC_NO;
-}
-
-static enum enc_answer
-header(struct cfb *f)
-{
-	enum enc_answer e;
-	uint16_t major;
-	uint64_t n;
-
-	if ((e = enc_read(f->src, f->hdr, 512, 0)) != ENC_NO)
-		return e;
-	major = enc_le16(f->hdr + 0x1a);
-	f->shift = enc_le16(f->hdr + 0x1e);
-	if (enc_le16(f->hdr + 0x1c) != 0xfffe ||
-	    !((major == 3 && f->shift == 9) || (major == 4 && f->shift == 12)))
-		return ENC_UNJUDGED;
-	f->ssize = 1u << f->shift;
-	/* A last sector cut short still counts (olefile pads it). */
-	n = f->src->size <= f->ssize ? 0 :
-	    (f->src->size - f->ssize + f->ssize - 1) >> f->shift;
-	f->nsect = n > MAXREGSECT ? MAXREGSECT : (uint32_t)n;
-	f->difat1 = enc_le32(f->hdr + 0x44);
-	f->ndifat = enc_le32(f->hdr + 0x48);
-	f->fat_id = NOSTREAM;
-	return ENC_NO;
-}
-
-static enum enc_answer
-dir_chain(struct cfb *f)
-{
-	uint32_t s = enc_le32(f->hdr + 0x30);
-	enum enc_answer e;
-
-	f->ndir = 0;
-	while (s != ENDOFCHAIN) {
-		if (s >= f->nsect || f->ndir == ENC_CFB_DIR_SECTORS)
-			return ENC_UNJUDGED;	/* outside, or a loop */
-		f->dir[f->ndir++] = s;
-		if ((e = fat_next(f, s, &s)) != ENC_NO)
-			return e;
-	}
-	return f->ndir > 0 ? ENC_NO : ENC_UNJUDGED;
-}
-
-static enum enc_answer
-dirent(struct cfb *f, uint32_t i, uint8_t *d)
-{
-	uint32_t per = f->ssize / DIRENT;
-
-	if (i / per >= f->ndir)
-		return ENC_UNJUDGED;
-	return enc_read(f->src, d, DIRENT, sect_off(f, f->dir[i / per]) +
-	    (uint64_t)(i % per) * DIRENT);
-}
-
-static int
-is_encrypted_package(const uint8_t *d)
-{
-	static const char want[] = "encryptedpackage";
-	size_t len = enc_le16(d + 0x40), i;
-
-	if (d[0x42] != 2 || len != 2 * (sizeof(want) - 1) + 2)
-		return 0;
-	for (i = 0; i < sizeof(want) - 1; i++) {
-		uint16_t u = enc_le16(d + 2 * i);
-		if (u >= 'A' && u <= 'Z')
-			u = (uint16_t)(u - 'A' + 'a');
-		if (u != (uint8_t)want[i])
-			return 0;
-	}
-	return 1;
 }
 
 enum enc_answer
 enc_cfb(const struct pdf_src *src)
 {
-	static struct cfb f;
-	static uint32_t stack[ENC_CFB_DIR_SECTORS * 32 + 2];
-	static uint8_t seen[ENC_CFB_DIR_SECTORS * 32 / 8];
-	uint8_t d[DIRENT];
-	uint32_t top = 0, total, i;
-	enum enc_answer e;
-	int found = 0;
+	struct found f = { 0 };
+	enum enc_answer e = cfb_walk(src, on_entry, &f);
 
-	memset(&f, 0, sizeof(f));
-	f.src = src;
-	if ((e = header(&f)) != ENC_NO || (e = dir_chain(&f)) != ENC_NO)
+	if (e != ENC_NO)
 		return e;
-	total = f.ndir * (f.ssize / DIRENT);
-	memset(seen, 0, sizeof(seen));
-	if ((e = dirent(&f, 0, d)) != ENC_NO)
-		return e;
-	if (d[0x42] != 5)
-		return ENC_UNJUDGED;	/* entry 0 is the root storage */
-	seen[0] = 1;
-	i = enc_le32(d + 0x4c);
-	if (i != NOSTREAM)
-		stack[top++] = i;
-	while (top > 0) {
-		i = stack[--top];
-		if (i >= total || (seen[i / 8] & (1u << (i % 8))))
-			return ENC_UNJUDGED;	/* outside, or twice */
-		seen[i / 8] |= (uint8_t)(1u << (i % 8));
-		if ((e = dirent(&f, i, d)) != ENC_NO)
-			return e;
-		found |= is_encrypted_package(d);
-		/* Each pop of a new entry pushes at most two: top stays at
-		 * most one more than the entries seen. */
-		if (top + 2 > sizeof(stack) / sizeof(stack[0]))
-			return ENC_UNJUDGED;
-		if (enc_le32(d + 0x44) != NOSTREAM)
-			stack[top++] = enc_le32(d + 0x44);
-		if (enc_le32(d + 0x48) != NOSTREAM)
-			stack[top++] = enc_le32(d + 0x48);
-	}
-	return found ? ENC_YES : ENC_NO;
+	return f.yes ? ENC_YES : ENC_NO;
 }

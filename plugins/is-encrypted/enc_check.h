@@ -19,7 +19,9 @@ enum enc_answer {
 
 /* Limits (docs/plugins.md states them beside the question). */
 #define ENC_MANIFEST_MAX (16u << 20)	/* inflated bytes of an ODF manifest */
-#define ENC_CFB_DIR_SECTORS 8192	/* a compound file's directory chain */
+#define ENC_CFB_DIR_SECTORS 2048	/* a compound file's directory chain:
+					 * 8192 entries in 512-byte sectors,
+					 * 65536 in 4096-byte ones */
 
 enum enc_answer enc_check(const struct pdf_src *src);
 

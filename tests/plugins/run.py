@@ -3,6 +3,7 @@
 
 usage: run.py [--host DIR] SUITE
   SUITE  is-pdf | is-utf8 | is-json | contains | is-encrypted
+         | has-active-content
                                                  one plugin's suite
          sdk                                     SDK behaviour in the sandbox
          manifest                                gen-manifest.py refusals
@@ -26,7 +27,8 @@ import harness
 from harness import Case, Check
 from lftest import setpriv
 
-PLUGINS = ("is-pdf", "is-utf8", "is-json", "contains", "is-encrypted")
+PLUGINS = ("is-pdf", "is-utf8", "is-json", "contains", "is-encrypted",
+           "has-active-content")
 MANIFEST_KEYS = ["schema", "name", "version", "protocol", "question", "one",
                  "zero", "inputs", "limits", "binary_sha256"]
 
