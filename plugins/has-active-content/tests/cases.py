@@ -231,6 +231,12 @@ def crafted_pdfs():
          pdfgen.PDF([js_in_string] + objs[1:]).build()),
         ("pdfgen-obfuscated-j61vascript.pdf",
          pdfgen.PDF([obf] + objs[1:]).build()),
+        ("pdfgen-js-key-only.pdf", pdfgen.PDF(
+            [cat[:-2] + b"/OpenAction << /JS (app.alert\\(1\\)) >> >>"] +
+            objs[1:]).build()),
+        ("pdfgen-embeddedfiles-key-only.pdf", pdfgen.PDF(
+            [cat[:-2] + b"/Names << /EmbeddedFiles << /Names [] >> >> >>"] +
+            objs[1:]).build()),
         ("pdfgen-incremental-update-adds-aa.pdf",
          pdfgen.incremental(pdfgen.PDF().build(), new_page=page_js)),
         ("pdfgen-incremental-update-plain.pdf",
