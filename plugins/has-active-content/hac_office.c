@@ -167,9 +167,10 @@ name_done(struct xml *x)
 	t = local(x->name);
 	x->external = x->typed = 0;
 	if (x->kind == K_WORD) {
-		if (strcmp(t, "instrText") == 0)
-			x->in_instr = !x->end_tag;
-		else if (strcmp(t, "fldChar") == 0 && !x->end_tag)
+		/* Field code is the text of w:instrText only: any other tag
+		 * ends it (so an empty <w:instrText/> takes no later text). */
+		x->in_instr = strcmp(t, "instrText") == 0 && !x->end_tag;
+		if (strcmp(t, "fldChar") == 0 && !x->end_tag)
 			field_end(x);	/* begin, separate or end */
 	}
 	if (x->kind == K_XLLINK && !x->end_tag && strcmp(t, "ddeLink") == 0)

@@ -342,6 +342,9 @@ def zips():
         ("ooxml-dde-split-runs.docx", docx(field_runs(b" D", b"DE ",
                                                       b"c:\\\\x \"y\""))),
         ("ooxml-page-field.docx", docx(field_runs(b" PAGE "))),
+        ("ooxml-empty-instrtext-then-dde-text.docx", docx(
+            b'<w:r><w:fldChar w:fldCharType="begin"/><w:instrText/></w:r>'
+            b"<w:r><w:t>DDE is a word here</w:t></w:r>")),
         ("ooxml-dde-in-text-only.docx", docx(
             b"<w:r><w:t>DDEAUTO is a word here</w:t></w:r>")),
         ("ooxml-ddelink.xlsx", xlsx([("xl/externalLinks/externalLink1.xml",
