@@ -456,11 +456,17 @@ def cases(ctx):
                    % reference(enc), enc, reference(enc))
     if not ctx.host:
         big = big_pdf(ctx)
-        # pikepdf takes 40 s over 200000 objects: qpdf --check vouches
-        # for the file; its answer is 1 by construction.
-        yield Check("qpdf --check accepts the 200000-object PDF",
-                    lambda: (run(["qpdf", "--check", big]).returncode == 0,
-                             ""))
+        # pikepdf takes 40 s over 200000 objects and qpdf --check 20 s: qpdf
+        # finds the last object, the JavaScript action the catalog's
+        # /OpenAction names; the answer is 1 by construction.
+        def last():
+            p = subprocess.run(["qpdf", "--show-object=200005", big],
+                               stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, timeout=120)
+            return (p.returncode == 0 and b"/JavaScript" in p.stdout,
+                    p.stdout[-200:].decode("utf-8", "replace"))
+        yield Check("qpdf reads the 200000-object PDF's last object, the "
+                    "JavaScript action", last)
         yield Case("the 200000-object PDF in the sandbox, manifest limits",
                    big, "1", heavy=True)
         yield Case("the 200000-object PDF under a 2 MiB memory limit",
