@@ -2,7 +2,7 @@
 # make demo: the main job, end to end, in this terminal.
 #
 # Lays out a demo console home (account `lockfile`) with a local source of
-# sample files and the four official plugins, starts the console in this
+# sample files and the six official plugins, starts the console in this
 # terminal at security level 0 (clear results: a human alone at the screen),
 # and runs a scripted agent (account `agent`) whose questions you approve on
 # screen: type `y` (or `n <reason>`), and the value asked for ${email}.
@@ -54,7 +54,8 @@ LOCK=$HOME_L/.local/share/lockfile/plugins.lock
 import hashlib, json, os, shutil, sys
 build, store = sys.argv[1], sys.argv[2]
 lock = {"schema": 1, "plugins": [], "indexes": []}
-for name in ("is-pdf", "is-utf8", "is-json", "contains"):
+for name in ("is-pdf", "is-utf8", "is-json", "contains", "is-encrypted",
+             "has-active-content"):
     b = os.path.join(build, "plugins", name, name)
     m = json.load(open(os.path.join(build, "plugins", name, "manifest.json")))
     d = os.path.join(store, "plugins", m["name"], m["version"])
@@ -106,9 +107,10 @@ sleep 1
 say() { printf '\n\033[1magent> %s\033[0m\n' "\$*"; }
 say "lockfile status"; \$L status --socket \$S
 say "lockfile plugins"; \$L plugins --socket \$S
-say "is 2024/invoice-0042.pdf a PDF, UTF-8, JSON?"
+say "is 2024/invoice-0042.pdf a PDF, UTF-8, JSON? encrypted? active content?"
 \$L ask --socket \$S --profile invoices --key 2024/invoice-0042.pdf \
-    --plugin is-pdf --plugin is-utf8 --plugin is-json
+    --plugin is-pdf --plugin is-utf8 --plugin is-json --plugin is-encrypted \
+    --plugin has-active-content
 say "does 2024/export.json contain the address you will type for \\\${email}?"
 \$L ask --socket \$S --profile invoices --key 2024/export.json \
     --plugin is-json --plugin 'contains:needle=\${email}'

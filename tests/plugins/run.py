@@ -2,7 +2,9 @@
 """TAP suites for the official plugins (docs/plugins.md).
 
 usage: run.py [--host DIR] SUITE
-  SUITE  is-pdf | is-utf8 | is-json | contains   one plugin's suite
+  SUITE  is-pdf | is-utf8 | is-json | contains | is-encrypted
+         | has-active-content
+                                                 one plugin's suite
          sdk                                     SDK behaviour in the sandbox
          manifest                                gen-manifest.py refusals
   --host DIR   run the cases with the sanitized host builds in DIR
@@ -25,7 +27,8 @@ import harness
 from harness import Case, Check
 from lftest import setpriv
 
-PLUGINS = ("is-pdf", "is-utf8", "is-json", "contains")
+PLUGINS = ("is-pdf", "is-utf8", "is-json", "contains", "is-encrypted",
+           "has-active-content")
 MANIFEST_KEYS = ["schema", "name", "version", "protocol", "question", "one",
                  "zero", "inputs", "limits", "binary_sha256"]
 

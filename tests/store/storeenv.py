@@ -42,7 +42,8 @@ TESTSIGN = os.path.join(PLUGIN_BUILD, "tests", "sigstore", "testsign")
 BUILDPY = os.path.join(ROOT, "marketplace", "build.py")
 GH = "https://token.actions.githubusercontent.com"
 CONSOLE_USER = "lockfile"
-PLUGINS = ("is-pdf", "is-utf8", "is-json", "contains")
+PLUGINS = ("is-pdf", "is-utf8", "is-json", "contains", "is-encrypted",
+           "has-active-content")
 
 
 def sha256_bytes(b):
