@@ -13,6 +13,7 @@
 
 #include <limits.h>
 
+#include "console/hub_job.h"
 #include "console/plan.h"
 #include "console/policy.h"
 #include "hubclient/hubclient.h"
@@ -36,6 +37,13 @@ struct hub_ticket_state {
 	long long expires_ms;			/* monotonic: the console's clock */
 	int approved;
 	struct hw_values vals;			/* the opened box (locked) */
+	/* Behind the answers (hub_job.h): the fetch, the post, the poll. */
+	struct hub_job *job;
+	int prepared;				/* the job's post is reaped */
+	int post_failed;			/* the hub did not take it */
+	enum plan_content content;
+	uint8_t sha256[32];
+	unsigned long long size;
 };
 
 struct console_hub {
@@ -58,6 +66,7 @@ struct console_hub {
 	long long poll_ms;			/* one long-poll's client timeout */
 	char why[768];				/* a start refusal's reason */
 	int unenrolled;				/* told: the hub refuses our key */
+	int live_jobs;				/* hub_job threads running */
 	struct hub_ticket_state t[HUB_MAX_TICKETS];
 };
 
