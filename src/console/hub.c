@@ -470,6 +470,8 @@ slot(struct console_hub *h, const char *plan)
 	return NULL;
 }
 
+static void reap_all(struct console_hub *h);
+
 /* One agent's share of the table (docs/hub.md): its live tickets but
  * the plan's own (a renewal keeps its place). */
 static enum plan_ask
@@ -479,6 +481,8 @@ hub_room(void *ctx, uid_t uid, const char *plan)
 	long long now = now_ms();
 	unsigned n = 0;
 	size_t i;
+
+	reap_all(h);	/* what the tickets' jobs found since, told */
 
 	for (i = 0; i < HUB_MAX_TICKETS; i++)
 		if (h->t[i].used && h->t[i].uid == uid &&
@@ -862,6 +866,16 @@ reap_post(struct console_hub *h, struct hub_ticket_state *s)
 	return 1;
 }
 
+static void
+reap_all(struct console_hub *h)
+{
+	size_t i;
+
+	for (i = 0; i < HUB_MAX_TICKETS; i++)
+		if (h->t[i].used && h->t[i].job != NULL)
+			(void)reap_post(h, &h->t[i]);
+}
+
 static enum plan_prep
 hub_prepared(void *ctx, const char *plan, enum plan_content *content,
     uint8_t sha256[32], unsigned long long *size)
@@ -1041,6 +1055,7 @@ hub_await(void *ctx, const char *plan, uid_t uid)
 	enum hc_err e;
 	enum plan_verdict v;
 
+	reap_all(h);
 	/* No ticket state (the console restarted) or a used key: only a new
 	 * ticket can be decided on. */
 	if (s == NULL)
@@ -1058,8 +1073,10 @@ hub_await(void *ctx, const char *plan, uid_t uid)
 	if (s->job == NULL)
 		return poll_again(h, s) == 0 ? PLAN_UNDECIDED : PLAN_NO_DECISION;
 	j = s->job;
-	if (hub_job_phase(j) != HJ_DONE)
+	if (hub_job_phase(j) != HJ_DONE) {
+		hub_job_nudge(j);
 		return PLAN_UNDECIDED;
+	}
 	e = j->poll;
 	b = j->decision;
 	j->decision = NULL;

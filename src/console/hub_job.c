@@ -76,13 +76,19 @@ fetch(struct hub_job *j)
 	explicit_bzero(&fr, sizeof(fr));
 }
 
-/* Sleep until t, or until the job is told to stop. */
+/* Sleep until t, or until the job is told to stop or nudged. */
 static void
 nap_until(struct hub_job *j, long long t)
 {
 	while (!stopped(j)) {
 		long long now = now_ms();
-		if (now >= t)
+		int nudged;
+
+		lock(j);
+		nudged = j->nudge;
+		j->nudge = 0;
+		unlock(j);
+		if (nudged || now >= t)
 			return;
 		sleep_until_ms(t - now > STEP_MS ? now + STEP_MS : t);
 	}
@@ -215,6 +221,14 @@ hub_job_phase(struct hub_job *j)
 	p = j->phase;
 	unlock(j);
 	return p;
+}
+
+void
+hub_job_nudge(struct hub_job *j)
+{
+	lock(j);
+	j->nudge = 1;
+	unlock(j);
 }
 
 void

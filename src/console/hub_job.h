@@ -56,6 +56,7 @@ struct hub_job {
 	enum hc_err poll;		/* HC_OK with decision, or why none */
 	struct buf *decision;
 	int stop, orphan;
+	int nudge;			/* poll now: an agent asked (file.run) */
 	/* The serving thread's. */
 	pthread_t thread;
 	int *live;			/* the console's count of running jobs */
@@ -67,6 +68,9 @@ struct hub_job {
 int hub_job_start(struct hub_job *j, int *live);
 /* The phase now, with what the job found copied under its lock. */
 enum hub_job_phase hub_job_phase(struct hub_job *j);
+/* An agent asked for the decision: a poll in its back-off goes now (at
+ * most one a file.run, and those are held to the quantum). */
+void hub_job_nudge(struct hub_job *j);
 /* The serving thread is done with j: freed now when it is done, else
  * told to stop and freed by its thread when it ends. */
 void hub_job_release(struct hub_job *j);
