@@ -406,7 +406,7 @@ wipe_ticket(struct hub_ticket_state *s)
 	sodium_memzero(s, sizeof(*s));
 }
 
-void
+int
 console_hub_close(struct console_hub *h)
 {
 	size_t i;
@@ -421,7 +421,7 @@ console_hub_close(struct console_hub *h)
 		logit("hub: %d ticket job(s) still running at the exit",
 		    hub_job_live(&h->live_jobs));
 		h->on = 0;
-		return;
+		return 0;
 	}
 	hw_key_free(&h->inst);
 	if (h->rec_key != NULL)
@@ -433,6 +433,7 @@ console_hub_close(struct console_hub *h)
 	free(h->ca);
 	h->ca = NULL;
 	h->on = 0;
+	return 1;
 }
 
 /* ---- the ticket ---- */

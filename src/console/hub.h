@@ -78,7 +78,10 @@ struct console_hub {
 int console_hub_open(struct console_hub *h, const struct policy *pol,
     const char *home, const char *url, const char *ca_file,
     struct term *term, const char **why);
-void console_hub_close(struct console_hub *h);
+/* 1, or 0 when a ticket's thread still runs after a short wait: it may
+ * still read a profile's source, which the caller then leaves open (the
+ * process is ending). */
+int console_hub_close(struct console_hub *h);
 
 extern const struct plan_hub_ops console_hub_ops;
 
