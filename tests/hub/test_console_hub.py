@@ -711,6 +711,9 @@ def test_plan_lifetime():
         req, doc, _ = w.run(plan)
         assert err(gated(req, doc)) == "E_APPROVAL_TIMEOUT", doc
         w.restart()
+        # the socket is there before the start's sweep: a status answer
+        # is after the start
+        w.env.rpc("status")
         assert plan_records(w) == []
         req, doc, _ = w.run(other)
         assert err(gated(req, doc)) == "E_APPROVAL_TIMEOUT", doc
