@@ -879,13 +879,15 @@ reap_all(struct console_hub *h)
 
 static enum plan_prep
 hub_prepared(void *ctx, const char *plan, enum plan_content *content,
-    uint8_t sha256[32], unsigned long long *size)
+    uint8_t sha256[32], unsigned long long *size, long long until)
 {
 	struct console_hub *h = ctx;
 	struct hub_ticket_state *s = find(h, plan);
 
 	if (s == NULL)
 		return PLAN_PREP_GONE;
+	if (!s->prepared && s->job != NULL)
+		(void)hub_job_wait(s->job, HJ_POLLING, until);
 	if (!reap_post(h, s))
 		return PLAN_PREP_BUSY;
 	if (s->post_failed)
@@ -1047,7 +1049,7 @@ poll_again(struct console_hub *h, struct hub_ticket_state *s)
 /* Never waits: the decision the ticket's job found, checked, or
  * PLAN_UNDECIDED (docs/hub.md, "The console's side"). */
 static enum plan_verdict
-hub_await(void *ctx, const char *plan, uid_t uid)
+hub_await(void *ctx, const char *plan, uid_t uid, long long until)
 {
 	struct console_hub *h = ctx;
 	struct hub_ticket_state *s = find(h, plan);
@@ -1065,18 +1067,22 @@ hub_await(void *ctx, const char *plan, uid_t uid)
 		return PLAN_APPROVED;
 	if (s->box_sk == NULL || now_ms() >= s->expires_ms)
 		return PLAN_EXPIRED;
+	if (s->job != NULL && !s->prepared)
+		(void)hub_job_wait(s->job, HJ_POLLING, until);
 	if (s->job != NULL && !reap_post(h, s))
 		return PLAN_UNDECIDED;
 	if (s->post_failed)
 		return PLAN_NO_DECISION;
 	/* A refused decision or a hub error ended the last poll: poll again,
 	 * behind this answer. */
-	if (s->job == NULL)
-		return poll_again(h, s) == 0 ? PLAN_UNDECIDED : PLAN_NO_DECISION;
+	if (s->job == NULL && poll_again(h, s) != 0)
+		return PLAN_NO_DECISION;
 	j = s->job;
 	if (hub_job_phase(j) != HJ_DONE) {
+		/* at most until this answer's own quantum */
 		hub_job_nudge(j);
-		return PLAN_UNDECIDED;
+		if (hub_job_wait(j, HJ_DONE, until) != HJ_DONE)
+			return PLAN_UNDECIDED;
 	}
 	e = j->poll;
 	b = j->decision;

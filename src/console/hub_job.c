@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sodium.h>
@@ -162,23 +163,27 @@ job_main(void *arg)
 		lock(j);
 		j->post = post;
 		j->phase = HJ_POLLING;
+		(void)pthread_cond_broadcast(&j->cv);
 		unlock(j);
 		if (post == HC_OK)
 			poll_decision(j);
 	} else {
 		lock(j);
 		j->phase = HJ_POLLING;
+		(void)pthread_cond_broadcast(&j->cv);
 		unlock(j);
 		poll_decision(j);
 	}
 	lock(j);
 	j->phase = HJ_DONE;
 	orphan = j->orphan;
+	(void)pthread_cond_broadcast(&j->cv);
 	unlock(j);
 	if (orphan) {
 		/* Nobody reaps it: it frees itself (detached). */
 		buf_free(j->body);
 		buf_free(j->decision);
+		(void)pthread_cond_destroy(&j->cv);
 		(void)pthread_mutex_destroy(&j->mu);
 		sodium_memzero(j, sizeof(*j));
 		free(j);
@@ -193,8 +198,17 @@ hub_job_start(struct hub_job *j, int *live)
 	sigset_t all, old;
 	int e;
 
+	pthread_condattr_t ca;
+
 	if (pthread_mutex_init(&j->mu, NULL) != 0)
 		return -1;
+	if (pthread_condattr_init(&ca) != 0 ||
+	    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) != 0 ||
+	    pthread_cond_init(&j->cv, &ca) != 0) {
+		(void)pthread_mutex_destroy(&j->mu);
+		return -1;
+	}
+	(void)pthread_condattr_destroy(&ca);
 	j->phase = HJ_PREPARING;
 	j->post = j->poll = HC_NO_DATA;
 	j->live = live;
@@ -206,6 +220,7 @@ hub_job_start(struct hub_job *j, int *live)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (e != 0) {
 		__atomic_sub_fetch(live, 1, __ATOMIC_SEQ_CST);
+		(void)pthread_cond_destroy(&j->cv);
 		(void)pthread_mutex_destroy(&j->mu);
 		return -1;
 	}
@@ -218,6 +233,25 @@ hub_job_phase(struct hub_job *j)
 	enum hub_job_phase p;
 
 	lock(j);
+	p = j->phase;
+	unlock(j);
+	return p;
+}
+
+enum hub_job_phase
+hub_job_wait(struct hub_job *j, enum hub_job_phase want, long long until_ms)
+{
+	enum hub_job_phase p;
+
+	lock(j);
+	while (j->phase < want) {
+		struct timespec ts;
+		if (now_ms() >= until_ms)
+			break;
+		ts.tv_sec = (time_t)(until_ms / 1000);
+		ts.tv_nsec = (long)(until_ms % 1000) * 1000000L;
+		(void)pthread_cond_timedwait(&j->cv, &j->mu, &ts);
+	}
 	p = j->phase;
 	unlock(j);
 	return p;
@@ -253,6 +287,7 @@ hub_job_release(struct hub_job *j)
 	(void)pthread_join(j->thread, NULL);
 	buf_free(j->body);
 	buf_free(j->decision);
+	(void)pthread_cond_destroy(&j->cv);
 	(void)pthread_mutex_destroy(&j->mu);
 	sodium_memzero(j, sizeof(*j));
 	free(j);

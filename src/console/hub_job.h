@@ -51,6 +51,7 @@ struct hub_job {
 	long long expires_ms;		/* the console's clock, from the signing */
 	/* Under mu. */
 	pthread_mutex_t mu;
+	pthread_cond_t cv;		/* the phase moved */
 	enum hub_job_phase phase;
 	enum hc_err post;		/* HC_OK: the hub took the ticket */
 	enum hc_err poll;		/* HC_OK with decision, or why none */
@@ -68,6 +69,11 @@ struct hub_job {
 int hub_job_start(struct hub_job *j, int *live);
 /* The phase now, with what the job found copied under its lock. */
 enum hub_job_phase hub_job_phase(struct hub_job *j);
+/* Wait until j's phase is at least want, or until_ms (the monotonic
+ * clock): the phase then. The serving thread waits only within a quantum
+ * its answer is held to anyway. */
+enum hub_job_phase hub_job_wait(struct hub_job *j, enum hub_job_phase want,
+    long long until_ms);
 /* An agent asked for the decision: a poll in its back-off goes now (at
  * most one a file.run, and those are held to the quantum). */
 void hub_job_nudge(struct hub_job *j);

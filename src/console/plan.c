@@ -1366,7 +1366,7 @@ plan_run(const struct plan_env *e, const struct request *req,
 	unsigned long long size = 0;
 	json_t *answers = NULL, *r = NULL;
 	enum plan_verdict v;
-	long long t0 = 0, tstart;
+	long long t0 = 0, tstart, quantum_end;
 	char *line = NULL;
 	size_t i;
 	int hold = 0;
@@ -1379,6 +1379,9 @@ plan_run(const struct plan_env *e, const struct request *req,
 	memset(sha, 0, sizeof(sha));
 	pl->e = e;
 	tstart = now(pl);
+	/* A pending answer leaves at the quantum: until then a decision (or
+	 * the ticket's post) that comes is taken, and never later. */
+	quantum_end = tstart + (long long)e->pol->answer_quantum_s * 1000;
 	pl->method = M_FILE_RUN;
 	pl->peer = peer;
 	pl->id = request_id_json(req);
@@ -1430,7 +1433,7 @@ plan_run(const struct plan_env *e, const struct request *req,
 	 * they found goes into the plan's record now. */
 	if (content == PLAN_CONTENT_LATER) {
 		switch (e->hub->prepared(e->hub_ctx, pl->planid, &content, sha,
-		    &size)) {
+		    &size, quantum_end)) {
 		case PLAN_PREP_BUSY:
 			line = pending_again(pl, r);
 			hold = 1;
@@ -1449,7 +1452,7 @@ plan_run(const struct plan_env *e, const struct request *req,
 			break;
 		}
 	}
-	v = e->hub->await(e->hub_ctx, pl->planid, peer->uid);
+	v = e->hub->await(e->hub_ctx, pl->planid, peer->uid, quantum_end);
 	switch (v) {
 	case PLAN_EXPIRED:
 		line = renew(pl, r, content, sha, size);

@@ -168,13 +168,17 @@ struct plan_hub_ops {
 	 * keeps its place), else PLAN_ASK_OK (docs/hub.md). */
 	enum plan_ask (*room)(void *ctx, uid_t uid, const char *plan_id);
 	/* A PLAN_CONTENT_LATER ticket: whether it is made and posted, and
-	 * then the content's state, sha256 and size. */
+	 * then the content's state, sha256 and size. Waits for it no later
+	 * than until_ms: the end of the quantum a pending answer is held to
+	 * anyway, never longer. */
 	enum plan_prep (*prepared)(void *ctx, const char *plan_id,
 	    enum plan_content *content, uint8_t sha256[32],
-	    unsigned long long *size);
-	/* The decision on the plan's ticket, if one came, checked; never
-	 * waits (PLAN_UNDECIDED: none yet). */
-	enum plan_verdict (*await)(void *ctx, const char *plan_id, uid_t uid);
+	    unsigned long long *size, long long until_ms);
+	/* The decision on the plan's ticket, checked, if one came by
+	 * until_ms (as above: within the pending answer's own quantum; the
+	 * hub's long-poll is never waited for); else PLAN_UNDECIDED. */
+	enum plan_verdict (*await)(void *ctx, const char *plan_id, uid_t uid,
+	    long long until_ms);
 	/* After PLAN_APPROVED: the value typed for placeholder, into buf
 	 * (locked memory of cap bytes): its length, or -1 when the decision
 	 * carried none. */

@@ -363,7 +363,7 @@ hub_room(void *ctx, uid_t uid, const char *plan)
 
 static enum plan_prep
 hub_prepared(void *ctx, const char *plan, enum plan_content *content,
-    uint8_t sha[32], unsigned long long *size)
+    uint8_t sha[32], unsigned long long *size, long long until)
 {
 	if (H.prep == PLAN_PREP_DONE) {
 		*content = H.content;
@@ -374,7 +374,7 @@ hub_prepared(void *ctx, const char *plan, enum plan_content *content,
 }
 
 static enum plan_verdict
-hub_await(void *ctx, const char *plan, uid_t uid)
+hub_await(void *ctx, const char *plan, uid_t uid, long long until)
 {
 	return H.verdict;
 }
