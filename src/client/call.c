@@ -54,8 +54,11 @@ main_timeout_ms(const struct call *c)
 {
 	switch (c->method) {
 	case M_FILE_PLAN:
-	case M_FILE_RUN:
 		return c->cfg->wait_s * 1000;
+	case M_FILE_RUN:
+		/* asked again while pending: the wait is the whole call's */
+		return c->first_ms + c->cfg->wait_s * 1000 - now_ms() > 1 ?
+		    (long)(c->first_ms + c->cfg->wait_s * 1000 - now_ms()) : 1;
 	case M_FILE_RELEASE:
 		/* held until the quantum, refusals included */
 		return (long)c->quantum_s * 1000 + CLIENT_SHORT_MS;
@@ -71,6 +74,10 @@ start_main(struct call *c)
 
 	c->params = NULL;
 	c->main_start_ms = now_ms();
+	if (c->method == M_FILE_RUN && c->again == NULL) {
+		c->again = params != NULL ? json_deep_copy(params) : NULL;
+		c->first_ms = c->main_start_ms;
+	}
 	c->phase = PH_MAIN;
 	if (rpc_begin(&c->rpc, c->cfg->socket, c->method, params,
 	    c->method == M_STATUS ? CLIENT_PROBE_MS : main_timeout_ms(c)) != 0) {
@@ -136,11 +143,36 @@ probe_done(struct call *c, enum rpc_status st)
 	rpc_end(&c->rpc);
 }
 
+/* A hub-mode file.run answered pending (no decision yet, or a renewed
+ * ticket): asked again, while the wait lasts. The console holds each
+ * pending answer to its quantum, so this is one request a quantum. */
+static int
+ask_again(struct call *c, enum rpc_status st)
+{
+	const struct proto_reply *rep = &c->rpc.reply;
+	const json_t *status;
+
+	if (c->method != M_FILE_RUN || st != RPC_ANSWERED || rep->is_error ||
+	    c->again == NULL)
+		return 0;
+	status = json_object_get(rep->result, "status");
+	if (!json_is_string(status) ||
+	    strcmp(json_string_value(status), "pending") != 0 ||
+	    now_ms() + 1000 >= c->first_ms + c->cfg->wait_s * 1000)
+		return 0;
+	rpc_end(&c->rpc);
+	c->params = json_deep_copy(c->again);
+	start_main(c);
+	return 1;
+}
+
 static void
 main_done(struct call *c, enum rpc_status st)
 {
 	struct proto_reply *rep = &c->rpc.reply;
 
+	if (ask_again(c, st))
+		return;
 	switch (st) {
 	case RPC_ANSWERED:
 		if (rep->is_error) {
@@ -203,7 +235,8 @@ call_end(struct call *c)
 		rpc_end(&c->rpc);
 	json_decref(c->params);
 	json_decref(c->result);
-	c->params = c->result = NULL;
+	json_decref(c->again);
+	c->params = c->result = c->again = NULL;
 	c->phase = PH_DONE;
 }
 

@@ -56,6 +56,11 @@ struct call {
 	struct rpc rpc;
 	unsigned quantum_s;	/* from the probe; 0 before */
 	long long main_start_ms;	/* when the request itself was sent */
+	/* file.run: its params again, and when the first was sent: a run
+	 * answered pending (no decision yet) is asked again until the wait
+	 * is over (docs/hub.md, "The console's side") */
+	json_t *again;
+	long long first_ms;
 	enum cl_outcome outcome;
 	enum lf_err err;	/* CL_REFUSED */
 	json_t *result;		/* CL_RESULT; owned */

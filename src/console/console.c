@@ -567,6 +567,7 @@ static void
 shutdown_console(struct console *c, const char *why)
 {
 	json_t *rec = json_object();
+	int hub_idle;
 
 	/* A refused start-up served nothing, so held no value and no file:
 	 * say only why (issue 32: it announced a wipe of nothing). */
@@ -580,7 +581,7 @@ shutdown_console(struct console *c, const char *why)
 	listener_close(&c->lis);
 	ws_close(&c->ws);
 	values_wipe(&c->values);
-	console_hub_close(&c->hub);
+	hub_idle = console_hub_close(&c->hub);
 	if (c->audit.fd >= 0) {
 		json_object_set_new(rec, "method", json_string("session.end"));
 		json_object_set_new(rec, "outcome", json_string(why));
@@ -590,7 +591,10 @@ shutdown_console(struct console *c, const char *why)
 	}
 	parser_stop(&c->parser);
 	sandbox_close(&c->sb);
-	policy_free(&c->pol);
+	/* A hub ticket's thread still fetching reads its profile's source:
+	 * the exit frees the policy then (docs/hub.md). */
+	if (hub_idle)
+		policy_free(&c->pol);
 	ledger_close(c->ledger);
 	c->ledger = NULL;
 	audit_close(&c->audit);

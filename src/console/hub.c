@@ -26,13 +26,8 @@
 #include <sodium.h>
 
 #define PLAN_REC_MAX	(1024 * 1024)
-#define POST_MS		15000
-/* A hub that answers "none yet" sooner than QUICK_MS is not long-polling:
- * the next poll waits, with jitter, from BACKOFF_MIN_MS doubling to
- * BACKOFF_MAX_MS (docs/hub.md, "The console's side"). */
-#define QUICK_MS	1000
-#define BACKOFF_MIN_MS	250
-#define BACKOFF_MAX_MS	8000
+/* The post, the long-poll and its back-off are the ticket's job's
+ * (hub_job.c). */
 /* A pending plan's record: REC_MAGIC, the end of the plan's life (u64,
  * big-endian, unix ms), a nonce, then the record sealed under a key
  * derived from the instance key, the head and the plan id its additional
@@ -283,6 +278,7 @@ console_hub_open(struct console_hub *h, const struct policy *pol,
 static void
 wipe_ticket(struct hub_ticket_state *s)
 {
+	hub_job_release(s->job);	/* a running one stops on its own */
 	if (s->box_sk != NULL)
 		sodium_free(s->box_sk);
 	if (s->vals.plain != NULL)
@@ -290,13 +286,23 @@ wipe_ticket(struct hub_ticket_state *s)
 	sodium_memzero(s, sizeof(*s));
 }
 
-void
+int
 console_hub_close(struct console_hub *h)
 {
 	size_t i;
 
 	for (i = 0; i < HUB_MAX_TICKETS; i++)
 		wipe_ticket(&h->t[i]);
+	/* A job in a long-poll or a slow fetch still reads the hub client,
+	 * the instance key and the CA: they stay (the process is ending)
+	 * rather than the exit waiting for the source's or the hub's
+	 * timeout. */
+	if (!hub_job_wait_all(&h->live_jobs, 2000)) {
+		logit("hub: %d ticket job(s) still running at the exit",
+		    hub_job_live(&h->live_jobs));
+		h->on = 0;
+		return 0;
+	}
 	hw_key_free(&h->inst);
 	if (h->rec_key != NULL)
 		sodium_free(h->rec_key);
@@ -310,6 +316,7 @@ console_hub_close(struct console_hub *h)
 	h->names = NULL;
 	h->nnames = 0;
 	h->on = 0;
+	return 1;
 }
 
 /* ---- the ticket ---- */
@@ -347,6 +354,8 @@ slot(struct console_hub *h, const char *plan)
 	return NULL;
 }
 
+static void reap_all(struct console_hub *h);
+
 /* One agent's share of the table (docs/hub.md): its live tickets but
  * the plan's own (a renewal keeps its place). */
 static enum plan_ask
@@ -356,6 +365,8 @@ hub_room(void *ctx, uid_t uid, const char *plan)
 	long long now = now_ms();
 	unsigned n = 0;
 	size_t i;
+
+	reap_all(h);	/* what the tickets' jobs found since, told */
 
 	for (i = 0; i < HUB_MAX_TICKETS; i++)
 		if (h->t[i].used && h->t[i].uid == uid &&
@@ -535,77 +546,248 @@ name_approvers(const struct console_hub *h, struct hw_ticket *t)
 			    h->pol->hub.approvers[i].pk, HW_KEY_LEN);
 }
 
+/* What a ticket's job signs with: the ticket made on the serving thread
+ * (all but the content's state and the plan hash) and copies of what the
+ * plan hash covers. Freed with the job (its first member). */
+struct job_ticket {
+	struct hub_job j;
+	struct hw_ticket t;
+	const uint8_t *sk;			/* the instance key's, read-only */
+	enum plan_content content;		/* LATER: the job's fetch says */
+	struct request req;
+	struct lock_entry pins[PROTO_MAX_PLUGINS];
+	size_t npins;
+	char profile[64 + 1], key[PROTO_MAX_KEY + 1], handle[PLAN_ID_TEXT];
+};
+
+/* On the job's thread, after its fetch: the content's state, the plan
+ * hash, the signature (docs/hub.md: a fetch that failed is "could not be
+ * fetched" on the masked screen, told to the agent only after an
+ * approval). */
+static int
+job_sign(struct hub_job *j)
+{
+	struct job_ticket *jt = (struct job_ticket *)j;
+	struct hw_screen *sc = &jt->t.screen;
+	struct plan_ticket f;
+
+	if (jt->content == PLAN_CONTENT_LATER) {
+		jt->content = j->fc == FC_OK ? PLAN_CONTENT_FETCHED :
+		    PLAN_CONTENT_FAILED;
+		sc->content = j->fc == FC_OK ? HW_CONTENT_FETCHED :
+		    HW_CONTENT_FAILED;
+		memset(sc->sha256, 0, sizeof(sc->sha256));
+		sc->size = 0;
+		if (j->fc == FC_OK) {
+			memcpy(sc->sha256, j->sha256, 32);
+			sc->size = j->size;
+		}
+	}
+	memset(&f, 0, sizeof(f));
+	f.req = &jt->req;
+	f.profile = jt->profile;
+	f.key = jt->key;
+	f.handle = jt->handle;
+	f.content = jt->content;
+	f.sha256 = sc->sha256;
+	f.pins = jt->pins;
+	f.npins = jt->npins;
+	if (plan_hash(&f, jt->t.plan_hash) != 0)
+		return -1;
+	/* The ticket's life starts when it is signed. */
+	jt->t.created_ms = (uint64_t)wall_ms();
+	jt->t.expires_ms = jt->t.created_ms + (uint64_t)j->ttl_ms;
+	j->expires_ms = now_ms() + j->ttl_ms;
+	return hw_ticket_encode(&jt->t, jt->sk, &j->body) == HW_OK ? 0 : -1;
+}
+
+static struct job_ticket *
+job_new(struct console_hub *h)
+{
+	struct job_ticket *jt = calloc(1, sizeof(*jt));
+
+	if (jt == NULL)
+		fatal("out of memory");
+	jt->j.hc = &h->hc;
+	jt->j.poll_ms = h->poll_ms;
+	jt->j.ttl_ms = (long long)h->pol->hub.ticket_ttl_s * 1000;
+	jt->j.cap = h->pol->max_workspace_bytes;
+	jt->sk = h->inst.sk;
+	return jt;
+}
+
 static enum plan_ask
 hub_ask(void *ctx, const struct plan_ticket *f, char ticket[PLAN_ID_TEXT],
     char instance[33])
 {
 	struct console_hub *h = ctx;
 	struct hub_ticket_state *s;
+	struct job_ticket *jt;
 	struct hw_ticket *t;
-	struct buf *b = NULL;
 	char tok[32];
 	long long ttl = (long long)h->pol->hub.ticket_ttl_s * 1000;
-	enum plan_ask ret = PLAN_ASK_REFUSED;
-	enum hc_err e;
 
 	if (hub_room(h, f->uid, f->plan_id) != PLAN_ASK_OK)
 		return PLAN_ASK_SHARE;
 	s = slot(h, f->plan_id);
 	if (s == NULL)
 		return PLAN_ASK_REFUSED;
-	t = calloc(1, sizeof(*t));
-	if (t == NULL)
-		fatal("out of memory");
 	memset(s, 0, sizeof(*s));
 	s->box_sk = sodium_malloc(32);
 	if (s->box_sk == NULL)
 		fatal("out of locked memory");
 	crypto_box_keypair(s->box_pk, s->box_sk);
+	/* The ticket id is chosen now: the agent has it at the first
+	 * quantum, whatever the fetch and the post take. */
+	jt = job_new(h);
+	t = &jt->t;
 	random_id(PROTO_PREFIX_TICKET, t->id, sizeof(t->id));
+	if (str_fmt(jt->j.path, sizeof(jt->j.path), "/v1/tickets/%s/decision",
+	    t->id) != STR_OK)
+		goto refused;
 	randombytes_buf(t->nonce, sizeof(t->nonce));
 	if (str_fmt(t->instance, sizeof(t->instance), "%s",
 	    h->pol->hub.instance) != STR_OK ||
 	    str_fmt(t->renews, sizeof(t->renews), "%s", f->renews) != STR_OK ||
 	    token(f->uid, tok, sizeof(tok)) != 0 || fill_screen(f, t) != 0 ||
-	    plan_hash(f, t->plan_hash) != 0)
-		goto out;
+	    str_fmt(jt->profile, sizeof(jt->profile), "%s", f->profile) !=
+	    STR_OK || str_fmt(jt->key, sizeof(jt->key), "%s", f->key) != STR_OK ||
+	    str_fmt(jt->handle, sizeof(jt->handle), "%s", f->handle) != STR_OK ||
+	    f->npins > PROTO_MAX_PLUGINS)
+		goto refused;
+	jt->req = *f->req;
+	memcpy(jt->pins, f->pins, f->npins * sizeof(f->pins[0]));
+	jt->npins = f->npins;
+	jt->content = f->content;
+	if (f->content == PLAN_CONTENT_LATER) {
+		jt->j.kind = f->kind;
+		jt->j.src = f->src;
+		jt->j.cap = f->cap;
+		jt->j.scrub = f->scrub_words;
+		jt->j.nscrub = f->nscrub;
+		if (str_fmt(jt->j.key, sizeof(jt->j.key), "%s", f->key) != STR_OK)
+			goto refused;
+	}
 	memcpy(t->instance_key, h->inst.pk, 32);
-	t->created_ms = (uint64_t)wall_ms();
-	t->expires_ms = t->created_ms + (uint64_t)ttl;
 	memcpy(t->policy_fp, h->pol->fingerprint, 32);
 	hw_agent_commit(h->commit_key, t->id, tok, strlen(tok), t->agent_commit);
 	hub_agent_label(h, f->uid, t->agent_label, sizeof(t->agent_label));
 	memcpy(t->box_pk, s->box_pk, 32);
 	name_approvers(h, t);
-	if (hw_ticket_encode(t, h->inst.sk, &b) != HW_OK)
-		goto out;
-	e = hc_call(&h->hc, "POST", "/v1/tickets", buf_data(b), buf_len(b), 4096,
-	    POST_MS, NULL, NULL);
-	if (e != HC_OK) {
-		logit("hub: the ticket was not taken: %s", hc_err_text(e));
-		if (e == HC_REFUSED)
-			hub_enrol_refused(h);
-		goto out;
-	}
-	hub_enrol_taken(h);
+	jt->j.sign = job_sign;
 	s->used = 1;
 	memcpy(s->plan, f->plan_id, strlen(f->plan_id) + 1);
 	memcpy(s->ticket, t->id, sizeof(t->id));
 	s->uid = f->uid;
 	memcpy(s->nonce, t->nonce, sizeof(s->nonce));
-	hw_hash(buf_data(b), buf_len(b), s->ticket_hash);
 	memcpy(s->commit, t->agent_commit, 32);
 	memcpy(s->policy_fp, t->policy_fp, 32);
-	s->expires_ms = now_ms() + ttl;
+	s->expires_ms = now_ms() + ttl;	/* again when it is signed */
+	s->content = f->content;
+	if (f->content != PLAN_CONTENT_LATER && f->content !=
+	    PLAN_CONTENT_FAILED) {
+		memcpy(s->sha256, f->sha256, 32);
+		s->size = f->size;
+	}
 	memcpy(ticket, t->id, sizeof(t->id));
 	memcpy(instance, t->instance, sizeof(t->instance));
-	ret = PLAN_ASK_OK;
-out:
-	if (ret != PLAN_ASK_OK)
-		wipe_ticket(s);
-	buf_free(b);
-	free(t);
-	return ret;
+	if (hub_job_start(&jt->j, &h->live_jobs) != 0) {
+		logit("hub: cannot start a ticket's job");
+		s->used = 0;
+		goto refused;
+	}
+	s->job = &jt->j;
+	return PLAN_ASK_OK;
+refused:
+	sodium_memzero(jt, sizeof(*jt));
+	free(jt);
+	wipe_ticket(s);
+	return PLAN_ASK_REFUSED;
+}
+
+/* The job's post, once: the ticket's hash and expiry, the hub's answer
+ * (a refusal may be a revoked key: hub_enrol_refused tells it), and the
+ * audit record of the plan-time fetch. 1 when the job is past its post. */
+static int
+reap_post(struct console_hub *h, struct hub_ticket_state *s)
+{
+	struct job_ticket *jt = (struct job_ticket *)s->job;
+	json_t *rec;
+
+	if (s->prepared)
+		return 1;
+	if (jt == NULL || hub_job_phase(&jt->j) == HJ_PREPARING)
+		return 0;
+	s->prepared = 1;
+	rec = json_object();
+	json_object_set_new(rec, "method", json_string("hub.ticket"));
+	json_object_set_new(rec, "plan", json_string(s->plan));
+	json_object_set_new(rec, "ticket", json_string(s->ticket));
+	if (jt->j.kind != NULL || s->content == PLAN_CONTENT_LATER) {
+		json_object_set_new(rec, "fetch_cause",
+		    json_string(fetch_cause_name(jt->j.fc)));
+		if (jt->j.detail[0] != '\0')
+			json_object_set_new(rec, "fetch_detail",
+			    json_string(jt->j.detail));
+		if (jt->j.fc == FC_OK) {
+			char hex[65];
+			hex_encode(jt->j.sha256, 32, hex);
+			json_object_set_new(rec, "size",
+			    json_integer((json_int_t)jt->j.size));
+			json_object_set_new(rec, "sha256", json_string(hex));
+		}
+	}
+	if (jt->j.post != HC_OK) {
+		logit("hub: the ticket was not taken: %s",
+		    hc_err_text(jt->j.post));
+		if (jt->j.post == HC_REFUSED)
+			hub_enrol_refused(h);
+		s->post_failed = 1;
+		json_object_set_new(rec, "outcome", json_string("not taken"));
+	} else {
+		hub_enrol_taken(h);
+		hw_hash(buf_data(jt->j.body), buf_len(jt->j.body), s->ticket_hash);
+		s->expires_ms = jt->j.expires_ms;
+		json_object_set_new(rec, "outcome", json_string("posted"));
+	}
+	if (s->content == PLAN_CONTENT_LATER) {
+		s->content = jt->content;
+		memcpy(s->sha256, jt->j.sha256, 32);
+		s->size = jt->j.size;
+	}
+	h->audit->note(h->audit_ctx, rec);
+	return 1;
+}
+
+static void
+reap_all(struct console_hub *h)
+{
+	size_t i;
+
+	for (i = 0; i < HUB_MAX_TICKETS; i++)
+		if (h->t[i].used && h->t[i].job != NULL)
+			(void)reap_post(h, &h->t[i]);
+}
+
+static enum plan_prep
+hub_prepared(void *ctx, const char *plan, enum plan_content *content,
+    uint8_t sha256[32], unsigned long long *size, long long until)
+{
+	struct console_hub *h = ctx;
+	struct hub_ticket_state *s = find(h, plan);
+
+	if (s == NULL)
+		return PLAN_PREP_GONE;
+	if (!s->prepared && s->job != NULL)
+		(void)hub_job_wait(s->job, HJ_POLLING, until);
+	if (!reap_post(h, s))
+		return PLAN_PREP_BUSY;
+	if (s->post_failed)
+		return PLAN_PREP_REFUSED;
+	*content = s->content;
+	memcpy(sha256, s->sha256, 32);
+	*size = s->size;
+	return PLAN_PREP_DONE;
 }
 
 /* ---- the decision: the check chain of docs/hub.md, in its order ---- */
@@ -740,73 +922,83 @@ check(struct console_hub *h, struct hub_ticket_state *s, const struct buf *b,
 	return PLAN_APPROVED;
 }
 
+/* A new job that only long-polls the posted ticket's decision. */
+static int
+poll_again(struct console_hub *h, struct hub_ticket_state *s)
+{
+	struct job_ticket *jt = job_new(h);
+
+	jt->j.expires_ms = s->expires_ms;
+	if (str_fmt(jt->j.path, sizeof(jt->j.path), "/v1/tickets/%s/decision",
+	    s->ticket) != STR_OK || hub_job_start(&jt->j, &h->live_jobs) != 0) {
+		free(jt);
+		return -1;
+	}
+	s->job = &jt->j;
+	return 0;
+}
+
+/* Never waits: the decision the ticket's job found, checked, or
+ * PLAN_UNDECIDED (docs/hub.md, "The console's side"). */
 static enum plan_verdict
-hub_await(void *ctx, const char *plan, uid_t uid, long long deadline)
+hub_await(void *ctx, const char *plan, uid_t uid, long long until)
 {
 	struct console_hub *h = ctx;
 	struct hub_ticket_state *s = find(h, plan);
-	long long backoff;
-	char path[128];
+	struct hub_job *j;
+	struct buf *b;
+	enum hc_err e;
+	enum plan_verdict v;
 
+	reap_all(h);
 	/* No ticket state (the console restarted) or a used key: only a new
 	 * ticket can be decided on. */
 	if (s == NULL)
 		return PLAN_EXPIRED;
 	if (s->approved)
 		return PLAN_APPROVED;
-	if (s->box_sk == NULL)
+	if (s->box_sk == NULL || now_ms() >= s->expires_ms)
 		return PLAN_EXPIRED;
-	if (str_fmt(path, sizeof(path), "/v1/tickets/%s/decision", s->ticket) !=
-	    STR_OK)
+	if (s->job != NULL && !s->prepared)
+		(void)hub_job_wait(s->job, HJ_POLLING, until);
+	if (s->job != NULL && !reap_post(h, s))
+		return PLAN_UNDECIDED;
+	if (s->post_failed)
 		return PLAN_NO_DECISION;
-	for (backoff = BACKOFF_MIN_MS;;) {
-		long long now = now_ms(), end = deadline < s->expires_ms ?
-		    deadline : s->expires_ms, wait;
-		struct buf *b = NULL;
-		enum plan_verdict v;
-		enum hc_err e;
-
-		if (now >= s->expires_ms)
-			return PLAN_EXPIRED;
-		if (now >= end)
-			return PLAN_NO_DECISION;
-		wait = end - now;
-		if (wait > h->poll_ms)
-			wait = h->poll_ms;
-		/* The hub's own long-poll deadline answers first (204). */
-		e = hc_call(&h->hc, "GET", path, NULL, 0, HW_MAX_DECISION,
-		    wait + 2000, &b, NULL);
-		if (e == HC_OK || e == HC_NO_DATA)
-			hub_enrol_taken(h);
-		if (e == HC_NO_DATA) {
-			/* "None yet" at once is no long-poll (a broken or
-			 * hostile hub): back off, jittered and bounded, never
-			 * past the deadline. */
-			long long t = now_ms(), nap;
-			if (t - now >= QUICK_MS) {
-				backoff = BACKOFF_MIN_MS;
-				continue;
-			}
-			nap = backoff / 2 + (long long)randombytes_uniform(
-			    (uint32_t)(backoff / 2 + 1));
-			sleep_until_ms(t + nap < end ? t + nap : end);
-			backoff = backoff * 2 < BACKOFF_MAX_MS ? backoff * 2 :
-			    BACKOFF_MAX_MS;
-			continue;
-		}
-		if (e != HC_OK) {
-			/* A hub that is down or refuses: told at once, on the
-			 * closed list; the ticket stays pending. A refusal may
-			 * be a revoked key: the window and the audit say so. */
-			buf_free(b);
-			if (e == HC_REFUSED)
-				hub_enrol_refused(h);
-			return PLAN_NO_DECISION;
-		}
-		v = check(h, s, b, uid);
-		buf_free(b);
-		return v;
+	/* A refused decision or a hub error ended the last poll: poll again,
+	 * behind this answer. */
+	if (s->job == NULL && poll_again(h, s) != 0)
+		return PLAN_NO_DECISION;
+	j = s->job;
+	if (hub_job_phase(j) != HJ_DONE) {
+		/* at most until this answer's own quantum */
+		hub_job_nudge(j);
+		if (hub_job_wait(j, HJ_DONE, until) != HJ_DONE)
+			return PLAN_UNDECIDED;
 	}
+	e = j->poll;
+	b = j->decision;
+	j->decision = NULL;
+	hub_job_release(j);
+	s->job = NULL;
+	if (e == HC_OK || e == HC_NO_DATA)
+		hub_enrol_taken(h);
+	if (e == HC_NO_DATA) {
+		buf_free(b);
+		return now_ms() >= s->expires_ms ? PLAN_EXPIRED : PLAN_UNDECIDED;
+	}
+	if (e != HC_OK) {
+		/* A hub that is down or refuses: told at once, on the closed
+		 * list; the ticket stays pending. A refusal may be a revoked
+		 * key: the window and the audit say so. */
+		buf_free(b);
+		if (e == HC_REFUSED)
+			hub_enrol_refused(h);
+		return PLAN_NO_DECISION;
+	}
+	v = check(h, s, b, uid);
+	buf_free(b);
+	return v;
 }
 
 static long
@@ -1056,6 +1248,7 @@ hub_drop(void *ctx, const char *plan)
 const struct plan_hub_ops console_hub_ops = {
 	.ask = hub_ask,
 	.room = hub_room,
+	.prepared = hub_prepared,
 	.await = hub_await,
 	.value = hub_value,
 	.forget = hub_forget,

@@ -13,6 +13,7 @@
 
 #include <limits.h>
 
+#include "console/hub_job.h"
 #include "console/plan.h"
 #include "console/policy.h"
 #include "hubclient/hubclient.h"
@@ -43,6 +44,13 @@ struct hub_ticket_state {
 	long long expires_ms;			/* monotonic: the console's clock */
 	int approved;
 	struct hw_values vals;			/* the opened box (locked) */
+	/* Behind the answers (hub_job.h): the fetch, the post, the poll. */
+	struct hub_job *job;
+	int prepared;				/* the job's post is reaped */
+	int post_failed;			/* the hub did not take it */
+	enum plan_content content;
+	uint8_t sha256[32];
+	unsigned long long size;
 };
 
 struct console_hub {
@@ -67,6 +75,7 @@ struct console_hub {
 	int unenrolled;				/* told: the hub refuses our key */
 	struct hub_name *names;			/* the accounts at the start */
 	size_t nnames;
+	int live_jobs;				/* hub_job threads running */
 	struct hub_ticket_state t[HUB_MAX_TICKETS];
 };
 
@@ -78,7 +87,10 @@ struct console_hub {
 int console_hub_open(struct console_hub *h, const struct policy *pol,
     const char *home, const char *url, const char *ca_file,
     struct term *term, const char **why);
-void console_hub_close(struct console_hub *h);
+/* 1, or 0 when a ticket's thread still runs after a short wait: it may
+ * still read a profile's source, which the caller then leaves open (the
+ * process is ending). */
+int console_hub_close(struct console_hub *h);
 
 extern const struct plan_hub_ops console_hub_ops;
 

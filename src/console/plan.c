@@ -949,7 +949,7 @@ plan_record(const struct plan *pl, const char *planid, const char *ticket,
 	}
 	json_object_set_new(r, "handle", json_string(pl->h ? pl->h->id : ""));
 	json_object_set_new(r, "content", json_integer(content));
-	if (content != PLAN_CONTENT_FAILED) {
+	if (content == PLAN_CONTENT_FETCHED || content == PLAN_CONTENT_UNCHECKED) {
 		json_object_set_new(r, "sha256", hex_of(sha, 32));
 		json_object_set_new(r, "size", json_integer((json_int_t)size));
 	}
@@ -1029,9 +1029,10 @@ plan_restore(struct plan *pl, const json_t *r, const char *planid,
 		return -1;
 	*content = (enum plan_content)json_integer_value(json_object_get(r,
 	    "content"));
-	if (*content > PLAN_CONTENT_UNCHECKED)
+	if (*content > PLAN_CONTENT_LATER)
 		return -1;
-	if (*content != PLAN_CONTENT_FAILED) {
+	if (*content == PLAN_CONTENT_FETCHED ||
+	    *content == PLAN_CONTENT_UNCHECKED) {
 		const json_t *sz = json_object_get(r, "size");
 		if (unhex(json_object_get(r, "sha256"), sha, 32) != 0 ||
 		    !json_is_integer(sz) || json_integer_value(sz) < 0)
@@ -1141,6 +1142,13 @@ ticket_for(struct plan *pl, const char *planid, enum plan_content content,
 	f.renews = renews;
 	f.moved = moved;
 	f.nmoved = nmoved;
+	if (content == PLAN_CONTENT_LATER) {
+		f.kind = pl->pr->kind;
+		f.src = pl->pr->src;
+		f.cap = e->ws->cap;
+		f.scrub_words = e->scrub_words;
+		f.nscrub = e->nscrub;
+	}
 	switch (e->hub->ask(e->hub_ctx, &f, ticket, instance)) {
 	case PLAN_ASK_OK:
 		break;
@@ -1156,6 +1164,7 @@ ticket_for(struct plan *pl, const char *planid, enum plan_content content,
 		    "ticket");
 	}
 	rec = plan_record(pl, planid, ticket, content, sha, size);
+	json_object_set_new(rec, "instance", json_string(instance));
 	if (e->hub->save(e->hub_ctx, planid, rec) != 0) {
 		json_decref(rec);
 		e->hub->forget(e->hub_ctx, planid);
@@ -1177,7 +1186,7 @@ hub_ask_plan(struct plan *pl, const char *planid)
 {
 	const struct plan_env *e = pl->e;
 	long long t0 = now(pl);
-	enum plan_content content = PLAN_CONTENT_FETCHED;
+	enum plan_content content = PLAN_CONTENT_LATER;
 	uint8_t sha[32];
 	unsigned long long size = 0;
 	char *line;
@@ -1189,25 +1198,17 @@ hub_ask_plan(struct plan *pl, const char *planid)
 		return refuse(pl, E_TOO_MANY_PENDING, "its share of the ticket "
 		    "table is taken");
 	if (pl->h != NULL) {
+		content = PLAN_CONTENT_FETCHED;
 		memcpy(sha, pl->h->sha256, 32);
 		size = pl->h->size;
-	} else if (fetch_quiet(pl) == 0) {
-		/* The first fetch, for the human's masked screen and the plan
-		 * hash; its bytes go at once (the run fetches again). */
-		memcpy(sha, pl->h->sha256, 32);
-		size = pl->h->size;
-		json_object_set_new(pl->rec, "size", json_integer((json_int_t)size));
-		json_object_set_new(pl->rec, "sha256", hex_json(sha));
-		ws_drop(e->ws, pl->h);
-		pl->h = NULL;
-		json_object_del(pl->rec, "handle");
-	} else {
-		/* Told to the agent only after an approval, on the quantum:
-		 * planning is no existence or size oracle. */
-		content = PLAN_CONTENT_FAILED;
 	}
+	/* Else the first fetch (for the human's masked screen and the plan
+	 * hash) runs behind this answer, with the signing and the post: the
+	 * agent has its ticket id at the first quantum whatever the file's
+	 * size, and a failure is told only after an approval, on the
+	 * quantum, so planning is no existence or size oracle (docs/hub.md,
+	 * "The console's side"). */
 	line = ticket_for(pl, planid, content, sha, size, "", NULL, 0);
-	/* The pending answer is quantized too: a fetch took its time. */
 	plan_hold_quantum(e, t0);
 	return line;
 }
@@ -1348,9 +1349,9 @@ renew(struct plan *pl, const json_t *r, enum plan_content content,
 	for (i = 0; i < nmoved; i++)
 		mp[i] = moved[i];
 	json_object_set_new(pl->rec, "decision", json_string("renewed"));
-	line = ticket_for(pl, pl->planid, content == PLAN_CONTENT_FAILED ?
-	    PLAN_CONTENT_FAILED : PLAN_CONTENT_UNCHECKED, sha, size, ticket, mp,
-	    nmoved);
+	line = ticket_for(pl, pl->planid, content == PLAN_CONTENT_FAILED ||
+	    content == PLAN_CONTENT_LATER ? content : PLAN_CONTENT_UNCHECKED,
+	    sha, size, ticket, mp, nmoved);
 	plan_hold_quantum(e, t0);
 	return line;
 out:
@@ -1358,6 +1359,35 @@ out:
 	e->hub->drop(e->hub_ctx, pl->planid);
 	plan_hold_quantum(e, t0);
 	return line;
+}
+
+/* The pending shape again, for a ticket not decided yet (or not posted
+ * yet): the plan's own ticket. */
+static char *
+pending_again(struct plan *pl, const json_t *r)
+{
+	const char *t = rstr(r, "ticket", 40), *in = rstr(r, "instance", 32);
+
+	json_object_set_new(pl->rec, "ticket", json_string(t ? t : ""));
+	json_object_set_new(pl->rec, "decision", json_string("none yet"));
+	json_object_set_new(pl->rec, "outcome", json_string("pending"));
+	return pending_line(pl, pl->planid, t ? t : "", in ? in : "");
+}
+
+/* What the ticket's fetch found, into the plan's record (a restart then
+ * renews it with it). Its lifetime is kept (hub_save). */
+static void
+record_content(struct plan *pl, json_t *r, enum plan_content content,
+    const uint8_t *sha, unsigned long long size)
+{
+	json_object_set_new(r, "content", json_integer(content));
+	if (content == PLAN_CONTENT_FETCHED) {
+		json_object_set_new(r, "sha256", hex_of(sha, 32));
+		json_object_set_new(r, "size", json_integer((json_int_t)size));
+	}
+	if (pl->e->hub->save(pl->e->hub_ctx, pl->planid, r) != 0)
+		window(pl, "  plan %s: its record could not be updated",
+		    pl->planid);
 }
 
 char *
@@ -1370,7 +1400,7 @@ plan_run(const struct plan_env *e, const struct request *req,
 	unsigned long long size = 0;
 	json_t *answers = NULL, *r = NULL;
 	enum plan_verdict v;
-	long long t0 = 0;
+	long long t0 = 0, tstart, quantum_end;
 	char *line = NULL;
 	size_t i;
 	int hold = 0;
@@ -1382,6 +1412,10 @@ plan_run(const struct plan_env *e, const struct request *req,
 		pl->op[i].binfd = -1;
 	memset(sha, 0, sizeof(sha));
 	pl->e = e;
+	tstart = now(pl);
+	/* A pending answer leaves at the quantum: until then a decision (or
+	 * the ticket's post) that comes is taken, and never later. */
+	quantum_end = tstart + (long long)e->pol->answer_quantum_s * 1000;
 	pl->method = M_FILE_RUN;
 	pl->peer = peer;
 	pl->id = request_id_json(req);
@@ -1429,11 +1463,40 @@ plan_run(const struct plan_env *e, const struct request *req,
 	pl->nop = pl->req->nplugins;
 	json_object_set_new(pl->rec, "profile", json_string(pl->pr->name));
 	json_object_set_new(pl->rec, "key", json_string(pl->key));
-	v = e->hub->await(e->hub_ctx, pl->planid, peer->uid, now(pl) +
-	    (long long)e->pol->hub.ticket_ttl_s * 1000);
+	/* The ticket's fetch and post went on behind the plan's answer: what
+	 * they found goes into the plan's record now. */
+	if (content == PLAN_CONTENT_LATER) {
+		switch (e->hub->prepared(e->hub_ctx, pl->planid, &content, sha,
+		    &size, quantum_end)) {
+		case PLAN_PREP_BUSY:
+			line = pending_again(pl, r);
+			hold = 1;
+			t0 = tstart;
+			goto out;
+		case PLAN_PREP_REFUSED:
+			e->hub->forget(e->hub_ctx, pl->planid);
+			e->hub->drop(e->hub_ctx, pl->planid);
+			line = refuse(pl, E_APPROVAL_TIMEOUT, "the hub did not take "
+			    "the ticket");
+			goto out;
+		case PLAN_PREP_GONE:
+			break;		/* no ticket state: renewed below */
+		case PLAN_PREP_DONE:
+			record_content(pl, r, content, sha, size);
+			break;
+		}
+	}
+	v = e->hub->await(e->hub_ctx, pl->planid, peer->uid, quantum_end);
 	switch (v) {
 	case PLAN_EXPIRED:
 		line = renew(pl, r, content, sha, size);
+		goto out;
+	case PLAN_UNDECIDED:
+		/* No decision yet: pending again, at the quantum; the console
+		 * is held by no agent's wait (docs/hub.md). */
+		line = pending_again(pl, r);
+		hold = 1;
+		t0 = tstart;
 		goto out;
 	case PLAN_NO_DECISION:
 		json_object_set_new(pl->rec, "decision", json_string("none"));

@@ -22,6 +22,7 @@
 #include "console/workspace.h"
 #include "protocol/request.h"
 #include "sandbox/sandbox.h"
+#include "sources/source.h"
 #include "store/manifest.h"
 #include "store/store.h"
 
@@ -103,6 +104,7 @@ enum plan_content {
 	PLAN_CONTENT_FETCHED = 0,	/* sha256 and size known */
 	PLAN_CONTENT_FAILED,		/* the first fetch failed */
 	PLAN_CONTENT_UNCHECKED,		/* a renewal: the first ticket's sha256 */
+	PLAN_CONTENT_LATER,		/* fetched behind the pending answer */
 };
 
 struct plan_ticket {
@@ -119,6 +121,15 @@ struct plan_ticket {
 	const char *renews;		/* "" or the ticket this one renews */
 	const char *const *moved;	/* a renewal: the inputs that moved */
 	size_t nmoved;
+	/* PLAN_CONTENT_LATER: the hub side fetches key from this source
+	 * (src NULL: the profile is unavailable) behind the answer, bytes
+	 * kept nowhere, at most cap of them; the fetch's detail is scrubbed
+	 * of these words. */
+	const struct source_kind *kind;
+	struct source *src;
+	unsigned long long cap;
+	const char *const *scrub_words;
+	size_t nscrub;
 };
 
 enum plan_verdict {
@@ -126,8 +137,17 @@ enum plan_verdict {
 	PLAN_DENIED,
 	PLAN_EXPIRED,		/* past its expiry, or its one-use key is gone
 				 * (the console restarted): renew it */
-	PLAN_NO_DECISION,	/* none that holds before the deadline (none
-				 * yet, a refused one, the hub unreachable) */
+	PLAN_NO_DECISION,	/* none that holds (a refused one, the hub
+				 * unreachable or refusing) */
+	PLAN_UNDECIDED,		/* none yet: file.run answers pending again */
+};
+
+/* What became of a ticket made with PLAN_CONTENT_LATER. */
+enum plan_prep {
+	PLAN_PREP_DONE = 0,	/* posted: the content's state is known */
+	PLAN_PREP_BUSY,		/* still fetching or posting */
+	PLAN_PREP_REFUSED,	/* the hub did not take the ticket */
+	PLAN_PREP_GONE,		/* no state (the console restarted) */
 };
 
 enum plan_ask {
@@ -137,18 +157,28 @@ enum plan_ask {
 };
 
 struct plan_hub_ops {
-	/* Make, sign and post the ticket: PLAN_ASK_OK and its id (and the
-	 * instance name) in ticket, or why not. */
+	/* Make the ticket: PLAN_ASK_OK and its id (and the instance name)
+	 * in ticket, or why not. Never waits: the fetch (PLAN_CONTENT_LATER),
+	 * the signing, the post and the decision's long-poll go on behind
+	 * the answer (docs/hub.md, "The console's side"). */
 	enum plan_ask (*ask)(void *ctx, const struct plan_ticket *t,
 	    char ticket[PLAN_ID_TEXT], char instance[33]);
 	/* Before anything is fetched: PLAN_ASK_SHARE when uid's pending
 	 * plans fill its share of the ticket table (a plan that has a ticket
 	 * keeps its place), else PLAN_ASK_OK (docs/hub.md). */
 	enum plan_ask (*room)(void *ctx, uid_t uid, const char *plan_id);
-	/* Wait for the decision on the plan's ticket until deadline_ms, and
-	 * check it. */
+	/* A PLAN_CONTENT_LATER ticket: whether it is made and posted, and
+	 * then the content's state, sha256 and size. Waits for it no later
+	 * than until_ms: the end of the quantum a pending answer is held to
+	 * anyway, never longer. */
+	enum plan_prep (*prepared)(void *ctx, const char *plan_id,
+	    enum plan_content *content, uint8_t sha256[32],
+	    unsigned long long *size, long long until_ms);
+	/* The decision on the plan's ticket, checked, if one came by
+	 * until_ms (as above: within the pending answer's own quantum; the
+	 * hub's long-poll is never waited for); else PLAN_UNDECIDED. */
 	enum plan_verdict (*await)(void *ctx, const char *plan_id, uid_t uid,
-	    long long deadline_ms);
+	    long long until_ms);
 	/* After PLAN_APPROVED: the value typed for placeholder, into buf
 	 * (locked memory of cap bytes): its length, or -1 when the decision
 	 * carried none. */

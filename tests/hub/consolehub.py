@@ -89,6 +89,7 @@ class HubConsole:
             self.url = self.fake.url
         self.ttl = ttl
         self.quantum = quantum
+        self.current = {}           # plan -> its ticket, as last answered
         self.policy = self.policy_text()
 
     def policy_text(self, extra=""):
@@ -164,9 +165,15 @@ class HubConsole:
             return req, json.loads(out), secs
         req, line, secs = self.env.rpc("file.plan", params, user=user,
                                        timeout=timeout)
-        return req, json.loads(line), secs
+        doc = json.loads(line)
+        r = doc.get("result", {})
+        if r.get("status") == "pending":
+            self.current[r["plan"]] = r["ticket"]
+        return req, doc, secs
 
-    def run(self, plan, user="agent", timeout=120):
+    def run_once(self, plan, user="agent", timeout=30):
+        """One file.run: the console never waits for the hub, so a
+        ticket nobody decided yet answers pending again."""
         if user != "agent":
             # allowed by uid, outside the clients group (rpc_as_peer)
             req = self.env.request("file.run", {"plan": plan})
@@ -176,6 +183,21 @@ class HubConsole:
         req, line, secs = self.env.rpc("file.run", {"plan": plan}, user=user,
                                        timeout=timeout)
         return req, json.loads(line), secs
+
+    def run(self, plan, user="agent", timeout=120):
+        """file.run as an agent waits for a decision (docs/hub.md): asked
+        again while it answers pending for the same ticket; a renewal's
+        new ticket is returned. The seconds are the whole wait's."""
+        t0 = time.monotonic()
+        while True:
+            req, doc, _ = self.run_once(plan, user, timeout)
+            r = doc.get("result", {})
+            secs = time.monotonic() - t0
+            if r.get("status") != "pending":
+                return req, doc, secs
+            if r["ticket"] != self.current.get(plan) or secs > timeout:
+                self.current[plan] = r["ticket"]
+                return req, doc, secs
 
     def sanitizer_report(self):
         """An ASan/UBSan console reports on its terminal (at exit, leaks

@@ -1,7 +1,8 @@
 """The agent's side of hub mode through every way in: the raw socket, the
 CLI (JSON and text), the MCP server (both protocol generations). A plan
-answers the pending shape, `lockfile run PLAN` / the MCP run tool wait for
-the decision (the MCP heartbeat stays the constant text) and answer the
+answers the pending shape, and so does a run nobody decided yet (the
+console never waits for the hub); `lockfile run PLAN` / the MCP run tool
+ask again until the decision (the MCP heartbeat stays the constant text) and answer the
 plan's bits; every output passes the client's whitelist and the closed
 list. The decisions come from the hostile hub double, signed with the keys
 the policy pins."""
@@ -40,6 +41,18 @@ def world():
     w.cleanup()
 
 
+def raw_until_decided(a, params, timeout=60):
+    """The raw socket's file.run as the CLI and MCP make it: the console
+    never waits for the hub, so a run nobody decided yet answers pending
+    again at its quantum, and the agent asks again."""
+    t0 = time.monotonic()
+    while True:
+        code, res = a.raw("file.run", params)
+        if code != "result" or res.get("status") != "pending" or \
+                time.monotonic() - t0 > timeout:
+            return code, res
+
+
 def last_plan(w):
     rec = [r for r in w.env.audit() if r.get("method") == "file.plan"][-1]
     return rec["plan"], rec["ticket"]
@@ -50,6 +63,9 @@ def last_plan(w):
 def test_pending_then_run(world, way):
     w, a = world
     fn = dict(a.ways())[way]
+    if way == "raw":
+        fn = (lambda m, p, f=fn: raw_until_decided(a, p) if m == "file.run"
+              else f(m, p))
     code, res = fn("file.plan", PLAN)
     assert code == "result"
     plan, tid = last_plan(w)
@@ -74,7 +90,7 @@ def test_refusals_on_run(world):
     code, _ = a.raw("file.plan", PLAN)
     plan, tid = last_plan(w)
     w.decisions[tid] = w.decision(tid, verdict=hw.DENY)
-    code, _ = a.raw("file.run", {"plan": plan})
+    code, _ = raw_until_decided(a, {"plan": plan})
     assert code == "E_APPROVAL_DENIED"
     for name, fn in a.ways():
         code, _ = fn("file.run", {"plan": plan})
