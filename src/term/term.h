@@ -24,6 +24,12 @@ struct term {
 			 * fetched */
 	unsigned render_flags;	/* for render_text(): RENDER_ASCII when the
 				 * locale is not UTF-8 (lib/render.h) */
+	int winch_fd;	/* -1, or a signalfd of SIGWINCH: a window change
+			 * (docker attach resizes the terminal) asks for a
+			 * redraw (TERM_REDRAW) */
+	int redraw;	/* set by a caller that can redraw: a SIGWINCH or a
+			 * ctrl-L ends a read with TERM_REDRAW; otherwise
+			 * both are ignored */
 };
 
 /* Open the controlling terminal. 0, or -1 with a static reason. */
@@ -47,6 +53,8 @@ enum term_read_end {
 	TERM_ENDED = -2,	/* end of input, an error, or intr_fd readable */
 	TERM_TOO_LONG = -3,	/* longer than cap (the rest is discarded) */
 	TERM_PEER_GONE = -4,	/* peer_fd hung up */
+	TERM_REDRAW = -5,	/* t->redraw set, and the window changed or
+				 * ctrl-L was typed: the line is discarded */
 };
 
 /* Read one line (without its newline) before deadline_ms (monotonic).
