@@ -24,8 +24,8 @@
 #                       build time (default the four official ones)
 #   --tag PREFIX        image names PREFIX-console and PREFIX-agent
 #                       (default lockfile)
-#   --build-arg N=V     passed to docker build: LOCKFILE_UID, CLIENTS_GID,
-#                       AGENT_UID, ALLOWED_UIDS
+#   --build-arg N=V     passed to docker build: LOCKFILE_UID, LOCKFILE_GID,
+#                       CLIENTS_GID, AGENT_UID, AGENT_GID, ALLOWED_UIDS
 #
 # The images take whatever `meson install` installs (staged with DESTDIR;
 # the host-only tools, tag "host", stay out). Run as root (debootstrap, and
@@ -58,7 +58,8 @@ while [ $# -gt 0 ]; do
 	--tag) prefix=$2; shift 2 ;;
 	--build-arg)
 		case $2 in
-		LOCKFILE_UID=*|CLIENTS_GID=*|AGENT_UID=*|ALLOWED_UIDS=*) ;;
+		LOCKFILE_UID=*|LOCKFILE_GID=*|CLIENTS_GID=*|AGENT_UID=*|\
+		AGENT_GID=*|ALLOWED_UIDS=*) ;;
 		*) echo "build-images: unknown build arg ${2%%=*}" >&2; exit 64 ;;
 		esac
 		args="$args --build-arg $2"; shift 2 ;;

@@ -105,6 +105,14 @@ cmd_agent(struct lox *l, int argc, char **argv)
 	argv_add(&a, "--user");
 	if (ids != NULL) {
 		argv_addf(&a, "%lu:%lu", uid, gid);
+		/* The 2750 socket directory lets in the clients group only: a
+		 * uid the agent image was built to allow (ALLOWED_UIDS, its
+		 * label) gets that group, any other uid does not, and cannot
+		 * reach the console (docs/docker.md, "Several agents"). */
+		if (lox_image_allows_uid(l, image, uid)) {
+			argv_add(&a, "--group-add");
+			argv_add(&a, LF_CLIENTS_GROUP);
+		}
 	} else {
 		argv_add(&a, LF_AGENT_ACCOUNT);
 		argv_add(&a, "--group-add");

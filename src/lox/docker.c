@@ -305,17 +305,25 @@ lox_console_flags(const struct lox *l, struct argv *a, int network)
 	return 0;
 }
 
-int
-lox_console_running(const struct lox *l)
+/* Run `docker ARGS...` (at most 6 arguments) and keep what it prints,
+ * cut to cap - 1 bytes. 0 when it ran and exited 0, -1 otherwise. */
+static int
+docker_output(const struct lox *l, const char *const *args, char *buf,
+    size_t cap)
 {
-	char buf[16];
-	size_t got = 0;
+	const char *argv[8];
+	size_t got = 0, i;
 	int fds[2], status, devnull;
 	ssize_t n;
 	pid_t pid;
 
+	argv[0] = l->docker;
+	for (i = 0; args[i] != NULL && i < 6; i++)
+		argv[i + 1] = args[i];
+	argv[i + 1] = NULL;
+	buf[0] = '\0';
 	if (pipe2(fds, O_CLOEXEC) != 0)
-		return 0;
+		return -1;
 	pid = fork();
 	if (pid < 0) {
 		close(fds[0]);
@@ -327,13 +335,12 @@ lox_console_running(const struct lox *l)
 		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(fds[1], 1) < 0 ||
 		    dup2(devnull, 2) < 0)
 			_exit(127);
-		execlp(l->docker, l->docker, "container", "inspect", "--format",
-		    "{{.State.Running}}", l->container, (char *)NULL);
+		execvp(argv[0], (char *const *)argv);
 		_exit(127);
 	}
 	close(fds[1]);
-	while (got < sizeof(buf) - 1 &&
-	    (n = read(fds[0], buf + got, sizeof(buf) - 1 - got)) != 0) {
+	while (got < cap - 1 &&
+	    (n = read(fds[0], buf + got, cap - 1 - got)) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -345,8 +352,44 @@ lox_console_running(const struct lox *l)
 	close(fds[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+int
+lox_console_running(const struct lox *l)
+{
+	const char *args[] = { "container", "inspect", "--format",
+	    "{{.State.Running}}", l->container, NULL };
+	char buf[16];
+
+	return docker_output(l, args, buf, sizeof(buf)) == 0 &&
 	    strcmp(buf, "true\n") == 0;
+}
+
+int
+lox_image_allows_uid(const struct lox *l, const char *image,
+    unsigned long uid)
+{
+	const char *args[] = { "image", "inspect", "--format",
+	    "{{index .Config.Labels \"" LOX_ALLOWED_LABEL "\"}}", image, NULL };
+	char buf[512], *p, *end;
+	unsigned long u;
+
+	if (docker_output(l, args, buf, sizeof(buf)) != 0)
+		return 0;
+	/* "UID,UID...\n" as the Dockerfile's ALLOWED_UIDS (digits and
+	 * commas, checked there); anything else allows nobody. */
+	for (p = buf; *p >= '0' && *p <= '9'; p = end + 1) {
+		errno = 0;
+		u = strtoul(p, &end, 10);
+		if (errno != 0 || (*end != ',' && *end != '\n'))
+			return 0;
+		if (u == uid)
+			return 1;
+		if (*end == '\n')
+			break;
+	}
+	return 0;
 }
 
 int

@@ -80,6 +80,15 @@ int lox_check_image(const char *image);
  * engine cannot tell). */
 int lox_console_running(const struct lox *l);
 
+/* The agent image's label naming the uids it was built to allow
+ * (docker/Dockerfile, ALLOWED_UIDS). */
+#define LOX_ALLOWED_LABEL	"org.lockfile.allowed-uids"
+
+/* 1 when IMAGE's LOX_ALLOWED_LABEL lists uid (the image has an account for
+ * it in lockfile-clients), 0 when not or the engine cannot tell. */
+int lox_image_allows_uid(const struct lox *l, const char *image,
+    unsigned long uid);
+
 /* Run (or, with --dry-run, print) the docker command; returns only on
  * failure, with an exit status. */
 int lox_exec(const struct lox *l, struct argv *a);

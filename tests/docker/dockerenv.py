@@ -48,8 +48,17 @@ def ids():
     """The accounts the images are built with: the host's own, so files
     the tests make on the host belong to the same accounts inside."""
     return {"LOCKFILE_UID": uid_of("lockfile"),
+            "LOCKFILE_GID": pwd.getpwnam("lockfile").pw_gid,
             "CLIENTS_GID": gid_of("lockfile-clients"),
-            "AGENT_UID": uid_of("agent")}
+            "AGENT_UID": uid_of("agent"),
+            "AGENT_GID": pwd.getpwnam("agent").pw_gid}
+
+
+# A second agent uid the images are built to allow (ALLOWED_UIDS): no
+# account on the host, one in each image (docs/docker.md, "Several
+# agents"); OUTSIDER_UID is allowed nowhere.
+SECOND_UID = 2345
+OUTSIDER_UID = 2346
 
 
 class Engine:
@@ -129,6 +138,7 @@ class Engine:
                 "--plugins", " ".join(PLUGINS), "--tag", TAG]
         for k, v in ids().items():
             argv += ["--build-arg", "%s=%d" % (k, v)]
+        argv += ["--build-arg", "ALLOWED_UIDS=%d" % SECOND_UID]
         r = subprocess.run(argv, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, timeout=900,
                            env=dict(self.env(), DOCKER=DOCKER))
@@ -277,10 +287,11 @@ def make_source(base, files):
 POLICY = """security_level = 1
 answer_quantum_s = 1
 approval_timeout_s = 120
+allowed_uids = [%d]
 
 [profiles.invoices]
 production = false
 source = "local"
 path = "/srv/lockfile/invoices"
 prefix = "2024/"
-"""
+""" % SECOND_UID

@@ -91,10 +91,12 @@ class Deployment:
         assert not t.is_alive(), "the plan never returned"
         return out["r"]
 
-    def ask(self, key, plugin="is-pdf", instance=None, window=None):
+    def ask(self, key, plugin="is-pdf", instance=None, window=None,
+            uid=None):
         r = self.approved(lambda: self.agent(
             "lockfile", "ask", "--json", "--profile", "invoices", "--key",
-            key, "--plugin", plugin, instance=instance), window=window)
+            key, "--plugin", plugin, instance=instance, uid=uid),
+            window=window)
         return r, json.loads(r.stdout or b"null")
 
     def close(self):
@@ -368,6 +370,77 @@ def test_uid_outside_the_group_is_refused(dep):
                   uid=D.uid_of("lf-outsider"))
     assert r.returncode != 0 and b'"result"' not in r.stdout, r.stdout
     assert b'"unreachable"' in r.stdout or b"E_PEER_REFUSED" in r.stdout
+
+
+# ---- several agents (docs/docker.md, "Several agents") ----------------------
+
+def test_two_agent_uids_each_get_their_answer(dep):
+    """The images are built with ALLOWED_UIDS=2345 and the policy lists it
+    too (dockerenv): the console started on its `docker run -it` pty (the
+    fixture), and an agent container of each uid gets its answer; the card
+    names each uid's account in the console's image."""
+    for uid, name in ((None, "agent"), (D.SECOND_UID,
+                                        "agent-%d" % D.SECOND_UID)):
+        r, doc = dep.ask("2024/a.pdf", uid=uid)
+        assert r.returncode == 0, (uid, r.stdout, r.stderr)
+        assert answers(doc) == [("is-pdf", 1)], (uid, doc)
+        want = D.uid_of("agent") if uid is None else uid
+        assert re.search(r"from uid\s+%d \(%s\)" % (want, name),
+                         dep.term.screen(dep.window)), name
+
+
+def test_uid_outside_the_list_is_refused(dep):
+    """A uid neither image was built to allow gets no clients group from
+    lox agent, so it cannot enter the 2750 socket directory; the allowed
+    one gets the group (and nothing else differs on its line)."""
+    r = dep.agent("lockfile", "status", "--json", uid=D.OUTSIDER_UID)
+    assert r.returncode != 0 and b'"result"' not in r.stdout, r.stdout
+    assert b'"unreachable"' in r.stdout or b"E_PEER_REFUSED" in r.stdout
+    r = dep.agent("lockfile", "status", "--json", uid=D.SECOND_UID)
+    assert r.returncode == 0 and b'"result"' in r.stdout, r.stdout
+    lines = {}
+    for uid in (D.SECOND_UID, D.OUTSIDER_UID):
+        p = dep.eng.lox("agent", "--print", "--image", AGENT, "--uid",
+                        str(uid), "--", "true")
+        assert p.returncode == 0, p.stderr
+        lines[uid] = shlex.split(p.stdout.decode())
+    mine = lines[D.SECOND_UID]
+    assert mine[mine.index("--group-add") + 1] == "lockfile-clients", mine
+    assert [a for a in mine if a not in ("--group-add", "lockfile-clients")
+            and a != str(D.SECOND_UID) + ":" + str(D.SECOND_UID)] == \
+        [a for a in lines[D.OUTSIDER_UID]
+         if a != str(D.OUTSIDER_UID) + ":" + str(D.OUTSIDER_UID)]
+
+
+def test_accounts_have_primary_groups_of_their_own(dep):
+    """The console and agent accounts' primary gids differ (left to
+    useradd both were 1000), in both images; the allowed uid has an
+    account in both, in the clients group."""
+    def ids(image, user):
+        return dep.eng.docker("run", "--rm", "--network", "none", image,
+                              "id", user).stdout.decode()
+
+    def gid(s):
+        return re.search(r"gid=(\d+)", s).group(1)
+    con = ids(CONSOLE, "lockfile")
+    ag = ids(AGENT, "agent")
+    assert gid(con) == str(D.ids()["LOCKFILE_GID"]), con
+    assert gid(ag) == str(D.ids()["AGENT_GID"]) != gid(con), ag
+    assert ids(CONSOLE, "agent") == ag
+    for image in (CONSOLE, AGENT):
+        s = ids(image, str(D.SECOND_UID))
+        assert "gid=%d(agent-%d)" % (D.SECOND_UID, D.SECOND_UID) in s, s
+        assert "lockfile-clients" in s, s
+
+
+def test_agent_image_holds_the_client_only(dep):
+    r = dep.eng.docker("run", "--rm", "--network", "none", AGENT, "sh", "-c",
+                       "ls /usr/local/bin; find / -xdev -name 'lockfile-*'"
+                       " -type f")
+    assert r.stdout == b"lockfile\n", r.stdout
+    r = dep.eng.docker("run", "--rm", "--network", "none", CONSOLE, "ls",
+                       "/usr/local/bin")
+    assert b"lockfile-console\n" in r.stdout, r.stdout
 
 
 def test_root_agent_with_default_capabilities_is_refused(dep):
