@@ -44,7 +44,8 @@ int
 cmd_agent(struct lox *l, int argc, char **argv)
 {
 	struct argv a = { 0 };
-	const char *image = LOX_AGENT_IMAGE, *ids = NULL, *v;
+	const char *image = NULL, *ids = NULL, *v;
+	char id[LOX_IMAGE_ID_MAX];
 	unsigned long uid = 0, gid = 0;
 	int k, r, network = 0, print = 0, ret = LOX_EX_USAGE;
 
@@ -86,6 +87,13 @@ cmd_agent(struct lox *l, int argc, char **argv)
 	if (k >= argc) {
 		lox_err("lox agent: no command (lox agent -- lockfile status)");
 		goto out;
+	}
+	if (image == NULL) {
+		if (lox_image("agent", id, sizeof(id)) != 0) {
+			ret = LOX_EX_NOINPUT;
+			goto out;
+		}
+		image = id;
 	}
 	argv_add(&a, print ? "docker" : l->docker);
 	argv_add(&a, "run");

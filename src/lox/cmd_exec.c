@@ -102,7 +102,16 @@ run_lockfile(struct lox *l, const struct exec_opts *o, const char *const *args)
 		}
 		for (i = 0; i < l->sources.mounts.n; i++)
 			argv_add(&a, l->sources.mounts.v[i]);
-		argv_add(&a, o->image ? o->image : LOX_CONSOLE_IMAGE);
+		if (o->image != NULL) {
+			argv_add(&a, o->image);
+		} else {
+			char id[LOX_IMAGE_ID_MAX];
+			if (lox_image("console", id, sizeof(id)) != 0) {
+				argv_free(&a);
+				return LOX_EX_NOINPUT;
+			}
+			argv_add(&a, id);
+		}
 	}
 	for (; *args != NULL; args++)
 		argv_add(&a, *args);

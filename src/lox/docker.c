@@ -173,20 +173,6 @@ lox_set_instance(struct lox *l, const char *name)
 	return 0;
 }
 
-int
-lox_check_image(const char *image)
-{
-	size_t len = strlen(image);
-
-	if (len == 0 || len > 255 || image[0] == '-' ||
-	    strspn(image, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	    "0123456789._/:@-") != len) {
-		lox_err("not an image name: %s", image);
-		return -1;
-	}
-	return 0;
-}
-
 /* The profile the console's container runs under: the shipped profile's
  * bytes and no other (their sha256 is compiled in, LOX_SECCOMP_SHA256).
  * Checking keys instead was a parser differential: docker reads profile

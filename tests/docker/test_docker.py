@@ -45,7 +45,7 @@ class Deployment:
                 f.write(D.POLICY)
             self.approve_policy(None)
             self.window = self.term.start([LOX, "run", "--source",
-                                           "invoices=" + self.src, CONSOLE])
+                                           "invoices=" + self.src, D.IDS["console"]])
             self.term.wait(self.window, r"lockfile console [0-9.]+: socket")
         except Exception:
             self.close()
@@ -56,10 +56,10 @@ class Deployment:
         the source mounted as the console will have it (approval checks
         that each local profile's directory can be read)."""
         inst = ["--instance", instance] if instance else []
-        r = self.eng.lox("policy", *inst, "--image", CONSOLE, "load",
+        r = self.eng.lox("policy", *inst, "--image", D.IDS["console"], "load",
                          policy or self.policy)
         assert r.returncode == 0, r.stderr
-        w = self.term.start([LOX, "policy", *inst, "--image", CONSOLE,
+        w = self.term.start([LOX, "policy", *inst, "--image", D.IDS["console"],
                              "--source", "%s=%s" % (source, self.src),
                              "approve"])
         self.term.wait(w, "Type 'approve'")
@@ -67,7 +67,7 @@ class Deployment:
         self.term.wait(w, r"approved \(fingerprint [0-9a-f]{64}\)")
 
     def agent(self, *cmd, instance=None, uid=None, timeout=90):
-        args = ["agent", "--image", AGENT]
+        args = ["agent", "--image", D.IDS["agent"]]
         if instance:
             args += ["--instance", instance]
         if uid is not None:
@@ -257,7 +257,7 @@ def test_console_shows_names_in_their_script(dep):
 
 def test_agent_container_asks_through_mcp(dep):
     from mcpdrv import McpServer
-    s = McpServer([LOX, "agent", "--image", AGENT, "--", "lockfile", "mcp"],
+    s = McpServer([LOX, "agent", "--image", D.IDS["agent"], "--", "lockfile", "mcp"],
                   env=dep.eng.env())
     try:
         s.initialize()
@@ -400,7 +400,7 @@ def test_uid_outside_the_list_is_refused(dep):
     assert r.returncode == 0 and b'"result"' in r.stdout, r.stdout
     lines = {}
     for uid in (D.SECOND_UID, D.OUTSIDER_UID):
-        p = dep.eng.lox("agent", "--print", "--image", AGENT, "--uid",
+        p = dep.eng.lox("agent", "--print", "--image", D.IDS["agent"], "--uid",
                         str(uid), "--", "true")
         assert p.returncode == 0, p.stderr
         lines[uid] = shlex.split(p.stdout.decode())
@@ -434,7 +434,8 @@ def test_accounts_have_primary_groups_of_their_own(dep):
 
 
 def test_agent_image_holds_the_client_only(dep):
-    r = dep.eng.docker("run", "--rm", "--network", "none", AGENT, "sh", "-c",
+    r = dep.eng.docker("run", "--rm", "--user", "root", "--network", "none",
+                       AGENT, "sh", "-c",
                        "ls /usr/local/bin; find / -xdev -name 'lockfile-*'"
                        " -type f")
     assert r.stdout == b"lockfile\n", r.stdout
@@ -458,7 +459,7 @@ def test_root_agent_with_default_capabilities_is_refused(dep):
 
 def hand_line(dep, change):
     r = dep.eng.lox("--dry-run", "run", "--instance", "hand", "--source",
-                    "invoices=" + dep.src, CONSOLE)
+                    "invoices=" + dep.src, D.IDS["console"])
     assert r.returncode == 0, r.stderr
     # lox hands docker the checked profile as /dev/fd/N (docs/docker.md); a
     # line typed by hand names the shipped file instead
@@ -640,8 +641,8 @@ def security_opts(hc):
 def test_compose_console_and_agent(dep):
     compose = os.path.join(D.ROOT, "docker", "docker-compose.yml")
     env = dep.eng.env(LOCKFILE_NAME="lockfile-compose",
-                      LOCKFILE_CONSOLE_IMAGE=CONSOLE,
-                      LOCKFILE_AGENT_IMAGE=AGENT, LOCKFILE_SOURCE=dep.src)
+                      LOCKFILE_CONSOLE_IMAGE=D.IDS["console"],
+                      LOCKFILE_AGENT_IMAGE=D.IDS["agent"], LOCKFILE_SOURCE=dep.src)
     dc = ["docker-compose", "-f", compose, "-p", "lftestcompose"]
     policy = os.path.join(dep.eng.base, "policy-compose.toml")
     with open(policy, "w") as f:
