@@ -176,6 +176,7 @@ approval_ask(struct term *t, const struct card *c, long long deadline_ms)
 {
 	char line[256];
 
+	term_redraw_reset(t);
 	approval_show(t, c);
 	for (;;) {
 		long n;

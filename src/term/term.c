@@ -41,7 +41,7 @@ winch_open(void)
 /* Read every queued SIGWINCH, after a short pause in which the resizes
  * of one attach (docker resizes twice) arrive: one redraw for them all. */
 static void
-winch_drain(int fd)
+winch_drain(int fd, int pause_ms)
 {
 	struct signalfd_siginfo si;
 	struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -49,7 +49,14 @@ winch_drain(int fd)
 	do {
 		while (read(fd, &si, sizeof(si)) == sizeof(si))
 			;
-	} while (poll(&p, 1, 150) == 1);
+	} while (poll(&p, 1, pause_ms) == 1);
+}
+
+void
+term_redraw_reset(struct term *t)
+{
+	if (t->fd >= 0 && t->winch_fd >= 0)
+		winch_drain(t->winch_fd, 0);
 }
 
 int
@@ -184,7 +191,7 @@ term_read_line(struct term *t, char *buf, size_t cap, int echo,
 			break;
 		}
 		if (pfd[3].revents & POLLIN) {
-			winch_drain(t->winch_fd);
+			winch_drain(t->winch_fd, 150);
 			if (t->redraw) {
 				ret = TERM_REDRAW;
 				break;

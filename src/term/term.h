@@ -45,6 +45,9 @@ void term_printf(struct term *t, const char *fmt, ...)
 void term_untrusted(struct term *t, const char *s, size_t len, size_t max);
 
 void term_flush_input(struct term *t);
+/* Forget the window changes so far: a resize before a question (an attach
+ * while nothing waited) does not redraw it. */
+void term_redraw_reset(struct term *t);
 
 /* What term_read_line() returns instead of a line's length: all
  * negative, so "n < 0" is "no line". */

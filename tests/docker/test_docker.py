@@ -444,6 +444,20 @@ def test_agent_image_holds_the_client_only(dep):
     assert b"lockfile-console\n" in r.stdout, r.stdout
 
 
+def test_a_shell_cannot_start_programs_in_the_console_container(dep):
+    """docs/docker.md: the shipped profile refuses the way dash forks, so
+    sh -c cannot run a program there ("Cannot fork"); the program run
+    directly can."""
+    r = dep.eng.docker("exec", "--user", "lockfile", "lockfile-console",
+                       "ls", "/etc/lockfile", check=False)
+    assert r.returncode == 0 and b"container.toml" in r.stdout, r.stderr
+    r = dep.eng.docker("exec", "--user", "lockfile", "lockfile-console",
+                       "sh", "-c", "ls /etc/lockfile; echo rc=$?",
+                       check=False)
+    assert b"container.toml" not in r.stdout, r.stdout
+    assert b"Cannot fork" in r.stderr, (r.stdout, r.stderr)
+
+
 def test_root_agent_with_default_capabilities_is_refused(dep):
     r = dep.agent("lockfile", "status", uid=0)
     assert r.returncode == 64 and b"never runs as uid or gid 0" in r.stderr
@@ -622,6 +636,36 @@ def test_detach_and_attach(dep):
     time.sleep(1)
     r, doc = dep.ask("2024/a.pdf")
     assert r.returncode == 0 and answers(doc) == [("is-pdf", 1)]
+
+
+def test_attach_redraws_a_waiting_card(dep):
+    """A human who attaches while a card waits sees the card (docker
+    attach resizes the terminal; the console redraws on a resize), not a
+    bare "Approve?" (docs/docker.md)."""
+    out = {}
+
+    def go():
+        out["r"] = dep.agent("lockfile", "ask", "--json", "--profile",
+                             "invoices", "--key", "2024/a.pdf", "--plugin",
+                             "is-pdf")
+    n = dep.term.screen(dep.window).count("Approve?")
+    t = threading.Thread(target=go)
+    t.start()
+    dep.term.wait(dep.window, r"Approve\?", count=n + 1)
+    dep.term.keys(dep.window, "C-]", "C-]")
+    t0 = time.time()
+    while not dep.term.dead(dep.window) and time.time() - t0 < 20:
+        time.sleep(0.1)
+    assert dep.term.dead(dep.window)
+    dep.window = dep.term.start([LOX, "attach"])
+    s = dep.term.wait(dep.window, r"Approve\?")
+    card = s[s.rfind("an agent asks"):]
+    assert '"2024/a.pdf"' in card and "is-pdf" in card, s[-2000:]
+    time.sleep(0.5)     # the second resize of the attach, if any
+    dep.term.type(dep.window, "y")
+    t.join(120)
+    assert not t.is_alive()
+    assert answers(json.loads(out["r"].stdout)) == [("is-pdf", 1)]
 
 
 def security_opts(hc):
