@@ -726,7 +726,7 @@ def test_compose_console_and_agent(dep):
 @pytest.fixture(scope="module")
 def box(dep):
     from hostile import HostileBox
-    b = HostileBox(dep.eng, CONSOLE, DOCKER)
+    b = HostileBox(dep.eng, D.IDS["console"], DOCKER)
     yield b
     b.stop()
 
