@@ -139,6 +139,9 @@ cmd_agent(struct lox *l, int argc, char **argv)
 	}
 	argv_add(&a, "--volume");
 	argv_addf(&a, "%s:%s:ro", l->run_volume, LF_SOCKET_DIR);
+	/* Per-container /proc counters where the host runs LXCFS: a fetch
+	 * does not show on them (docs/docker.md, "Host-wide counters"). */
+	lox_lxcfs_mounts(&a);
 	argv_add(&a, image);
 	for (; k < argc; k++)
 		argv_add(&a, argv[k]);

@@ -148,6 +148,12 @@ cmd_doctor(struct lox *l, int argc, char **argv)
 	}
 	/* The terminal conditions are judged on doctor's own terminal. */
 	o.tty = isatty(0) && isatty(1);
+	/* The host's side, which the console's doctor cannot see: whether
+	 * agents get per-container counters (docs/docker.md). */
+	fprintf(stderr, "lox: lxcfs: %s\n", lox_lxcfs_available() ?
+	    "the host serves per-container /proc files; lox agent gives them "
+	    "to agent containers" : "not on this host: agent containers read "
+	    "host-wide /proc counters (apt-get install lxcfs)");
 	return run_lockfile(l, &o, args);
 }
 

@@ -97,6 +97,12 @@ int lox_console_running(const struct lox *l);
 int lox_image_allows_uid(const struct lox *l, const char *image,
     unsigned long uid);
 
+/* LXCFS (lxcfs.c): whether the host serves per-container /proc files,
+ * and the read-only --volume options that give them to an agent
+ * container (nothing when it does not). */
+int lox_lxcfs_available(void);
+void lox_lxcfs_mounts(struct argv *a);
+
 /* Run (or, with --dry-run, print) the docker command; returns only on
  * failure, with an exit status. */
 int lox_exec(const struct lox *l, struct argv *a);

@@ -435,3 +435,28 @@ def test_the_recorded_ids_are_the_defaults_and_a_missing_one_is_an_error(
     assert r.returncode == 66 and b"only root or you can write" in r.stderr
     os.chmod(bad, 0o644)
     assert lox("--dry-run", "run", env={"LOX_IMAGES": bad}).returncode == 0
+
+
+# ---- LXCFS (docs/docker.md, "Host-wide counters") ---------------------------
+
+def test_agent_gets_lxcfs_proc_files_where_the_host_serves_them(tmp):
+    """LOX_LXCFS stands for /var/lib/lxcfs: with proc/meminfo there, each
+    file LXCFS serves that runc lets over /proc is given read-only; with an
+    empty mount point (LXCFS not running) nothing is. lox doctor says which
+    on stderr."""
+    fake = os.path.join(tmp, "lxcfs")
+    os.makedirs(os.path.join(fake, "proc"), exist_ok=True)
+    argv = dry("agent", "--", "true", env={"LOX_LXCFS": fake})
+    assert [a for a in argv if "lxcfs" in a] == []
+    r = lox("--dry-run", "doctor", env={"LOX_LXCFS": fake})
+    assert b"lox: lxcfs: not on this host" in r.stderr, r.stderr
+    for f in ("meminfo", "diskstats", "stat", "vmstat"):
+        with open(os.path.join(fake, "proc", f), "w") as fh:
+            fh.write("x\n")
+    argv = dry("agent", "--", "true", env={"LOX_LXCFS": fake})
+    vols = [argv[i + 1] for i, a in enumerate(argv) if a == "--volume"]
+    assert vols[1:] == ["%s/proc/%s:/proc/%s:ro" % (fake, f, f)
+                        for f in ("diskstats", "meminfo", "stat")], vols
+    assert argv[-2:] == [AGENT_ID, "true"]
+    r = lox("--dry-run", "doctor", env={"LOX_LXCFS": fake})
+    assert b"lox: lxcfs: the host serves per-container" in r.stderr
