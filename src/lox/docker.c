@@ -189,7 +189,6 @@ seccomp_profile_fd(void)
 	uint8_t d[SHA256_LEN];
 	struct stat st;
 	ssize_t n;
-	size_t i;
 	int fd = -1, mfd = -1;
 
 	if (p == NULL || p[0] == '\0')
@@ -214,8 +213,7 @@ seccomp_profile_fd(void)
 		goto out;
 	}
 	sha256_mem(data, (size_t)n, d);
-	for (i = 0; i < SHA256_LEN; i++)
-		snprintf(hex + 2 * i, 3, "%02x", d[i]);
+	hex_encode(d, SHA256_LEN, hex);
 	if (strcmp(hex, LOX_SECCOMP_SHA256) != 0) {
 		lox_err("the seccomp profile %s is not the one this lox ships "
 		    "(its sha256 differs): refused; only the shipped profile "
