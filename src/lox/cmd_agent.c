@@ -3,8 +3,8 @@
  *   lox agent [--instance NAME] [--image IMAGE] [--uid UID[:GID]]
  *             [--network] [--print] -- CMD...
  *
- * As `agent` in the clients group (or UID[:GID], which the console must
- * then allow by uid: ALLOWED_UIDS, the policy's allowed_uids), never uid or
+ * As `agent` in the clients group (or UID[:GID], in the clients group only
+ * when the agent image was built to allow it: ALLOWED_UIDS), never uid or
  * gid 0: root with Docker's default capabilities passes the socket's modes
  * (CAP_DAC_OVERRIDE) and only the console's own peer check stops it. The
  * container gets the socket volume and nothing else of the console's, no
