@@ -420,6 +420,8 @@ ws_commit(struct workspace *ws, struct ws_handle *h, unsigned long long size,
 	h->expires_ms = now_ms() + ttl_ms;
 	h->state = WS_HELD;
 	(void)chmod(h->file, 0400);
+	if (pad >= 0)
+		(void)chmod(h->pad, 0400);
 	(void)pthread_cond_signal(&ws->cv);	/* a new deadline */
 	unlock(ws);
 }
