@@ -302,7 +302,7 @@ docker_output(const struct lox *l, const char *const *args, char *buf,
 	pid_t pid;
 
 	argv[0] = l->docker;
-	for (i = 0; args[i] != NULL && i < 6; i++)
+	for (i = 0; i < 6 && args[i] != NULL; i++)
 		argv[i + 1] = args[i];
 	argv[i + 1] = NULL;
 	buf[0] = '\0';
