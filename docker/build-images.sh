@@ -3,7 +3,7 @@
 #
 #   docker/build-images.sh [--build DIR] [--base IMAGE | --local-base]
 #       [--trust DIR] [--plugin-build DIR] [--plugins "NAME..."]
-#       [--tag PREFIX] [--build-arg NAME=VALUE]...
+#       [--tag PREFIX] [--record FILE] [--build-arg NAME=VALUE]...
 #
 #   --build DIR         the Meson build to install from (default build/)
 #   --base IMAGE        the base image (default: the Dockerfile's pinned
@@ -23,13 +23,20 @@
 #   --plugins "..."     the plugins installed into the console's store at
 #                       build time (default the four official ones)
 #   --tag PREFIX        image names PREFIX-console and PREFIX-agent
-#                       (default lockfile)
-#   --build-arg N=V     passed to docker build: LOCKFILE_UID, CLIENTS_GID,
-#                       AGENT_UID, ALLOWED_UIDS
+#                       (default lockfile), for people; lox and compose
+#                       use the IDs (below)
+#   --record FILE       where the images' IDs are recorded for lox
+#                       ("console ID", "agent ID"; default
+#                       /etc/lockfile/images, lox's default)
+#   --build-arg N=V     passed to docker build: LOCKFILE_UID, LOCKFILE_GID,
+#                       CLIENTS_GID, AGENT_UID, AGENT_GID, ALLOWED_UIDS
 #
 # The images take whatever `meson install` installs (staged with DESTDIR;
 # the host-only tools, tag "host", stay out). Run as root (debootstrap, and
-# the staging must be root-owned). DOCKER names the docker client.
+# the staging must be root-owned). DOCKER names the docker client. Prints
+# "console ID" and "agent ID": the IDs this build produced (docker build
+# --iidfile), which lox names the images by, never a tag anyone can move
+# (docs/docker.md, "Images by ID").
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(dirname "$here")
@@ -41,10 +48,11 @@ trust=
 plugin_build=
 plugins="is-pdf is-utf8 is-json contains"
 prefix=lockfile
+record=/etc/lockfile/images
 args=
 
 usage() {
-	sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '3,39p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 64
 }
 while [ $# -gt 0 ]; do
@@ -56,9 +64,11 @@ while [ $# -gt 0 ]; do
 	--plugin-build) plugin_build=$2; shift 2 ;;
 	--plugins) plugins=$2; shift 2 ;;
 	--tag) prefix=$2; shift 2 ;;
+	--record) record=$2; shift 2 ;;
 	--build-arg)
 		case $2 in
-		LOCKFILE_UID=*|CLIENTS_GID=*|AGENT_UID=*|ALLOWED_UIDS=*) ;;
+		LOCKFILE_UID=*|LOCKFILE_GID=*|CLIENTS_GID=*|AGENT_UID=*|\
+		AGENT_GID=*|ALLOWED_UIDS=*) ;;
 		*) echo "build-images: unknown build arg ${2%%=*}" >&2; exit 64 ;;
 		esac
 		args="$args --build-arg $2"; shift 2 ;;
@@ -71,7 +81,7 @@ plugin_build=${plugin_build:-$build}
 
 stage=$(mktemp -d /tmp/lockfile-stage.XXXXXX)
 signer=
-cleanup() { rm -rf "$stage" "$stage.log"; [ -z "$signer" ] || rm -rf "$signer"; }
+cleanup() { rm -rf "$stage" "$stage.log" "$stage.ids"; [ -z "$signer" ] || rm -rf "$signer"; }
 trap cleanup EXIT INT TERM
 chmod 0755 "$stage"
 mkdir -p "$stage/root" "$stage/etc-lockfile" "$stage/marketplace"
@@ -145,16 +155,29 @@ fi
 basearg=
 [ -z "$base" ] || basearg="--build-arg BASE=$base"
 log=$stage.log
+ids=$stage.ids
+: > "$ids"
 for target in console agent; do
 	# The classic builder writes its errors on stdout: shown on failure.
 	# shellcheck disable=SC2086
 	if ! "$DOCKER" build $net $basearg $args --build-arg "PLUGINS=$plugins" \
 	    -f "$here/Dockerfile" --target "$target" -t "$prefix-$target" \
-	    "$stage" >"$log" 2>&1; then
+	    --iidfile "$stage/$target.iid" "$stage" >"$log" 2>&1; then
 		tail -25 "$log" >&2
 		rm -f "$log"
 		exit 1
 	fi
-	echo "$prefix-$target"
+	id=$(cat "$stage/$target.iid")
+	case $id in
+	sha256:*) ;;
+	*) echo "build-images: docker build gave no image ID" >&2; exit 1 ;;
+	esac
+	echo "$target $id" >> "$ids"
 done
 rm -f "$log"
+# The record lox reads: written whole, then renamed over the old one.
+mkdir -p "$(dirname "$record")"
+install -m 0644 "$ids" "$record.new"
+mv "$record.new" "$record"
+cat "$ids"
+rm -f "$ids"

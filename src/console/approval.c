@@ -176,6 +176,7 @@ approval_ask(struct term *t, const struct card *c, long long deadline_ms)
 {
 	char line[256];
 
+	term_redraw_reset(t);
 	approval_show(t, c);
 	for (;;) {
 		long n;
@@ -184,7 +185,18 @@ approval_ask(struct term *t, const struct card *c, long long deadline_ms)
 		term_printf(t, c->production ?
 		    "Approve? type 'yes' to approve, 'n <reason>' to deny: " :
 		    "Approve? 'y' to approve, 'n <reason>' to deny: ");
+		/* A waiting card is drawn again on ctrl-L and when the
+		 * terminal is resized, which is what `lox attach` (docker
+		 * attach) does: a human who attaches sees what the question
+		 * is, not a bare prompt (docs/docker.md, docs/console.md). */
+		t->redraw = 1;
 		n = term_read_line(t, line, sizeof(line), 1, deadline_ms);
+		t->redraw = 0;
+		if (n == TERM_REDRAW) {
+			explicit_bzero(line, sizeof(line));
+			approval_show(t, c);
+			continue;
+		}
 		if (n == TERM_TIMEOUT) {
 			term_printf(t, "\n  no decision in time: refused\n");
 			return DECISION_TIMEOUT;

@@ -52,7 +52,7 @@ ws_open(struct workspace *ws, const char *work_dir, unsigned long long cap,
 
 	memset(ws, 0, sizeof(*ws));
 	for (i = 0; i < WS_MAX_FILES; i++)
-		ws->h[i].keep = -1;
+		ws->h[i].keep = ws->h[i].pad_keep = -1;
 	if (strlen(work_dir) >= sizeof(ws->root)) {
 		*why = "work_dir too long";
 		return -1;
@@ -101,6 +101,21 @@ unlock(struct workspace *ws)
 	(void)pthread_mutex_unlock(&ws->mu);
 }
 
+/* The last close of *fd goes to the deleter (ws->mu held). */
+static void
+to_grave(struct workspace *ws, int *fd)
+{
+	if (*fd < 0)
+		return;
+	if (ws->running && ws->ngrave < 2 * WS_MAX_FILES) {
+		ws->grave[ws->ngrave++] = *fd;
+		(void)pthread_cond_signal(&ws->cv);
+	} else {
+		close(*fd);
+	}
+	*fd = -1;
+}
+
 /* Remove h's names (ws->mu held). With h->keep open this only drops the
  * names, whatever the file's size: the blocks stay until keep's last
  * close, which goes to the deleter (the graveyard). Without a keep (it
@@ -118,18 +133,13 @@ unlink_names(struct workspace *ws, struct ws_handle *h)
 		logit_errno("workspace: deleting a file on the serving path");
 	if (unlink(h->file) != 0 && errno != ENOENT)
 		logit_errno("workspace: cannot delete a file");
+	if (h->pad[0] != '\0' && unlink(h->pad) != 0 && errno != ENOENT)
+		logit_errno("workspace: cannot delete a pad file");
 	if (rmdir(h->dir) != 0 && errno != ENOENT)
 		logit_errno("workspace: cannot remove a directory");
 	h->unlinked = 1;
-	if (h->keep >= 0) {
-		if (ws->running && ws->ngrave < WS_MAX_FILES) {
-			ws->grave[ws->ngrave++] = h->keep;
-			(void)pthread_cond_signal(&ws->cv);
-		} else {
-			close(h->keep);
-		}
-		h->keep = -1;
-	}
+	to_grave(ws, &h->keep);
+	to_grave(ws, &h->pad_keep);
 }
 
 static void
@@ -139,7 +149,7 @@ free_slot(struct workspace *ws, struct ws_handle *h)
 	ws->reserved -= h->reserved;
 	explicit_bzero(h, sizeof(*h));
 	h->state = WS_FREE;
-	h->keep = -1;
+	h->keep = h->pad_keep = -1;
 }
 
 /* The deleter: each file whose TTL has ended loses its names, and every
@@ -148,7 +158,7 @@ static void *
 deleter_main(void *arg)
 {
 	struct workspace *ws = arg;
-	char file[PATH_MAX], dir[PATH_MAX];
+	char file[PATH_MAX], dir[PATH_MAX], pad[PATH_MAX];
 
 	/* Freeing a large file's blocks is CPU work in the kernel: at the
 	 * lowest priority it does not delay the serving thread either. */
@@ -172,18 +182,26 @@ deleter_main(void *arg)
 		if (due != NULL) {
 			/* Taken under the lock, deleted outside it: the serving
 			 * thread never waits for a deletion. */
+			int pfd;
+
 			memcpy(file, due->file, sizeof(file));
 			memcpy(dir, due->dir, sizeof(dir));
+			memcpy(pad, due->pad, sizeof(pad));
 			fd = due->keep;
-			due->keep = -1;
+			pfd = due->pad_keep;
+			due->keep = due->pad_keep = -1;
 			due->unlinked = 1;
 			unlock(ws);
 			if (unlink(file) != 0 && errno != ENOENT)
 				logit_errno("workspace: cannot delete a file");
+			if (pad[0] != '\0' && unlink(pad) != 0 && errno != ENOENT)
+				logit_errno("workspace: cannot delete a pad file");
 			if (rmdir(dir) != 0 && errno != ENOENT)
 				logit_errno("workspace: cannot remove a directory");
 			if (fd >= 0)
 				close(fd);
+			if (pfd >= 0)
+				close(pfd);
 			lock(ws);
 			continue;
 		}
@@ -261,6 +279,8 @@ ws_emergency(struct workspace *ws)
 	for (i = 0; i < WS_MAX_FILES; i++)
 		if (ws->h[i].state != WS_FREE) {
 			(void)unlink(ws->h[i].file);
+			if (ws->h[i].pad[0] != '\0')
+				(void)unlink(ws->h[i].pad);
 			(void)rmdir(ws->h[i].dir);
 		}
 	if (ws->root[0] != '\0')
@@ -291,7 +311,7 @@ ws_begin_fetch(struct workspace *ws, int *fd, const char **why)
 		return NULL;
 	}
 	memset(h, 0, sizeof(*h));
-	h->keep = -1;
+	h->keep = h->pad_keep = -1;
 	random_id("", rnd, sizeof(rnd));
 	random_id("f_", h->id, sizeof(h->id));
 	{
@@ -326,6 +346,44 @@ ws_begin_fetch(struct workspace *ws, int *fd, const char **why)
 	return h;
 }
 
+unsigned long long
+ws_class(unsigned long long size)
+{
+	unsigned long long c = WS_MIN_CLASS;
+
+	while (c < size && c <= ULLONG_MAX / 2)
+		c *= 2;
+	return c < size ? size : c;
+}
+
+/* Write n bytes (zeros) to a new pad file in h's directory; its fd, kept
+ * so that the last close frees it off the serving path, or -1. */
+static int
+write_pad(struct ws_handle *h, unsigned long long n)
+{
+	static const uint8_t zeros[64 * 1024];
+	int fd;
+
+	if (str_fmt(h->pad, sizeof(h->pad), "%s/%s", h->dir, WS_PAD_FILE) !=
+	    STR_OK) {
+		h->pad[0] = '\0';
+		return -1;
+	}
+	fd = open(h->pad, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	if (fd < 0)
+		return -1;
+	while (n > 0) {
+		size_t k = n < sizeof(zeros) ? (size_t)n : sizeof(zeros);
+		if (write_full(fd, zeros, k) != 0) {
+			close(fd);
+			return -1;
+		}
+		n -= k;
+	}
+	return fd;
+}
+
 void
 ws_commit(struct workspace *ws, struct ws_handle *h, unsigned long long size,
     const uint8_t sha256[SHA256_LEN], long long ttl_ms, uid_t uid)
@@ -333,11 +391,28 @@ ws_commit(struct workspace *ws, struct ws_handle *h, unsigned long long size,
 	/* The reference whose last close frees the file: opened now, while
 	 * descriptors are plenty, so that deleting never needs a new one. */
 	int keep = open(h->file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	unsigned long long footprint = ws_class(size);
+	int pad = -1;
 
+	/* The footprint is the class, or what this fetch reserved (the rest
+	 * of the cap) when the class does not fit: then it tells only that
+	 * the file took at least the rest of the cap. Written before the
+	 * plugins run, inside the quantum (docs/security.md). */
+	if (footprint > h->reserved)
+		footprint = h->reserved;
+	if (footprint > size) {
+		pad = write_pad(h, footprint - size);
+		if (pad < 0) {
+			logit_errno("workspace: cannot write the pad file: this "
+			    "file's size shows on host-wide counters");
+			footprint = size;
+		}
+	}
 	lock(ws);
 	ASSERT(h->state == WS_FETCHING && size <= h->reserved);
-	ws->reserved -= h->reserved - size;
-	h->reserved = size;
+	ws->reserved -= h->reserved - footprint;
+	h->reserved = footprint;
+	h->pad_keep = pad;
 	h->size = size;
 	memcpy(h->sha256, sha256, SHA256_LEN);
 	h->uid = uid;
@@ -345,6 +420,8 @@ ws_commit(struct workspace *ws, struct ws_handle *h, unsigned long long size,
 	h->expires_ms = now_ms() + ttl_ms;
 	h->state = WS_HELD;
 	(void)chmod(h->file, 0400);
+	if (pad >= 0)
+		(void)chmod(h->pad, 0400);
 	(void)pthread_cond_signal(&ws->cv);	/* a new deadline */
 	unlock(ws);
 }

@@ -25,6 +25,13 @@
 #include "sources/source.h"
 
 #define WS_MAX_FILES 64
+/* The spool's footprint moves in size classes: each fetch is followed by
+ * a pad file of written bytes up to the next power of two (at least
+ * WS_MIN_CLASS), counted against the cap, so host-wide counters (bytes
+ * written, pages cached, dirty pages) tell an agent the class, not the
+ * size (docs/security.md, "Side channels"). */
+#define WS_MIN_CLASS (64ULL * 1024)
+#define WS_PAD_FILE "pad"
 
 struct policy;
 struct profile;
@@ -37,6 +44,7 @@ struct ws_handle {
 	uid_t uid;			/* the peer that fetched it */
 	char dir[PATH_MAX];		/* work_dir/<random> */
 	char file[PATH_MAX];		/* dir/data */
+	char pad[PATH_MAX];		/* dir/pad: the class's remainder */
 	unsigned long long reserved;	/* bytes of the cap held */
 	unsigned long long size;
 	uint8_t sha256[SHA256_LEN];
@@ -47,6 +55,7 @@ struct ws_handle {
 	char object[FETCH_OBJECT_MAX];	/* what the fetch opened (source.h) */
 	/* Under the workspace's mutex (the deleter reads and sets them): */
 	int keep;			/* O_RDONLY on the file, or -1 */
+	int pad_keep;			/* the pad file, or -1 */
 	int unlinked;			/* its names are gone (TTL or drop) */
 };
 
@@ -61,7 +70,8 @@ struct workspace {
 	pthread_t deleter;
 	int inited, running, stop;
 	size_t ngrave;
-	int grave[WS_MAX_FILES];	/* fds whose last close frees a file */
+	int grave[2 * WS_MAX_FILES];	/* fds whose last close frees a file
+					 * (each slot's data and pad) */
 };
 
 /* Create work_dir (0700) and sweep whatever a previous run left. */
@@ -82,8 +92,9 @@ void ws_emergency(struct workspace *ws);
  * are held or fetching, or no cap is left (cause in why). */
 struct ws_handle *ws_begin_fetch(struct workspace *ws, int *fd,
     const char **why);
-/* The fetch succeeded: keep size bytes of the reservation, fix the TTL,
- * bind the handle to the peer uid that asked for it. */
+/* The fetch succeeded: write the pad file up to size's class (or what the
+ * reservation holds, if less), keep that much of the reservation, fix the
+ * TTL, bind the handle to the peer uid that asked for it. */
 void ws_commit(struct workspace *ws, struct ws_handle *h,
     unsigned long long size, const uint8_t sha256[SHA256_LEN],
     long long ttl_ms, uid_t uid);
@@ -103,5 +114,9 @@ long long ws_expire(struct workspace *ws, long long now);
  * if the TTL ends while they run. -1 with errno ENOENT when the file is
  * gone, another errno on failure. */
 int ws_open_input(struct workspace *ws, const struct ws_handle *h);
+
+/* The size class of a fetch of size bytes: the next power of two, at
+ * least WS_MIN_CLASS. */
+unsigned long long ws_class(unsigned long long size);
 
 #endif

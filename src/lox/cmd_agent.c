@@ -3,8 +3,8 @@
  *   lox agent [--instance NAME] [--image IMAGE] [--uid UID[:GID]]
  *             [--network] [--print] -- CMD...
  *
- * As `agent` in the clients group (or UID[:GID], which the console must
- * then allow by uid: ALLOWED_UIDS, the policy's allowed_uids), never uid or
+ * As `agent` in the clients group (or UID[:GID], in the clients group only
+ * when the agent image was built to allow it: ALLOWED_UIDS), never uid or
  * gid 0: root with Docker's default capabilities passes the socket's modes
  * (CAP_DAC_OVERRIDE) and only the console's own peer check stops it. The
  * container gets the socket volume and nothing else of the console's, no
@@ -64,7 +64,8 @@ int
 cmd_agent(struct lox *l, int argc, char **argv)
 {
 	struct argv a = { 0 };
-	const char *image = LOX_AGENT_IMAGE, *ids = NULL, *v;
+	const char *image = NULL, *ids = NULL, *v;
+	char id[LOX_IMAGE_ID_MAX];
 	unsigned long uid = 0, gid = 0;
 	int k, r, network = 0, print = 0, ret = LOX_EX_USAGE;
 
@@ -109,6 +110,13 @@ cmd_agent(struct lox *l, int argc, char **argv)
 	}
 	if (ids != NULL && console_uid(l, uid) != 0)
 		goto out;
+	if (image == NULL) {
+		if (lox_image("agent", id, sizeof(id)) != 0) {
+			ret = LOX_EX_NOINPUT;
+			goto out;
+		}
+		image = id;
+	}
 	argv_add(&a, print ? "docker" : l->docker);
 	argv_add(&a, "run");
 	argv_add(&a, "--rm");
@@ -127,6 +135,14 @@ cmd_agent(struct lox *l, int argc, char **argv)
 	argv_add(&a, "--user");
 	if (ids != NULL) {
 		argv_addf(&a, "%lu:%lu", uid, gid);
+		/* The 2750 socket directory lets in the clients group only: a
+		 * uid the agent image was built to allow (ALLOWED_UIDS, its
+		 * label) gets that group, any other uid does not, and cannot
+		 * reach the console (docs/docker.md, "Several agents"). */
+		if (lox_image_allows_uid(l, image, uid)) {
+			argv_add(&a, "--group-add");
+			argv_add(&a, LF_CLIENTS_GROUP);
+		}
 	} else {
 		argv_add(&a, LF_AGENT_ACCOUNT);
 		argv_add(&a, "--group-add");
@@ -145,6 +161,9 @@ cmd_agent(struct lox *l, int argc, char **argv)
 	}
 	argv_add(&a, "--volume");
 	argv_addf(&a, "%s:%s:ro", l->run_volume, LF_SOCKET_DIR);
+	/* Per-container /proc counters where the host runs LXCFS: a fetch
+	 * does not show on them (docs/docker.md, "Host-wide counters"). */
+	lox_lxcfs_mounts(&a);
 	argv_add(&a, image);
 	for (; k < argc; k++)
 		argv_add(&a, argv[k]);

@@ -102,7 +102,16 @@ run_lockfile(struct lox *l, const struct exec_opts *o, const char *const *args)
 		}
 		for (i = 0; i < l->sources.mounts.n; i++)
 			argv_add(&a, l->sources.mounts.v[i]);
-		argv_add(&a, o->image ? o->image : LOX_CONSOLE_IMAGE);
+		if (o->image != NULL) {
+			argv_add(&a, o->image);
+		} else {
+			char id[LOX_IMAGE_ID_MAX];
+			if (lox_image("console", id, sizeof(id)) != 0) {
+				argv_free(&a);
+				return LOX_EX_NOINPUT;
+			}
+			argv_add(&a, id);
+		}
 	}
 	for (; *args != NULL; args++)
 		argv_add(&a, *args);
@@ -139,6 +148,12 @@ cmd_doctor(struct lox *l, int argc, char **argv)
 	}
 	/* The terminal conditions are judged on doctor's own terminal. */
 	o.tty = isatty(0) && isatty(1);
+	/* The host's side, which the console's doctor cannot see: whether
+	 * agents get per-container counters (docs/docker.md). */
+	fprintf(stderr, "lox: lxcfs: %s\n", lox_lxcfs_available() ?
+	    "the host serves per-container /proc files; lox agent gives them "
+	    "to agent containers" : "not on this host: agent containers read "
+	    "host-wide /proc counters (apt-get install lxcfs)");
 	return run_lockfile(l, &o, args);
 }
 

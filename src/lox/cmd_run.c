@@ -132,6 +132,7 @@ cmd_run(struct lox *l, int argc, char **argv)
 {
 	struct argv a = { 0 }, extra = { 0 };
 	const char *image = NULL, *v;
+	char id[LOX_IMAGE_ID_MAX];
 	size_t i;
 	int network = 0, r, ret = LOX_EX_USAGE, k;
 
@@ -165,6 +166,13 @@ cmd_run(struct lox *l, int argc, char **argv)
 		lox_err("lox run needs a terminal: the console asks you on it");
 		goto out;
 	}
+	if (image == NULL) {
+		if (lox_image("console", id, sizeof(id)) != 0) {
+			ret = LOX_EX_NOINPUT;
+			goto out;
+		}
+		image = id;
+	}
 	argv_add(&a, l->docker);
 	argv_add(&a, "run");
 	argv_add(&a, "-it");
@@ -181,7 +189,7 @@ cmd_run(struct lox *l, int argc, char **argv)
 		argv_add(&a, l->sources.mounts.v[i]);
 	for (i = 0; i < extra.n; i++)
 		argv_add(&a, extra.v[i]);
-	argv_add(&a, image ? image : LOX_CONSOLE_IMAGE);
+	argv_add(&a, image);
 	ret = lox_exec(l, &a);
 out:
 	argv_free(&a);

@@ -173,20 +173,6 @@ lox_set_instance(struct lox *l, const char *name)
 	return 0;
 }
 
-int
-lox_check_image(const char *image)
-{
-	size_t len = strlen(image);
-
-	if (len == 0 || len > 255 || image[0] == '-' ||
-	    strspn(image, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	    "0123456789._/:@-") != len) {
-		lox_err("not an image name: %s", image);
-		return -1;
-	}
-	return 0;
-}
-
 /* The profile the console's container runs under: the shipped profile's
  * bytes and no other (their sha256 is compiled in, LOX_SECCOMP_SHA256).
  * Checking keys instead was a parser differential: docker reads profile
@@ -372,19 +358,46 @@ lox_console_uid(const struct lox *l, unsigned long *uid)
 	    "\"}}";
 	const char *ctr[] = { "container", "inspect", "--format", fmt,
 	    l->container, NULL };
-	const char *img[] = { "image", "inspect", "--format", fmt,
-	    LOX_CONSOLE_IMAGE, NULL };
+	char id[80];
+	const char *img[] = { "image", "inspect", "--format", fmt, id, NULL };
 	char buf[32], *end;
 
 	/* The instance's container says which image it runs; without one,
-	 * the default console image. */
+	 * the console image lox runs (its recorded ID: images.c). */
 	if (docker_output(l, ctr, buf, sizeof(buf)) != 0 &&
-	    docker_output(l, img, buf, sizeof(buf)) != 0)
+	    (lox_image("console", id, sizeof(id)) != 0 ||
+	    docker_output(l, img, buf, sizeof(buf)) != 0))
 		return -1;
 	if (buf[0] < '0' || buf[0] > '9')
 		return -1;
 	*uid = strtoul(buf, &end, 10);
 	return strcmp(end, "\n") == 0 && *uid <= 0x7fffffffUL ? 0 : -1;
+}
+
+int
+lox_image_allows_uid(const struct lox *l, const char *image,
+    unsigned long uid)
+{
+	const char *args[] = { "image", "inspect", "--format",
+	    "{{index .Config.Labels \"" LOX_ALLOWED_LABEL "\"}}", image, NULL };
+	char buf[512], *p, *end;
+	unsigned long u;
+
+	if (docker_output(l, args, buf, sizeof(buf)) != 0)
+		return 0;
+	/* "UID,UID...\n" as the Dockerfile's ALLOWED_UIDS (digits and
+	 * commas, checked there); anything else allows nobody. */
+	for (p = buf; *p >= '0' && *p <= '9'; p = end + 1) {
+		errno = 0;
+		u = strtoul(p, &end, 10);
+		if (errno != 0 || (*end != ',' && *end != '\n'))
+			return 0;
+		if (u == uid)
+			return 1;
+		if (*end == '\n')
+			break;
+	}
+	return 0;
 }
 
 int

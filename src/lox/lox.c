@@ -33,6 +33,8 @@ static const struct command commands[] = {
 	{ "plugin", "[--instance NAME] [--image IMAGE] [--source NAME=HOSTDIR]... [--network] VERB [ARG...]",
 	    "lockfile plugin install|update|verify|list|remove, in the "
 	    "console's container", cmd_plugin },
+	{ "image", "console|agent",
+	    "the image ID the build recorded (for docker-compose)", cmd_image },
 	/* Hub mode (docs/hub.md): the approver's side of lockhub. */
 	{ "enroll", "[--hub URL] [--ca FILE] [--new] | --instance NAME=KEY",
 	    "hub mode: this device's key and the hub, or a console's instance "

@@ -21,11 +21,13 @@
 #define LOX_EX_UNAVAILABLE	69	/* the docker client cannot be run */
 #define LOX_EX_SOFTWARE		70
 
-/* Defaults: the image names docker/build-images.sh gives, the detach keys
- * (two control characters: no printable text ever typed contains them). */
-#define LOX_CONSOLE_IMAGE	"lockfile-console"
-#define LOX_AGENT_IMAGE		"lockfile-agent"
+/* The detach keys (two control characters: no printable text ever typed
+ * contains them). */
 #define LOX_DETACH_KEYS		"ctrl-],ctrl-]"
+/* The images' IDs docker/build-images.sh records ($LOX_IMAGES overrides;
+ * images.c). */
+#define LOX_IMAGES_DEFAULT	"/etc/lockfile/images"
+#define LOX_IMAGE_ID_MAX	80	/* "sha256:" and 64 hex digits */
 /* The volumes' mount points are lib/paths.h's LF_SOCKET_DIR,
  * LF_IMAGE_HOME and LF_IMAGE_SOURCES. */
 
@@ -73,8 +75,14 @@ void lox_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * --network none. 0, or -1 after lox_err() (the seccomp profile). */
 int lox_console_flags(const struct lox *l, struct argv *a, int network);
 
-/* An image reference that cannot be taken for an option. 0 or -1. */
+/* An image ID, "sha256:" and 64 lowercase hex digits: never a tag, which
+ * can be moved. 0, or -1 after lox_err(). */
 int lox_check_image(const char *image);
+
+/* The recorded ID of the "console" or "agent" image. 0, or -1 after
+ * lox_err() (no record, a record another account could write, no such
+ * line). */
+int lox_image(const char *role, char *out, size_t outlen);
 
 /* 1 when the instance's console container is running, 0 when not (or the
  * engine cannot tell). */
@@ -86,6 +94,21 @@ int lox_console_running(const struct lox *l);
 #define LOX_UID_LABEL		"org.lockfile.console-uid"
 #define LOX_CONSOLE_UID_DEFAULT	900	/* docker/Dockerfile's LOCKFILE_UID */
 int lox_console_uid(const struct lox *l, unsigned long *uid);
+
+/* The agent image's label naming the uids it was built to allow
+ * (docker/Dockerfile, ALLOWED_UIDS). */
+#define LOX_ALLOWED_LABEL	"org.lockfile.allowed-uids"
+
+/* 1 when IMAGE's LOX_ALLOWED_LABEL lists uid (the image has an account for
+ * it in lockfile-clients), 0 when not or the engine cannot tell. */
+int lox_image_allows_uid(const struct lox *l, const char *image,
+    unsigned long uid);
+
+/* LXCFS (lxcfs.c): whether the host serves per-container /proc files,
+ * and the read-only --volume options that give them to an agent
+ * container (nothing when it does not). */
+int lox_lxcfs_available(void);
+void lox_lxcfs_mounts(struct argv *a);
 
 /* Run (or, with --dry-run, print) the docker command; returns only on
  * failure, with an exit status. */
@@ -106,6 +129,7 @@ int cmd_agent(struct lox *l, int argc, char **argv);
 int cmd_doctor(struct lox *l, int argc, char **argv);
 int cmd_policy(struct lox *l, int argc, char **argv);
 int cmd_plugin(struct lox *l, int argc, char **argv);
+int cmd_image(struct lox *l, int argc, char **argv);
 
 /* Option scanning shared by the commands: "--name VALUE" and
  * "--name=VALUE". Returns 1 and sets *val (advancing *i) when argv[*i] is

@@ -26,6 +26,12 @@ struct term {
 				 * locale is not UTF-8 (lib/render.h) */
 	int master_ok;	/* term_human_here found the pty's master held by
 			 * the console account (term/human.h) */
+	int winch_fd;	/* -1, or a signalfd of SIGWINCH: a window change
+			 * (docker attach resizes the terminal) asks for a
+			 * redraw (TERM_REDRAW) */
+	int redraw;	/* set by a caller that can redraw: a SIGWINCH or a
+			 * ctrl-L ends a read with TERM_REDRAW; otherwise
+			 * both are ignored */
 };
 
 /* Open the controlling terminal. 0, or -1 with a static reason. */
@@ -41,6 +47,9 @@ void term_printf(struct term *t, const char *fmt, ...)
 void term_untrusted(struct term *t, const char *s, size_t len, size_t max);
 
 void term_flush_input(struct term *t);
+/* Forget the window changes so far: a resize before a question (an attach
+ * while nothing waited) does not redraw it. */
+void term_redraw_reset(struct term *t);
 
 /* What term_read_line() returns instead of a line's length: all
  * negative, so "n < 0" is "no line". */
@@ -49,6 +58,8 @@ enum term_read_end {
 	TERM_ENDED = -2,	/* end of input, an error, or intr_fd readable */
 	TERM_TOO_LONG = -3,	/* longer than cap (the rest is discarded) */
 	TERM_PEER_GONE = -4,	/* peer_fd hung up */
+	TERM_REDRAW = -5,	/* t->redraw set, and the window changed or
+				 * ctrl-L was typed: the line is discarded */
 };
 
 /* Read one line (without its newline) before deadline_ms (monotonic).

@@ -37,6 +37,7 @@ DOCKER = "/usr/bin/docker"
 LOX = os.environ.get("LOX") or os.path.join(BUILD, "src", "lox", "lox")
 PROFILE = os.path.join(ROOT, "docker", "seccomp.json")
 TAG = "lftest"
+IDS = {}    # "console", "agent": the IDs build_images recorded
 PLUGINS = ("is-pdf", "is-utf8", "is-json", "contains", "sleeper")
 
 
@@ -48,8 +49,17 @@ def ids():
     """The accounts the images are built with: the host's own, so files
     the tests make on the host belong to the same accounts inside."""
     return {"LOCKFILE_UID": uid_of("lockfile"),
+            "LOCKFILE_GID": pwd.getpwnam("lockfile").pw_gid,
             "CLIENTS_GID": gid_of("lockfile-clients"),
-            "AGENT_UID": uid_of("agent")}
+            "AGENT_UID": uid_of("agent"),
+            "AGENT_GID": pwd.getpwnam("agent").pw_gid}
+
+
+# A second agent uid the images are built to allow (ALLOWED_UIDS): no
+# account on the host, one in each image (docs/docker.md, "Several
+# agents"); OUTSIDER_UID is allowed nowhere.
+SECOND_UID = 2345
+OUTSIDER_UID = 2346
 
 
 class Engine:
@@ -57,6 +67,7 @@ class Engine:
         self.base = tempfile.mkdtemp(prefix="lfd-", dir="/tmp")
         os.chmod(self.base, 0o711)
         self.sock = os.path.join(self.base, "docker.sock")
+        self.record = os.path.join(self.base, "images")
         self.ns = "lfd" + secrets.token_hex(6)
         self.host = "unix://" + self.sock
         self.log = open(os.path.join(self.base, "dockerd.log"), "wb")
@@ -94,7 +105,8 @@ class Engine:
     def env(self, **extra):
         e = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/root",
              "DOCKER_HOST": self.host, "LOX_DOCKER": DOCKER,
-             "LOX_SECCOMP": PROFILE, "TERM": "xterm"}
+             "LOX_SECCOMP": PROFILE, "LOX_IMAGES": self.record,
+             "TERM": "xterm"}
         e.update(extra)
         return e
 
@@ -126,15 +138,23 @@ class Engine:
                         os.path.join(d, "manifest.json"))
         argv = [os.path.join(ROOT, "docker", "build-images.sh"),
                 "--build", build, "--local-base", "--plugin-build", pb,
+                "--record", self.record,
                 "--plugins", " ".join(PLUGINS), "--tag", TAG]
         for k, v in ids().items():
             argv += ["--build-arg", "%s=%d" % (k, v)]
+        argv += ["--build-arg", "ALLOWED_UIDS=%d" % SECOND_UID]
         r = subprocess.run(argv, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, timeout=900,
                            env=dict(self.env(), DOCKER=DOCKER))
         if r.returncode != 0:
             raise RuntimeError("build-images: " + r.stderr.decode())
-        return r.stdout.decode().split()
+        # "console ID" and "agent ID", also recorded where lox reads them
+        # ($LOX_IMAGES, env()): lox names images only by ID.
+        for line in r.stdout.decode().splitlines():
+            role, iid = line.split()
+            IDS[role] = iid
+        assert set(IDS) == {"console", "agent"}, r.stdout
+        return IDS
 
     def stop(self):
         """Stop every container, then the engine, then remove its root."""
@@ -277,10 +297,11 @@ def make_source(base, files):
 POLICY = """security_level = 1
 answer_quantum_s = 1
 approval_timeout_s = 120
+allowed_uids = [%d]
 
 [profiles.invoices]
 production = false
 source = "local"
 path = "/srv/lockfile/invoices"
 prefix = "2024/"
-"""
+""" % SECOND_UID

@@ -45,7 +45,7 @@ class Deployment:
                 f.write(D.POLICY)
             self.approve_policy(None)
             self.window = self.term.start([LOX, "run", "--source",
-                                           "invoices=" + self.src, CONSOLE])
+                                           "invoices=" + self.src, D.IDS["console"]])
             self.term.wait(self.window, r"lockfile console [0-9.]+: socket")
         except Exception:
             self.close()
@@ -56,10 +56,10 @@ class Deployment:
         the source mounted as the console will have it (approval checks
         that each local profile's directory can be read)."""
         inst = ["--instance", instance] if instance else []
-        r = self.eng.lox("policy", *inst, "--image", CONSOLE, "load",
+        r = self.eng.lox("policy", *inst, "--image", D.IDS["console"], "load",
                          policy or self.policy)
         assert r.returncode == 0, r.stderr
-        w = self.term.start([LOX, "policy", *inst, "--image", CONSOLE,
+        w = self.term.start([LOX, "policy", *inst, "--image", D.IDS["console"],
                              "--source", "%s=%s" % (source, self.src),
                              "approve"])
         self.term.wait(w, "Type 'approve'")
@@ -67,7 +67,7 @@ class Deployment:
         self.term.wait(w, r"approved \(fingerprint [0-9a-f]{64}\)")
 
     def agent(self, *cmd, instance=None, uid=None, timeout=90):
-        args = ["agent", "--image", AGENT]
+        args = ["agent", "--image", D.IDS["agent"]]
         if instance:
             args += ["--instance", instance]
         if uid is not None:
@@ -91,10 +91,12 @@ class Deployment:
         assert not t.is_alive(), "the plan never returned"
         return out["r"]
 
-    def ask(self, key, plugin="is-pdf", instance=None, window=None):
+    def ask(self, key, plugin="is-pdf", instance=None, window=None,
+            uid=None):
         r = self.approved(lambda: self.agent(
             "lockfile", "ask", "--json", "--profile", "invoices", "--key",
-            key, "--plugin", plugin, instance=instance), window=window)
+            key, "--plugin", plugin, instance=instance, uid=uid),
+            window=window)
         return r, json.loads(r.stdout or b"null")
 
     def close(self):
@@ -255,7 +257,7 @@ def test_console_shows_names_in_their_script(dep):
 
 def test_agent_container_asks_through_mcp(dep):
     from mcpdrv import McpServer
-    s = McpServer([LOX, "agent", "--image", AGENT, "--", "lockfile", "mcp"],
+    s = McpServer([LOX, "agent", "--image", D.IDS["agent"], "--", "lockfile", "mcp"],
                   env=dep.eng.env())
     try:
         s.initialize()
@@ -370,6 +372,92 @@ def test_uid_outside_the_group_is_refused(dep):
     assert b'"unreachable"' in r.stdout or b"E_PEER_REFUSED" in r.stdout
 
 
+# ---- several agents (docs/docker.md, "Several agents") ----------------------
+
+def test_two_agent_uids_each_get_their_answer(dep):
+    """The images are built with ALLOWED_UIDS=2345 and the policy lists it
+    too (dockerenv): the console started on its `docker run -it` pty (the
+    fixture), and an agent container of each uid gets its answer; the card
+    names each uid's account in the console's image."""
+    for uid, name in ((None, "agent"), (D.SECOND_UID,
+                                        "agent-%d" % D.SECOND_UID)):
+        r, doc = dep.ask("2024/a.pdf", uid=uid)
+        assert r.returncode == 0, (uid, r.stdout, r.stderr)
+        assert answers(doc) == [("is-pdf", 1)], (uid, doc)
+        want = D.uid_of("agent") if uid is None else uid
+        assert re.search(r"from uid\s+%d \(%s\)" % (want, name),
+                         dep.term.screen(dep.window)), name
+
+
+def test_uid_outside_the_list_is_refused(dep):
+    """A uid neither image was built to allow gets no clients group from
+    lox agent, so it cannot enter the 2750 socket directory; the allowed
+    one gets the group (and nothing else differs on its line)."""
+    r = dep.agent("lockfile", "status", "--json", uid=D.OUTSIDER_UID)
+    assert r.returncode != 0 and b'"result"' not in r.stdout, r.stdout
+    assert b'"unreachable"' in r.stdout or b"E_PEER_REFUSED" in r.stdout
+    r = dep.agent("lockfile", "status", "--json", uid=D.SECOND_UID)
+    assert r.returncode == 0 and b'"result"' in r.stdout, r.stdout
+    lines = {}
+    for uid in (D.SECOND_UID, D.OUTSIDER_UID):
+        p = dep.eng.lox("agent", "--print", "--image", D.IDS["agent"], "--uid",
+                        str(uid), "--", "true")
+        assert p.returncode == 0, p.stderr
+        lines[uid] = shlex.split(p.stdout.decode())
+    mine = lines[D.SECOND_UID]
+    assert mine[mine.index("--group-add") + 1] == "lockfile-clients", mine
+    assert [a for a in mine if a not in ("--group-add", "lockfile-clients")
+            and a != str(D.SECOND_UID) + ":" + str(D.SECOND_UID)] == \
+        [a for a in lines[D.OUTSIDER_UID]
+         if a != str(D.OUTSIDER_UID) + ":" + str(D.OUTSIDER_UID)]
+
+
+def test_accounts_have_primary_groups_of_their_own(dep):
+    """The console and agent accounts' primary gids differ (left to
+    useradd both were 1000), in both images; the allowed uid has an
+    account in both, in the clients group."""
+    def ids(image, user):
+        return dep.eng.docker("run", "--rm", "--network", "none", image,
+                              "id", user).stdout.decode()
+
+    def gid(s):
+        return re.search(r"gid=(\d+)", s).group(1)
+    con = ids(CONSOLE, "lockfile")
+    ag = ids(AGENT, "agent")
+    assert gid(con) == str(D.ids()["LOCKFILE_GID"]), con
+    assert gid(ag) == str(D.ids()["AGENT_GID"]) != gid(con), ag
+    assert ids(CONSOLE, "agent") == ag
+    for image in (CONSOLE, AGENT):
+        s = ids(image, str(D.SECOND_UID))
+        assert "gid=%d(agent-%d)" % (D.SECOND_UID, D.SECOND_UID) in s, s
+        assert "lockfile-clients" in s, s
+
+
+def test_agent_image_holds_the_client_only(dep):
+    r = dep.eng.docker("run", "--rm", "--user", "root", "--network", "none",
+                       AGENT, "sh", "-c",
+                       "ls /usr/local/bin; find / -xdev -name 'lockfile-*'"
+                       " -type f")
+    assert r.stdout == b"lockfile\n", r.stdout
+    r = dep.eng.docker("run", "--rm", "--network", "none", CONSOLE, "ls",
+                       "/usr/local/bin")
+    assert b"lockfile-console\n" in r.stdout, r.stdout
+
+
+def test_a_shell_cannot_start_programs_in_the_console_container(dep):
+    """docs/docker.md: the shipped profile refuses the way dash forks, so
+    sh -c cannot run a program there ("Cannot fork"); the program run
+    directly can."""
+    r = dep.eng.docker("exec", "--user", "lockfile", "lockfile-console",
+                       "ls", "/etc/lockfile", check=False)
+    assert r.returncode == 0 and b"container.toml" in r.stdout, r.stderr
+    r = dep.eng.docker("exec", "--user", "lockfile", "lockfile-console",
+                       "sh", "-c", "ls /etc/lockfile; echo rc=$?",
+                       check=False)
+    assert b"container.toml" not in r.stdout, r.stdout
+    assert b"Cannot fork" in r.stderr, (r.stdout, r.stderr)
+
+
 def test_root_agent_with_default_capabilities_is_refused(dep):
     r = dep.agent("lockfile", "status", uid=0)
     assert r.returncode == 64 and b"never runs as uid or gid 0" in r.stderr
@@ -385,7 +473,7 @@ def test_root_agent_with_default_capabilities_is_refused(dep):
 
 def hand_line(dep, change):
     r = dep.eng.lox("--dry-run", "run", "--instance", "hand", "--source",
-                    "invoices=" + dep.src, CONSOLE)
+                    "invoices=" + dep.src, D.IDS["console"])
     assert r.returncode == 0, r.stderr
     # lox hands docker the checked profile as /dev/fd/N (docs/docker.md); a
     # line typed by hand names the shipped file instead
@@ -550,6 +638,36 @@ def test_detach_and_attach(dep):
     assert r.returncode == 0 and answers(doc) == [("is-pdf", 1)]
 
 
+def test_attach_redraws_a_waiting_card(dep):
+    """A human who attaches while a card waits sees the card (docker
+    attach resizes the terminal; the console redraws on a resize), not a
+    bare "Approve?" (docs/docker.md)."""
+    out = {}
+
+    def go():
+        out["r"] = dep.agent("lockfile", "ask", "--json", "--profile",
+                             "invoices", "--key", "2024/a.pdf", "--plugin",
+                             "is-pdf")
+    n = dep.term.screen(dep.window).count("Approve?")
+    t = threading.Thread(target=go)
+    t.start()
+    dep.term.wait(dep.window, r"Approve\?", count=n + 1)
+    dep.term.keys(dep.window, "C-]", "C-]")
+    t0 = time.time()
+    while not dep.term.dead(dep.window) and time.time() - t0 < 20:
+        time.sleep(0.1)
+    assert dep.term.dead(dep.window)
+    dep.window = dep.term.start([LOX, "attach"])
+    s = dep.term.wait(dep.window, r"Approve\?")
+    card = s[s.rfind("an agent asks"):]
+    assert '"2024/a.pdf"' in card and "is-pdf" in card, s[-2000:]
+    time.sleep(0.5)     # the second resize of the attach, if any
+    dep.term.type(dep.window, "y")
+    t.join(120)
+    assert not t.is_alive()
+    assert answers(json.loads(out["r"].stdout)) == [("is-pdf", 1)]
+
+
 def security_opts(hc):
     """SecurityOpt with the seccomp profile parsed (the clients may format
     the JSON differently)."""
@@ -567,8 +685,8 @@ def security_opts(hc):
 def test_compose_console_and_agent(dep):
     compose = os.path.join(D.ROOT, "docker", "docker-compose.yml")
     env = dep.eng.env(LOCKFILE_NAME="lockfile-compose",
-                      LOCKFILE_CONSOLE_IMAGE=CONSOLE,
-                      LOCKFILE_AGENT_IMAGE=AGENT, LOCKFILE_SOURCE=dep.src)
+                      LOCKFILE_CONSOLE_IMAGE=D.IDS["console"],
+                      LOCKFILE_AGENT_IMAGE=D.IDS["agent"], LOCKFILE_SOURCE=dep.src)
     dc = ["docker-compose", "-f", compose, "-p", "lftestcompose"]
     policy = os.path.join(dep.eng.base, "policy-compose.toml")
     with open(policy, "w") as f:
@@ -608,7 +726,7 @@ def test_compose_console_and_agent(dep):
 @pytest.fixture(scope="module")
 def box(dep):
     from hostile import HostileBox
-    b = HostileBox(dep.eng, CONSOLE, DOCKER)
+    b = HostileBox(dep.eng, D.IDS["console"], DOCKER)
     yield b
     b.stop()
 

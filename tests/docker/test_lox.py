@@ -18,6 +18,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
 BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
 LOX = os.environ.get("LOX") or os.path.join(BUILD, "src", "lox", "lox")
 PROFILE = os.path.join(ROOT, "docker", "seccomp.json")
+# The image IDs docker/build-images.sh records (docs/docker.md, "Images by
+# ID"): a record of the tests' own, read through $LOX_IMAGES.
+CONSOLE_ID = "sha256:" + "c" * 64
+AGENT_ID = "sha256:" + "a" * 64
+OTHER_ID = "sha256:" + "0123456789abcdef" * 4
+RECORD_DIR = tempfile.mkdtemp(prefix="lf-lox-images-")
+RECORD = os.path.join(RECORD_DIR, "images")
+with open(RECORD, "w") as f:
+    f.write("console %s\nagent %s\n" % (CONSOLE_ID, AGENT_ID))
+os.chmod(RECORD, 0o644)
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +40,7 @@ def tmp():
 
 def lox(*args, env=None, stdin=subprocess.DEVNULL):
     e = {"PATH": "/usr/bin:/bin", "LOX_SECCOMP": PROFILE,
-         "LOX_DOCKER": "/nonexistent/docker",
+         "LOX_DOCKER": "/nonexistent/docker", "LOX_IMAGES": RECORD,
          "ASAN_OPTIONS": "detect_leaks=1:exitcode=99",
          "UBSAN_OPTIONS": "halt_on_error=1:exitcode=98"}
     e.update(env or {})
@@ -75,18 +85,18 @@ def test_run_builds_the_hardened_line(tmp):
         "--volume", "lockfile-home:/home/lockfile",
         "--volume", "lockfile-run:/run/lockfile",
         "--mount", "type=bind,source=%s,target=/srv/lockfile/invoices,"
-        "readonly" % src, "lockfile-console"], argv
+        "readonly" % src, CONSOLE_ID], argv
 
 
 def test_run_instance_image_network_and_passed_options(tmp):
-    argv = dry("run", "--instance", "b2", "--network", "my/img:1", "--",
+    argv = dry("run", "--instance", "b2", "--network", OTHER_ID, "--",
                "--cpus", "2", "--memory=2g", "--label", "k=v")
     assert "lockfile-b2-console" in argv
     assert "lockfile-b2-home:/home/lockfile" in argv
     assert "lockfile-b2-run:/run/lockfile" in argv
     assert "none" not in argv[argv.index("--log-driver") + 2:]
     assert argv[-7:] == ["--cpus", "2", "--memory", "2g", "--label", "k=v",
-                         "my/img:1"], argv
+                         OTHER_ID], argv
 
 
 UNSAFE = [
@@ -241,7 +251,7 @@ def test_agent_line_and_print():
                     "--read-only", "--tmpfs", "/tmp:rw,nosuid,nodev,size=64m",
                     "--network", "none",
                     "--volume", "lockfile-run:/run/lockfile:ro",
-                    "lockfile-agent", "lockfile", "status"], argv
+                    AGENT_ID, "lockfile", "status"], argv
     r = lox("agent", "--print", "--uid", "1234:99", "--network", "--", "sh",
             "-c", "echo 'hi'")
     assert r.returncode == 0
@@ -274,13 +284,13 @@ def test_console_commands_run_as_the_console_account(tmp):
     # No engine answers: a one-off container of the console image.
     argv = dry("doctor", "--json")
     assert argv[1:4] == ["run", "--rm", "-i"]
-    assert argv[-4:] == ["lockfile-console", "lockfile", "doctor", "--json"]
+    assert argv[-4:] == [CONSOLE_ID, "lockfile", "doctor", "--json"]
     assert argv[argv.index("--user") + 1] == "lockfile"
     assert [a for a in argv if re.fullmatch(r"seccomp=/dev/fd/\d+", a)]
     assert "no-new-privileges" in argv and "never" in argv
     assert dry("policy", "show")[-3:] == ["lockfile", "policy", "show"]
-    assert dry("policy", "--image", "x/y", "approve")[-4:] == [
-        "x/y", "lockfile", "policy", "approve"]
+    assert dry("policy", "--image", OTHER_ID, "approve")[-4:] == [
+        OTHER_ID, "lockfile", "policy", "approve"]
     p = os.path.join(tmp, "policy.toml")
     with open(p, "w") as f:
         f.write("security_level = 1\n")
@@ -289,7 +299,7 @@ def test_console_commands_run_as_the_console_account(tmp):
     assert dry("plugin", "install", "is-pdf")[-4:] == [
         "lockfile", "plugin", "install", "is-pdf"]
     argv = dry("plugin", "--network", "update")
-    assert "--network" not in argv[:argv.index("lockfile-console")]
+    assert "--network" not in argv[:argv.index(CONSOLE_ID)]
 
 
 def test_console_commands_mount_the_sources_read_only(tmp):
@@ -304,7 +314,7 @@ def test_console_commands_mount_the_sources_read_only(tmp):
         m = argv.index("--mount")
         assert argv[m + 1] == ("type=bind,source=%s,target=/srv/lockfile/inv,"
                                "readonly" % os.path.realpath(src)), cmd
-        assert m < argv.index("lockfile-console"), cmd
+        assert m < argv.index(CONSOLE_ID), cmd
     # the README's order: the options after the verb
     argv = dry("policy", "approve", "--source", "inv=" + src)
     assert argv[-3:] == ["lockfile", "policy", "approve"], argv
@@ -409,3 +419,84 @@ def test_agent_refuses_the_console_uid_the_image_names(tmp, kind):
     # 900 is not that image's console uid
     r = lox("agent", "--print", "--uid", "900", "--", "true", env=env)
     assert r.returncode == 0, r.stderr
+
+
+# ---- images by ID (docs/docker.md, "Images by ID") -------------------------
+
+@pytest.mark.parametrize("image", [
+    "lockfile-console", "lockfile-console:latest", "x/y",
+    "registry.example/lockfile-console@sha256:" + "c" * 64,
+    "sha256:" + "C" * 64, "sha256:" + "c" * 63, "sha256:" + "c" * 65,
+    "c" * 64])
+def test_images_are_named_by_id_never_by_a_tag(image):
+    for args in (["run", image], ["agent", "--image", image, "--", "true"],
+                 ["policy", "--image", image, "show"]):
+        r = lox("--dry-run", *args)
+        assert r.returncode == 64 and r.stdout == b"", (args, r.stderr)
+        assert b"not an image ID" in r.stderr, r.stderr
+    assert dry("run", CONSOLE_ID)[-1] == CONSOLE_ID
+
+
+def test_the_recorded_ids_are_the_defaults_and_a_missing_one_is_an_error(
+        tmp):
+    assert dry("run")[-1] == CONSOLE_ID
+    assert dry("agent", "--", "true")[-2:] == [AGENT_ID, "true"]
+    assert dry("doctor")[-3:] == [CONSOLE_ID, "lockfile", "doctor"]
+    r = lox("image", "console")
+    assert r.returncode == 0 and r.stdout == CONSOLE_ID.encode() + b"\n"
+    r = lox("image", "agent")
+    assert r.returncode == 0 and r.stdout == AGENT_ID.encode() + b"\n"
+    assert lox("image", "hub").returncode == 64
+    bad = os.path.join(tmp, "images-bad")
+    cases = {"missing": None,
+             "no agent line": "console %s\n" % CONSOLE_ID,
+             "a tag": "console lockfile-console\nagent %s\n" % AGENT_ID,
+             "no final newline": "console %s\nagent %s" % (CONSOLE_ID,
+                                                             AGENT_ID)}
+    for what, text in cases.items():
+        if os.path.exists(bad):
+            os.unlink(bad)
+        if text is not None:
+            with open(bad, "w") as f:
+                f.write(text)
+            os.chmod(bad, 0o644)
+        for args in (["run"], ["agent", "--", "true"], ["doctor"]):
+            r = lox("--dry-run", *args, env={"LOX_IMAGES": bad})
+            if what == "no agent line" and args[0] != "agent":
+                assert r.returncode == 0, (what, args, r.stderr)
+                continue
+            assert r.returncode in (64, 66) and r.stdout == b"", \
+                (what, args, r.stderr)
+    # a record another account could write names nothing
+    with open(bad, "w") as f:
+        f.write("console %s\nagent %s\n" % (CONSOLE_ID, AGENT_ID))
+    os.chmod(bad, 0o666)
+    r = lox("--dry-run", "run", env={"LOX_IMAGES": bad})
+    assert r.returncode == 66 and b"only root or you can write" in r.stderr
+    os.chmod(bad, 0o644)
+    assert lox("--dry-run", "run", env={"LOX_IMAGES": bad}).returncode == 0
+
+
+# ---- LXCFS (docs/docker.md, "Host-wide counters") ---------------------------
+
+def test_agent_gets_lxcfs_proc_files_where_the_host_serves_them(tmp):
+    """LOX_LXCFS stands for /var/lib/lxcfs: with proc/meminfo there, each
+    file LXCFS serves that runc lets over /proc is given read-only; with an
+    empty mount point (LXCFS not running) nothing is. lox doctor says which
+    on stderr."""
+    fake = os.path.join(tmp, "lxcfs")
+    os.makedirs(os.path.join(fake, "proc"), exist_ok=True)
+    argv = dry("agent", "--", "true", env={"LOX_LXCFS": fake})
+    assert [a for a in argv if "lxcfs" in a] == []
+    r = lox("--dry-run", "doctor", env={"LOX_LXCFS": fake})
+    assert b"lox: lxcfs: not on this host" in r.stderr, r.stderr
+    for f in ("meminfo", "diskstats", "stat", "vmstat"):
+        with open(os.path.join(fake, "proc", f), "w") as fh:
+            fh.write("x\n")
+    argv = dry("agent", "--", "true", env={"LOX_LXCFS": fake})
+    vols = [argv[i + 1] for i, a in enumerate(argv) if a == "--volume"]
+    assert vols[1:] == ["%s/proc/%s:/proc/%s:ro" % (fake, f, f)
+                        for f in ("diskstats", "meminfo", "stat")], vols
+    assert argv[-2:] == [AGENT_ID, "true"]
+    r = lox("--dry-run", "doctor", env={"LOX_LXCFS": fake})
+    assert b"lox: lxcfs: the host serves per-container" in r.stderr

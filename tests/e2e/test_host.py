@@ -410,11 +410,13 @@ def test_workspace_and_audit_modes(env):
     d = os.path.join(env.work_dir(), entries[0])
     assert stat.S_ISDIR(os.lstat(d).st_mode)
     owned(d, 0o700)
-    assert os.listdir(d) == ["data"], os.listdir(d)
+    # the file and its pad up to the size class (docs/console.md)
+    assert sorted(os.listdir(d)) == ["data", "pad"], os.listdir(d)
     owned(os.path.join(d, "data"), 0o400)
+    owned(os.path.join(d, "pad"), 0o400)
     audit = os.path.join(env.home, ".local/state/lockfile/audit.log")
     owned(audit, 0o600)
-    for p in (audit, os.path.join(d, "data")):
+    for p in (audit, os.path.join(d, "data"), os.path.join(d, "pad")):
         r = as_user("agent", ["cat", p])
         assert r.returncode != 0 and r.stdout == b"", p
 

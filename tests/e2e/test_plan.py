@@ -240,3 +240,29 @@ def test_level1_shows_no_outcome_nor_detail(env):
     env.wait_screen("answered")
     s = env.screen()
     assert "answer-1" not in s and "detail" not in s and "byte offset" not in s
+
+
+def test_waiting_card_is_drawn_again(basic):
+    """A card that waits is drawn again on ctrl-L and when the terminal is
+    resized (what `lox attach` does through docker attach: a human who
+    attaches sees the question, not a bare prompt); a line half typed
+    before ctrl-L is dropped, and the decision typed after counts
+    (docs/console.md)."""
+    t, box = plan_async(basic, {"profile": "invoices", "key": "2024/a.pdf",
+                                "plugins": [{"name": "is-pdf"}]})
+    s = basic.wait_screen(r"Approve\?")
+    cards, prompts = s.count("an agent asks"), s.count("Approve?")
+    basic.tmux("send-keys", "-t", "lf", "-l", "y")
+    basic.tmux("send-keys", "-t", "lf", "C-l")
+    s = basic.wait_screen(r"an agent asks", count=cards + 1)
+    assert '"2024/a.pdf"' in card_of(s), card_of(s)
+    basic.wait_screen(r"Approve\?", count=prompts + 1)
+    basic.tmux("resize-window", "-t", "lf", "-x", "150", "-y", "50")
+    s = basic.wait_screen(r"an agent asks", count=cards + 2)
+    assert '"2024/a.pdf"' in card_of(s), card_of(s)
+    basic.wait_screen(r"Approve\?", count=prompts + 2)
+    assert t.is_alive()     # the half-typed "y" approved nothing
+    basic.type("y")
+    t.join()
+    assert check_reply(box["req"], box["line"]) == "result"
+    assert json.loads(box["line"])["result"]["answers"][0]["result"] == 1

@@ -69,7 +69,9 @@ def work_bytes(env):
 
 
 def test_cap_under_concurrent_agents(env):
-    cap = 1024 * 1024
+    # Each 400 KiB file holds its class, 512 KiB (the pad file): two fit,
+    # the third's reservation (256 KiB) is too small.
+    cap = 1280 * 1024
     part = 400 * 1024
     env.add_local_profile("docs", files={
         "a.txt": b"a" * part, "b.txt": b"b" * part, "c.txt": b"c" * part})
@@ -136,7 +138,7 @@ def test_cap_under_concurrent_agents(env):
     res = quick_plan(env, key)
     assert res["result"]["answers"][0]["result"] == 1
     assert len(env.work_entries()) == 2
-    assert work_bytes(env) <= cap
+    assert work_bytes(env) == 2 * 512 * 1024 <= cap
 
 
 def test_64_files_then_sigterm(env):
@@ -421,3 +423,34 @@ def test_files_expire_while_a_fetch_waits(env):
     assert check_reply(box["req"], box["line"]) == "error E_FETCH_FAILED"
     assert still_fetching, "the fetch ended first (%.1f s)" % gone_after
     assert gone_after < 11.5, "deleted %.1f s after the fetch" % gone_after
+
+
+def entry_bytes(env):
+    """Bytes held per fetch directory (its data and its pad file)."""
+    out = {}
+    for e in env.work_entries():
+        d = os.path.join(env.work_dir(), e)
+        out[e] = sum(os.lstat(os.path.join(d, f)).st_size
+                     for f in os.listdir(d))
+    return out
+
+
+def test_footprint_is_the_size_class(env):
+    """Each fetch's footprint is its size class, the next power of two
+    (docs/security.md, "Side channels"): a 300 KiB and a 480 KiB file both
+    hold 512 KiB of written bytes in the workspace, the file the plugin
+    reads is still the file, and the class counts against the cap."""
+    env.add_local_profile("docs", files={
+        "small.txt": b"s" * (300 * 1024), "large.txt": b"l" * (480 * 1024),
+        "tiny.txt": b"t" * 10})
+    env.install_plugin("is-utf8")
+    env.write_policy(max_workspace_bytes=4 * 1024 * 1024)
+    env.start()
+    for key in ("small.txt", "large.txt", "tiny.txt"):
+        res = quick_plan(env, key)
+        assert res["result"]["answers"][0]["result"] == 1, res
+    sizes = sorted(entry_bytes(env).values())
+    assert sizes == [64 * 1024, 512 * 1024, 512 * 1024], sizes
+    datas = sorted(os.lstat(os.path.join(env.work_dir(), e, "data")).st_size
+                   for e in env.work_entries())
+    assert datas == [10, 300 * 1024, 480 * 1024], datas

@@ -146,6 +146,12 @@ def test_s3_through_the_console(console, swift):
                 assert rec["sha256"] == hashlib.sha256(data).hexdigest(), rec
                 assert doc["result"]["answers"][0]["result"] == utf8(data)
                 assert_no_leak(line, extra=[key])
+                # Each held file takes its size class (64 KiB at least) of
+                # the 1 MiB cap: released, the failures below get the
+                # whole cap (the stall announces 1000000 bytes).
+                req, rel, _ = env.rpc("file.release",
+                                      {"handle": doc["result"]["handle"]})
+                assert check_reply(req, rel) == "result", rel
 
         failed(env, "s3", "no/such/key.txt", "missing")
         failed(env, "nobucket", "plain.txt", "missing")
