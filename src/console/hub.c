@@ -1271,8 +1271,9 @@ cmd_hub_key(int argc, char **argv)
 	    "usage: lockfile hub-key [--home DIR]\n\n"
 	    "Hub mode (docs/hub.md): make this console's instance key when it\n"
 	    "has none, and print it with its fingerprint: enroll it on the hub\n"
-	    "(lockhub enroll instance NAME KEY) and pin it in each approver's\n"
-	    "lox (lox enroll --instance NAME=KEY). Run as the console account.\n"
+	    "(lockhub enroll instance NAME KEY --state DIR) and pin it in each\n"
+	    "approver's lox (lox enroll --instance NAME=KEY). Run as the\n"
+	    "console account.\n"
 	    "Exit status: 0 printed, 64 usage, 70 the key cannot be made or "
 	    "read.\n";
 	char home[PATH_MAX], path[PATH_MAX + 64], dir[PATH_MAX + 64];

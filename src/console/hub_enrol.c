@@ -61,21 +61,22 @@ hub_enrol_text(const struct console_hub *h, enum hub_enrol r, char *out, size_t 
 		(void)!str_fmt(out, len, "this console's instance key is not "
 		    "enrolled on the hub (or this host's clock is over a minute "
 		    "off the hub's): no ticket is taken, no decision comes; on "
-		    "the hub: lockhub enroll instance %s %s (docs/hub.md)", inst,
+		    "the hub: lockhub enroll instance %s %s --state DIR "
+		    "(docs/hub.md)", inst,
 		    key);
 		break;
 	case HUB_ENROL_ROLE:
 		(void)!str_fmt(out, len, "this console's key is enrolled on the "
 		    "hub as a device, not an instance; on the hub: lockhub revoke "
-		    "device NAME, then lockhub enroll instance %s %s "
-		    "(docs/hub.md)", inst, key);
+		    "device NAME --state DIR, then lockhub enroll instance %s "
+		    "%s --state DIR (docs/hub.md)", inst, key);
 		break;
 	case HUB_ENROL_NAME:
 		(void)!str_fmt(out, len, "this console's instance key is "
 		    "enrolled on the hub as another instance than the policy's "
 		    "[hub] instance = \"%s\"; on the hub: lockhub revoke "
-		    "instance NAME, then lockhub enroll instance %s %s "
-		    "(docs/hub.md)", inst, inst, key);
+		    "instance NAME --state DIR, then lockhub enroll instance "
+		    "%s %s --state DIR (docs/hub.md)", inst, inst, key);
 		break;
 	case HUB_ENROL_OK:
 	case HUB_ENROL_NO_ANSWER:

@@ -147,7 +147,7 @@ cmd_enroll(struct lox *l, int argc, char **argv)
 	hw_key_text(kp.pk, text);
 	hw_fingerprint(kp.pk, fp);
 	printf("device-key %s\nfingerprint %s\n"
-	    "On the hub:     lockhub enroll device NAME %s\n"
+	    "On the hub:     lockhub enroll device NAME %s --state DIR\n"
 	    "On the console: pin it in the policy ([hub.approvers] NAME = "
 	    "\"%s\"),\n                then confirm this fingerprint on the "
 	    "console's terminal.\n", text, fp, text, text);
