@@ -534,6 +534,10 @@ transfer(struct conn *k, struct sink *sk, struct fetch_result *res,
 			n = sftp_async_read(k->file, dst, SFTP_CHUNK, r.id);
 			if (n < 0)
 				return sftp_status_cause(k, res, "read");
+			/* Any answer is the server's progress, an end of file
+			 * or a drained one too: the watchdog is for a server
+			 * that stops answering, not for a slow tail. */
+			stall_progress(&k->stall);
 			if (n == 0) {
 				eof = 1;
 				continue;
@@ -567,6 +571,7 @@ transfer(struct conn *k, struct sink *sk, struct fetch_result *res,
 					    d.id) < 0)
 						return sftp_status_cause(k, res,
 						    "read");
+					stall_progress(&k->stall);
 				}
 				next = sk->size;
 			}

@@ -304,10 +304,13 @@ def test_server_never_answers_the_close(home):
         data = os.urandom(200000)
         sd.write("a.bin", data)
         out = os.path.join(home, "spool")
-        r = fetch("sftp", profile(sd, home, stall_timeout_s=2, timeout_s=20),
+        # a stall window of 4 s: the tail of a transfer through this
+        # relay, under a loaded machine and ASan, must not be taken for
+        # the stall; the close's is
+        r = fetch("sftp", profile(sd, home, stall_timeout_s=4, timeout_s=30),
                   "a.bin", home, out=out, timeout=60)
         assert r["cause"] == "ok", r
-        assert r["secs"] < 10, r
+        assert r["secs"] < 15, r
         assert r["sha256"] == hashlib.sha256(data).hexdigest()
     finally:
         sd.cleanup()
