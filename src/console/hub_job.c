@@ -147,6 +147,19 @@ poll_decision(struct hub_job *j)
 	}
 }
 
+/* Free a job its thread no longer touches (joined, or its own thread at
+ * its end when nobody reaps it). */
+static void
+job_free(struct hub_job *j)
+{
+	buf_free(j->body);
+	buf_free(j->decision);
+	(void)pthread_cond_destroy(&j->cv);
+	(void)pthread_mutex_destroy(&j->mu);
+	sodium_memzero(j, sizeof(*j));
+	free(j);
+}
+
 static void *
 job_main(void *arg)
 {
@@ -161,7 +174,7 @@ job_main(void *arg)
 			post = hc_call(j->hc, "POST", "/v1/tickets", buf_data(j->body),
 			    buf_len(j->body), 4096, POST_MS, NULL, NULL);
 		lock(j);
-		j->post = post;
+		j->post = post;		/* seen with the phase, together */
 		j->phase = HJ_POLLING;
 		(void)pthread_cond_broadcast(&j->cv);
 		unlock(j);
@@ -179,15 +192,8 @@ job_main(void *arg)
 	orphan = j->orphan;
 	(void)pthread_cond_broadcast(&j->cv);
 	unlock(j);
-	if (orphan) {
-		/* Nobody reaps it: it frees itself (detached). */
-		buf_free(j->body);
-		buf_free(j->decision);
-		(void)pthread_cond_destroy(&j->cv);
-		(void)pthread_mutex_destroy(&j->mu);
-		sodium_memzero(j, sizeof(*j));
-		free(j);
-	}
+	if (orphan)
+		job_free(j);	/* nobody reaps it: it frees itself (detached) */
 	__atomic_sub_fetch(live, 1, __ATOMIC_SEQ_CST);
 	return NULL;
 }
@@ -285,12 +291,7 @@ hub_job_release(struct hub_job *j)
 		return;
 	}
 	(void)pthread_join(j->thread, NULL);
-	buf_free(j->body);
-	buf_free(j->decision);
-	(void)pthread_cond_destroy(&j->cv);
-	(void)pthread_mutex_destroy(&j->mu);
-	sodium_memzero(j, sizeof(*j));
-	free(j);
+	job_free(j);
 }
 
 int
