@@ -18,7 +18,11 @@ mk() {
 	usermod -p '*' "$name"	# locked password, no login by password
 }
 mk lockfile -G lockfile-clients
-chmod 0700 /home/lockfile
+# The account may predate this script (a `make install` made a system account
+# with another home): close whichever home it has.
+home=$(getent passwd lockfile | cut -d: -f6)
+[ -d "$home" ] || install -d -o lockfile -g lockfile "$home"
+chmod 0700 "$home"
 mk agent -G lockfile-clients
 mk lf-allowed
 mk lf-outsider
