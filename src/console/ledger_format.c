@@ -193,9 +193,7 @@ apply_key(struct parse *ps, const char **why)
 		*why = "more keys than the ledger holds";
 		return LEDGER_E_FULL;
 	}
-	l->byid = lg_grow(l->byid, &l->capbyid, l->nbyid + 1, sizeof(*l->byid));
-	l->byid[l->nbyid++] = k;
-	k->fileid = (uint32_t)l->nbyid;
+	lg_adopt_fileid(l, k);	/* its fileid is 0: checked above */
 	return LEDGER_OK;
 }
 
