@@ -71,8 +71,4 @@ void audit_print_record(const json_t *rec);
 int audit_ledger(const char *home, int json_out, const char *key,
     const char *uid, int repair);
 
-/* `lockfile audit [--home DIR] [--json] [--ledger [--key K] [--uid U]
- * [--repair]]` */
-int cmd_audit(int argc, char **argv);
-
 #endif

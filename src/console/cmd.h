@@ -4,9 +4,11 @@
 #ifndef LOCKFILE_CONSOLE_CMD_H
 #define LOCKFILE_CONSOLE_CMD_H
 
-#include "console/audit.h"		/* cmd_audit */
 #include "console/hub.h"		/* cmd_hub_key */
 
+/* `lockfile audit [--home DIR] [--json] [--ledger [--key K] [--uid U]
+ * [--repair]]` (cmd_audit.c) */
+int cmd_audit(int argc, char **argv);
 /* `lockfile console` (console.c) */
 int cmd_console(int argc, char **argv);
 /* `lockfile policy` (cmd_policy.c; console account) */

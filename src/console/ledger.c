@@ -1,10 +1,7 @@
-/* The answer ledger (see ledger.h; the format is docs/ledger.md).
- *
- * Every line is "FIELDS CHAIN\n": CHAIN is the lowercase hex SHA-256 of
- * the previous line's chain (32 zero bytes before the first line) and
- * FIELDS. A line is applied to memory only once it is whole, its chain
- * matches and every field is in range, so what memory holds after a
- * refusal is exactly the records before the bad one. */
+/* The answer ledger in memory (see ledger.h; docs/ledger.md): the keyed
+ * digests and the entries' tables, the groups and the window, recording a
+ * plan, and the views the audit reads. The line format is
+ * ledger_format.c, the files ledger_io.c. */
 #include "console/ledger_int.h"
 #include "lib/buf.h"
 #include "lib/fd.h"
@@ -110,8 +107,8 @@ put_uid(crypto_generichash_state *st, uid_t uid)
 
 /* An entry's digest: BLAKE2b under the ledger's secret, of a domain
  * (a key or an object), the uid, the profile and the text. */
-static void
-entry_id(const struct ledger *l, const char *domain, uid_t uid,
+void
+lg_entry_id(const struct ledger *l, const char *domain, uid_t uid,
     const char *profile, const char *text, uint8_t out[LEDGER_ID_LEN])
 {
 	crypto_generichash_state st;
@@ -140,8 +137,8 @@ fold_of(const struct ledger *l, const char *profile)
 
 /* A key's digest, on its folded form (a key that does not fold, which
  * ledger_fold_key refuses only past its buffer, counts as typed). */
-static void
-key_id(const struct ledger *l, uid_t uid, const char *profile,
+void
+lg_key_id(const struct ledger *l, uid_t uid, const char *profile,
     const char *key, uint8_t out[LEDGER_ID_LEN])
 {
 	char folded[4 * LEDGER_MAX_KEY_BYTES + 1];
@@ -149,13 +146,13 @@ key_id(const struct ledger *l, uid_t uid, const char *profile,
 
 	if (f == LEDGER_FOLD_NONE || ledger_fold_key(f, key, folded,
 	    sizeof(folded)) != 0)
-		entry_id(l, "key", uid, profile, key, out);
+		lg_entry_id(l, "key", uid, profile, key, out);
 	else
-		entry_id(l, "key", uid, profile, folded, out);
+		lg_entry_id(l, "key", uid, profile, folded, out);
 }
 
-static void
-content_id(const struct ledger *l, uid_t uid, const uint8_t *sha,
+void
+lg_content_id(const struct ledger *l, uid_t uid, const uint8_t *sha,
     uint8_t out[LEDGER_ID_LEN])
 {
 	crypto_generichash_state st;
@@ -230,8 +227,8 @@ rehash(struct ledger *l, int keys)
 	return 1;
 }
 
-static struct lkey *
-find_id(const struct ledger *l, uid_t uid, const uint8_t *id)
+struct lkey *
+lg_find_id(const struct ledger *l, uid_t uid, const uint8_t *id)
 {
 	size_t i;
 
@@ -252,12 +249,12 @@ find_key(const struct ledger *l, uid_t uid, const char *profile,
 {
 	uint8_t id[LEDGER_ID_LEN];
 
-	key_id(l, uid, profile, key, id);
-	return find_id(l, uid, id);
+	lg_key_id(l, uid, profile, key, id);
+	return lg_find_id(l, uid, id);
 }
 
-static struct lcontent *
-find_content(const struct ledger *l, uid_t uid, const uint8_t *cid)
+struct lcontent *
+lg_find_content(const struct ledger *l, uid_t uid, const uint8_t *cid)
 {
 	size_t i;
 
@@ -273,8 +270,8 @@ find_content(const struct ledger *l, uid_t uid, const uint8_t *cid)
 }
 
 /* name: the key's text when known (never written), or NULL. */
-static struct lkey *
-add_key(struct ledger *l, uid_t uid, const char *profile, const uint8_t *id,
+struct lkey *
+lg_add_key(struct ledger *l, uid_t uid, const char *profile, const uint8_t *id,
     const char *name)
 {
 	struct lkey *k;
@@ -296,8 +293,8 @@ add_key(struct ledger *l, uid_t uid, const char *profile, const uint8_t *id,
 }
 
 /* sha: the sha256 when known (a format-1 file, a plan now), or NULL. */
-static struct lcontent *
-add_content(struct ledger *l, uid_t uid, const uint8_t *cid,
+struct lcontent *
+lg_add_content(struct ledger *l, uid_t uid, const uint8_t *cid,
     const uint8_t *sha)
 {
 	struct lcontent *c;
@@ -321,8 +318,8 @@ add_content(struct ledger *l, uid_t uid, const uint8_t *cid,
 
 /* ---- groups and the window ---- */
 
-static void
-group_merge(struct group *into, const struct group *g)
+void
+lg_group_merge(struct group *into, const struct group *g)
 {
 	if (into->plans == 0) {
 		*into = *g;
@@ -359,7 +356,7 @@ lg_fold_groups(struct ledger *l, struct lkey *k, long long t)
 	memset(&old, 0, sizeof(old));
 	for (i = 0; i < k->ng; i++)
 		if (k->g[i].last <= cut)
-			group_merge(&old, &k->g[i]);
+			lg_group_merge(&old, &k->g[i]);
 	for (i = 0; i < k->ng; i++)	/* n <= i: nothing unread is written */
 		if (k->g[i].last > cut)
 			k->g[n++] = k->g[i];
@@ -372,14 +369,14 @@ lg_fold_groups(struct ledger *l, struct lkey *k, long long t)
 	k->ng = n;
 	while (k->ng > LEDGER_MAX_GROUPS) {
 		size_t a = old.plans > 0 ? 1 : 0;
-		group_merge(&k->g[a + 1], &k->g[a]);
+		lg_group_merge(&k->g[a + 1], &k->g[a]);
 		memmove(&k->g[a], &k->g[a + 1], (k->ng - a - 1) * sizeof(*k->g));
 		k->ng--;
 	}
 }
 
-static void
-key_add_group(struct ledger *l, struct lkey *k, const struct group *g)
+void
+lg_key_add_group(struct ledger *l, struct lkey *k, const struct group *g)
 {
 	k->g = lg_grow(k->g, &k->capg, k->ng + 1, sizeof(*k->g));
 	k->g[k->ng++] = *g;
@@ -389,8 +386,8 @@ key_add_group(struct ledger *l, struct lkey *k, const struct group *g)
 /* One plan at time t: with the old when it is out of the window already,
  * into the latest group when that began at most a span before (or the
  * clock went back), else a group of its own. */
-static void
-key_add_plan(struct ledger *l, struct lkey *k, long long t, unsigned answers)
+void
+lg_key_add_plan(struct ledger *l, struct lkey *k, long long t, unsigned answers)
 {
 	struct group g = { t, t, answers, 1 };
 
@@ -398,16 +395,16 @@ key_add_plan(struct ledger *l, struct lkey *k, long long t, unsigned answers)
 		struct group *last = &k->g[k->ng - 1];
 		if (last->last > cutoff(l, lg_now(l)) &&
 		    (t <= last->last || t - last->first <= l->span)) {
-			group_merge(last, &g);
+			lg_group_merge(last, &g);
 			lg_fold_groups(l, k, lg_now(l));
 			return;
 		}
 	}
-	key_add_group(l, k, &g);
+	lg_key_add_group(l, k, &g);
 }
 
-static void
-key_add_cid(struct lkey *k, const uint8_t *cid)
+void
+lg_key_add_cid(struct lkey *k, const uint8_t *cid)
 {
 	size_t i;
 
@@ -474,8 +471,8 @@ ledger_object_usage(const struct ledger *l, uid_t uid, const char *profile,
 	const struct lkey *k;
 
 	memset(u, 0, sizeof(*u));
-	entry_id(l, "object", uid, profile, object, id);
-	k = find_id(l, uid, id);
+	lg_entry_id(l, "object", uid, profile, object, id);
+	k = lg_find_id(l, uid, id);
 	if (k != NULL)
 		usage_of(l, k, 1, u);
 }
@@ -515,7 +512,7 @@ void
 ledger_content_id(const struct ledger *l, uid_t uid, const uint8_t *sha256,
     uint8_t out[LEDGER_ID_LEN])
 {
-	content_id(l, uid, sha256, out);
+	lg_content_id(l, uid, sha256, out);
 }
 
 long
@@ -534,8 +531,8 @@ ledger_content_index(const struct ledger *l, uid_t uid,
 	uint8_t cid[LEDGER_ID_LEN];
 	const struct lcontent *c;
 
-	content_id(l, uid, sha256, cid);
-	c = find_content(l, uid, cid);
+	lg_content_id(l, uid, sha256, cid);
+	c = lg_find_content(l, uid, cid);
 	return c == NULL ? -1 : (long)(c - l->contents);
 }
 
@@ -545,406 +542,11 @@ ledger_key_is(const struct ledger *l, const struct ledger_key_view *v,
 {
 	uint8_t id[LEDGER_ID_LEN];
 
-	key_id(l, v->uid, v->profile, key, id);
+	lg_key_id(l, v->uid, v->profile, key, id);
 	return memcmp(id, v->id, LEDGER_ID_LEN) == 0;
 }
 
-/* ---- the format ---- */
-
-
-static void
-chain_next(const uint8_t prev[SHA256_LEN], const char *fields, size_t n,
-    uint8_t out[SHA256_LEN])
-{
-	crypto_hash_sha256_state st;
-
-	crypto_hash_sha256_init(&st);
-	crypto_hash_sha256_update(&st, prev, SHA256_LEN);
-	crypto_hash_sha256_update(&st, (const uint8_t *)fields, n);
-	crypto_hash_sha256_final(&st, out);
-}
-
-int
-lg_emit(struct writer *w, const char *fmt, ...)
-{
-	char line[LEDGER_MAX_LINE + 1], tail[CHAIN_HEX + 3];
-	char kind[2] = { fmt[0], '\0' };
-	char head[32];
-	enum str_err se;
-	va_list ap;
-	size_t n;
-
-	/* "K 17 ..." : the kind, the sequence number, then the rest */
-	if (str_fmt(head, sizeof(head), "%s %llu", kind, w->seq + 1) != STR_OK)
-		return -1;
-	va_start(ap, fmt);
-	memcpy(line, head, strlen(head) + 1);
-	se = str_vfmt(line + strlen(head), sizeof(line) - strlen(head) -
-	    CHAIN_HEX - 2, fmt + 1, ap);
-	va_end(ap);
-	if (se != STR_OK)
-		return -1;
-	n = strlen(line);
-	chain_next(w->chain, line, n, w->chain);
-	tail[0] = ' ';
-	hex_encode(w->chain, SHA256_LEN, tail + 1);
-	tail[CHAIN_HEX + 1] = '\n';
-	tail[CHAIN_HEX + 2] = '\0';
-	if (buf_append(w->out, line, n) != 0 ||
-	    buf_append(w->out, tail, CHAIN_HEX + 2) != 0)
-		return -1;
-	w->seq++;
-	w->lines++;
-	return 0;
-}
-
-/* Only the digest is written: the file holds no key (docs/ledger.md). */
-int
-lg_emit_key(struct writer *w, const struct lkey *k, uint32_t id)
-{
-	char hex[2 * LEDGER_ID_LEN + 1];
-
-	hex_encode(k->id, LEDGER_ID_LEN, hex);
-	return lg_emit(w, "K %u %u %s %s", id, (unsigned)k->uid, k->profile, hex);
-}
-
-/* ---- parsing ---- */
-
-struct parse {
-	struct ledger *l;
-	const char *f[MAX_FIELDS];
-	size_t nf;
-	unsigned long long record;	/* 1-based */
-};
-
-static int
-num(const char *s, unsigned long long max, unsigned long long *out)
-{
-	return parse_u64(s, 0, max, out);
-}
-
-static int
-time_field(const char *s, long long *out)
-{
-	unsigned long long v;
-
-	if (num(s, (unsigned long long)LEDGER_MAX_TIME, &v) != 0)
-		return -1;
-	*out = (long long)v;
-	return 0;
-}
-
-static int
-uid_field(const char *s, uid_t *out)
-{
-	unsigned long long v;
-
-	if (num(s, 0xfffffffeULL, &v) != 0)
-		return -1;
-	*out = (uid_t)v;
-	return 0;
-}
-
-static int
-sha_field(const char *s, uint8_t out[SHA256_LEN])
-{
-	return strlen(s) == CHAIN_HEX && is_lower_hex(s, CHAIN_HEX) &&
-	    hex_decode(s, out, SHA256_LEN) == 0 ? 0 : -1;
-}
-
-/* answers, plans, first, last of a G or C record: one plan at least,
- * each plan one to LEDGER_MAX_ANSWERS answers, first <= last. */
-static int
-group_fields(const char *const *f, struct group *g)
-{
-	if (num(f[0], LEDGER_MAX_COUNT, &g->answers) != 0 ||
-	    num(f[1], LEDGER_MAX_COUNT, &g->plans) != 0 ||
-	    time_field(f[2], &g->first) != 0 || time_field(f[3], &g->last) != 0)
-		return -1;
-	if (g->plans == 0 || g->answers < g->plans ||
-	    g->answers > g->plans * LEDGER_MAX_ANSWERS || g->first > g->last)
-		return -1;
-	return 0;
-}
-
-/* A content field: format 1 has the sha256 (its digest is taken here and
- * the sha256 kept in memory only), format 2 the digest. */
-static int
-content_field(const struct ledger *l, const char *s, uid_t uid,
-    uint8_t cid[LEDGER_ID_LEN], uint8_t sha[SHA256_LEN], int *known)
-{
-	if (sha_field(s, sha) != 0)
-		return -1;
-	*known = l->version == 1;
-	if (*known)
-		content_id(l, uid, sha, cid);
-	else
-		memcpy(cid, sha, LEDGER_ID_LEN);
-	return 0;
-}
-
-/* A K record's entry: format 1 names the key (hex), format 2 its digest. */
-static enum ledger_err
-apply_key(struct parse *ps, const char **why)
-{
-	struct ledger *l = ps->l;
-	const char *const *f = ps->f;
-	char key[LEDGER_MAX_KEY_BYTES + 1];
-	uint8_t id[LEDGER_ID_LEN];
-	size_t hl = ps->nf == 6 ? strlen(f[5]) : 0;
-	unsigned long long n;
-	struct lkey *k;
-	uid_t uid;
-
-	if (ps->nf != 6 || parse_u64(f[2], 1, LEDGER_MAX_KEYS, &n) != 0 ||
-	    n != l->nbyid + 1 || uid_field(f[3], &uid) != 0 ||
-	    !name_is_profile(f[4]) || hl == 0 || hl % 2 != 0 ||
-	    hl > 2 * LEDGER_MAX_KEY_BYTES || !is_lower_hex(f[5], hl))
-		return LEDGER_E_DAMAGED;
-	if (l->version == 1) {
-		if (hex_decode(f[5], (uint8_t *)key, hl / 2) != 0)
-			return LEDGER_E_DAMAGED;
-		key[hl / 2] = '\0';
-		if (strlen(key) != hl / 2) {
-			*why = "a key holds a NUL byte";
-			return LEDGER_E_DAMAGED;
-		}
-		key_id(l, uid, f[4], key, id);
-	} else if (hl != 2 * LEDGER_ID_LEN || hex_decode(f[5], id,
-	    LEDGER_ID_LEN) != 0) {
-		return LEDGER_E_DAMAGED;
-	}
-	k = find_id(l, uid, id);
-	if (k != NULL && k->fileid != 0) {
-		*why = "a key is named twice";
-		return LEDGER_E_DAMAGED;
-	}
-	if (k == NULL && (k = add_key(l, uid, f[4], id, l->version == 1 ?
-	    key : NULL)) == NULL) {
-		*why = "more keys than the ledger holds";
-		return LEDGER_E_FULL;
-	}
-	l->byid = lg_grow(l->byid, &l->capbyid, l->nbyid + 1, sizeof(*l->byid));
-	l->byid[l->nbyid++] = k;
-	k->fileid = (uint32_t)l->nbyid;
-	return LEDGER_OK;
-}
-
-static struct lkey *
-by_id(const struct ledger *l, const char *s)
-{
-	unsigned long long id;
-
-	if (parse_u64(s, 1, l->nbyid, &id) != 0)
-		return NULL;
-	return l->byid[id - 1];
-}
-
-/* The meaning of one whole, chained line's fields; -1 refuses it. */
-static enum ledger_err
-apply(struct parse *ps, const char **why)
-{
-	struct ledger *l = ps->l;
-	const char *const *f = ps->f;
-	char kind = f[0][0];
-	struct group g;
-	struct lkey *k;
-	uint8_t sha[SHA256_LEN], cid[LEDGER_ID_LEN];
-	unsigned long long v;
-	uid_t uid;
-	int known;
-
-	*why = "a field is out of its form or range";
-	if (kind == 'L') {
-		if (ps->record != 1 || ps->nf < 4 || strcmp(f[2], MAGIC) != 0) {
-			*why = "the first record is not a ledger header";
-			return LEDGER_E_DAMAGED;
-		}
-		if (num(f[3], 1000000, &v) != 0 || v < 1 || v > LEDGER_VERSION) {
-			*why = "another format version";
-			return LEDGER_E_VERSION;
-		}
-		l->version = (unsigned)v;
-		return ps->nf == 5 && time_field(f[4], &l->created) == 0 ?
-		    LEDGER_OK : LEDGER_E_DAMAGED;
-	}
-	if (ps->record == 1) {
-		*why = "the first record is not a ledger header";
-		return LEDGER_E_DAMAGED;
-	}
-	switch (kind) {
-	case 'K':
-		return apply_key(ps, why);
-	case 'G':
-		if (ps->nf != 7 || l->seen_plan || (k = by_id(l, f[2])) == NULL ||
-		    group_fields(f + 3, &g) != 0)
-			return LEDGER_E_DAMAGED;
-		key_add_group(l, k, &g);
-		return LEDGER_OK;
-	case 'S':
-		if (ps->nf != 4 || l->seen_plan || (k = by_id(l, f[2])) == NULL ||
-		    content_field(l, f[3], k->uid, cid, sha, &known) != 0)
-			return LEDGER_E_DAMAGED;
-		key_add_cid(k, cid);
-		return LEDGER_OK;
-	case 'C': {
-		struct lcontent *c;
-		if (ps->nf != 8 || l->seen_plan || uid_field(f[2], &uid) != 0 ||
-		    content_field(l, f[3], uid, cid, sha, &known) != 0 ||
-		    group_fields(f + 4, &g) != 0)
-			return LEDGER_E_DAMAGED;
-		if (find_content(l, uid, cid) != NULL) {
-			*why = "a content is named twice";
-			return LEDGER_E_DAMAGED;
-		}
-		if ((c = add_content(l, uid, cid, known ? sha : NULL)) == NULL) {
-			*why = "more contents than the ledger holds";
-			return LEDGER_E_FULL;
-		}
-		c->t = g;
-		return LEDGER_OK;
-	}
-	case 'P': {
-		long long t;
-		int has_sha = ps->nf == 6 && strcmp(f[4], "-") != 0;
-		if (ps->nf != 6 || time_field(f[2], &t) != 0 ||
-		    (k = by_id(l, f[3])) == NULL ||
-		    (has_sha && content_field(l, f[4], k->uid, cid, sha,
-		    &known) != 0) ||
-		    parse_u64(f[5], 1, LEDGER_MAX_ANSWERS, &v) != 0)
-			return LEDGER_E_DAMAGED;
-		if (has_sha) {
-			struct lcontent *c = find_content(l, k->uid, cid);
-			struct group one = { t, t, v, 1 };
-			if (c == NULL && (c = add_content(l, k->uid, cid,
-			    known ? sha : NULL)) == NULL) {
-				*why = "more contents than the ledger holds";
-				return LEDGER_E_FULL;
-			}
-			group_merge(&c->t, &one);
-			key_add_cid(k, cid);
-		}
-		key_add_plan(l, k, t, (unsigned)v);
-		l->seen_plan = 1;
-		return LEDGER_OK;
-	}
-	default:
-		*why = "a record of an unknown kind";
-		return LEDGER_E_DAMAGED;
-	}
-}
-
-/* Split FIELDS at single spaces: no empty field, printable ASCII only. */
-static int
-split(struct parse *ps, char *s)
-{
-	char *p = s;
-
-	ps->nf = 0;
-	for (;;) {
-		char *start = p;
-		while (*p > ' ' && *p < 0x7f)
-			p++;
-		if (p == start || ps->nf == MAX_FIELDS)
-			return -1;
-		ps->f[ps->nf++] = start;
-		if (*p == '\0')
-			break;
-		if (*p != ' ')
-			return -1;
-		*p++ = '\0';
-	}
-	/* a kind is one letter; the sequence number comes second */
-	return ps->nf >= 2 && strlen(ps->f[0]) == 1 ? 0 : -1;
-}
-
-enum ledger_err
-lg_parse_all(struct ledger *l, const uint8_t *data, size_t len,
-    struct ledger_problem *p)
-{
-	struct parse ps;
-	size_t off = 0;
-	char line[LEDGER_MAX_LINE + 1];
-
-	memset(&ps, 0, sizeof(ps));
-	ps.l = l;
-	memset(l->chain, 0, sizeof(l->chain));
-	while (off < len) {
-		const uint8_t *nl = memchr(data + off, '\n',
-		    len - off < LEDGER_MAX_LINE ? len - off : LEDGER_MAX_LINE);
-		size_t n, body;
-		uint8_t want[SHA256_LEN], got[SHA256_LEN];
-		unsigned long long seq;
-		enum ledger_err e;
-		const char *why = NULL;
-
-		ps.record++;
-		if (p != NULL) {
-			p->record = ps.record;
-			p->offset = off;
-			p->good_bytes = off;
-			p->good_records = ps.record - 1;
-		}
-		if (nl == NULL) {
-			if (len - off < LEDGER_MAX_LINE) {
-				lg_problem(p, LEDGER_E_TORN, "record %llu (at byte %zu), "
-				    "the last, is incomplete: %zu bytes without an end "
-				    "of line", ps.record, off, len - off);
-				return LEDGER_E_TORN;
-			}
-			lg_problem(p, LEDGER_E_DAMAGED, "record %llu (at byte %zu) "
-			    "is longer than any record", ps.record, off);
-			return LEDGER_E_DAMAGED;
-		}
-		n = (size_t)(nl - (data + off));
-		if (n < CHAIN_HEX + 2 || data[off + n - CHAIN_HEX - 1] != ' ') {
-			lg_problem(p, LEDGER_E_DAMAGED, "record %llu (at byte %zu) "
-			    "has no checksum", ps.record, off);
-			return LEDGER_E_DAMAGED;
-		}
-		body = n - CHAIN_HEX - 1;
-		memcpy(line, data + off, n);
-		line[n] = '\0';
-		chain_next(l->chain, line, body, want);
-		if (!is_lower_hex(line + body + 1, CHAIN_HEX) ||
-		    hex_decode(line + body + 1, got, SHA256_LEN) != 0 ||
-		    !ct_equal(want, got, SHA256_LEN)) {
-			lg_problem(p, LEDGER_E_DAMAGED, "record %llu (at byte %zu) "
-			    "fails its checksum", ps.record, off);
-			return LEDGER_E_DAMAGED;
-		}
-		line[body] = '\0';
-		if (memchr(line, '\0', body) != NULL || split(&ps, line) != 0 ||
-		    parse_u64(ps.f[1], 1, LEDGER_MAX_COUNT, &seq) != 0 ||
-		    (ps.record > 1 && seq != l->seq + 1)) {
-			lg_problem(p, LEDGER_E_DAMAGED, "record %llu (at byte %zu) "
-			    "is not in the ledger's form", ps.record, off);
-			return LEDGER_E_DAMAGED;
-		}
-		e = apply(&ps, &why);
-		if (e != LEDGER_OK) {
-			lg_problem(p, e, "record %llu (at byte %zu): %s", ps.record,
-			    off, why);
-			return e;
-		}
-		memcpy(l->chain, want, SHA256_LEN);
-		l->seq = seq;
-		l->records++;
-		/* from the first plan on, what was appended since the
-		 * generation was written */
-		if (l->seen_plan)
-			l->appended++;
-		else
-			l->compacted++;
-		off += n + 1;
-		l->bytes = off;
-	}
-	if (l->records == 0) {
-		lg_problem(p, LEDGER_E_DAMAGED, "the ledger is empty (no header)");
-		return LEDGER_E_DAMAGED;
-	}
-	return LEDGER_OK;
-}
+/* ---- the ledger made and freed ---- */
 
 struct ledger *
 lg_new(const struct ledger_clock *clk, unsigned long long window_s)
@@ -963,24 +565,6 @@ lg_new(const struct ledger_clock *clk, unsigned long long window_s)
 	 * and ledger_read read or make the real one */
 	l->version = LEDGER_VERSION;
 	return l;
-}
-
-enum ledger_err
-ledger_parse(struct ledger **out, const uint8_t *data, size_t len,
-    const struct ledger_clock *clk, unsigned long long window_s,
-    struct ledger_problem *p)
-{
-	struct ledger *l = lg_new(clk, window_s);
-
-	if (p != NULL)
-		memset(p, 0, sizeof(*p));
-	*out = l;
-	if (len > LEDGER_MAX_BYTES) {
-		lg_problem(p, LEDGER_E_FULL, "the ledger is larger than %llu bytes",
-		    LEDGER_MAX_BYTES);
-		return LEDGER_E_FULL;
-	}
-	return lg_parse_all(l, data, len, p);
 }
 
 void
@@ -1008,37 +592,9 @@ ledger_close(struct ledger *l)
 	free(l);
 }
 
-/* The entry for id: found, or made (*made counts the new ones, dropped
- * again if the write fails). */
-static struct lkey *
-entry_for(struct ledger *l, uid_t uid, const char *profile,
-    const uint8_t *id, const char *name, size_t *made)
-{
-	struct lkey *k = find_id(l, uid, id);
-
-	if (k == NULL && (k = add_key(l, uid, profile, id, name)) != NULL)
-		(*made)++;
-	return k;
-}
-
-/* The P line of one entry, its K line first when it is new to the file
- * (ids are given in order: next is the next free one). */
-static int
-emit_plan(struct writer *w, const struct lkey *k, uint32_t *next,
-    long long t, const char *cid, unsigned answers)
-{
-	uint32_t id = k->fileid;
-
-	if (id == 0) {
-		id = ++*next;
-		if (lg_emit_key(w, k, id) != 0)
-			return -1;
-	}
-	return lg_emit(w, "P %lld %u %s %u", t, id, cid, answers);
-}
-
-static void
-adopt_fileid(struct ledger *l, struct lkey *k)
+/* k gets the next id of this file once its K line is written */
+void
+lg_adopt_fileid(struct ledger *l, struct lkey *k)
 {
 	if (k->fileid != 0)
 		return;
@@ -1047,8 +603,9 @@ adopt_fileid(struct ledger *l, struct lkey *k)
 	k->fileid = (uint32_t)l->nbyid;
 }
 
-static void
-drop_new_entries(struct ledger *l, size_t made)
+/* The newest made entries dropped again (their write failed). */
+void
+lg_drop_new_keys(struct ledger *l, size_t made)
 {
 	size_t i;
 
@@ -1061,98 +618,6 @@ drop_new_entries(struct ledger *l, size_t made)
 	memset(l->ktab, 0, l->ktabcap * sizeof(*l->ktab));
 	for (i = 0; i < l->nkeys; i++)
 		ktab_insert(l, i);
-}
-
-enum ledger_err
-ledger_record(struct ledger *l, uid_t uid, const char *profile,
-    const char *key, const char *object, const uint8_t *sha256,
-    unsigned answers, struct ledger_problem *p)
-{
-	struct lkey *k, *o = NULL;
-	struct writer w;
-	long long t = lg_now(l);
-	enum ledger_err e = LEDGER_OK;
-	uint8_t kid[LEDGER_ID_LEN], oid[LEDGER_ID_LEN], cid[LEDGER_ID_LEN];
-	char hex[2 * LEDGER_ID_LEN + 1] = "-";	/* no content read */
-	uint32_t next = (uint32_t)l->nbyid;
-	size_t made = 0;
-
-	if (p != NULL)
-		memset(p, 0, sizeof(*p));
-	if (l->broken || l->fd < 0) {
-		lg_problem(p, LEDGER_E_BROKEN, "an earlier ledger write failed");
-		return LEDGER_E_BROKEN;
-	}
-	if (answers < 1 || answers > LEDGER_MAX_ANSWERS ||
-	    !name_is_profile(profile) || strlen(key) == 0 ||
-	    strlen(key) > LEDGER_MAX_KEY_BYTES ||
-	    (object != NULL && strlen(object) > LEDGER_MAX_KEY_BYTES)) {
-		lg_problem(p, LEDGER_E_FULL, "a plan outside the ledger's limits");
-		return LEDGER_E_FULL;
-	}
-	if (sha256 != NULL)
-		content_id(l, uid, sha256, cid);
-	if (sha256 != NULL && find_content(l, uid, cid) == NULL &&
-	    l->ncontents >= LEDGER_MAX_CONTENTS) {
-		lg_problem(p, LEDGER_E_FULL, "more contents than the ledger holds");
-		return LEDGER_E_FULL;
-	}
-	key_id(l, uid, profile, key, kid);
-	k = entry_for(l, uid, profile, kid, key, &made);
-	if (k != NULL && object != NULL && object[0] != '\0') {
-		entry_id(l, "object", uid, profile, object, oid);
-		if ((o = entry_for(l, uid, profile, oid, NULL, &made)) == NULL)
-			k = NULL;
-	}
-	if (k == NULL) {
-		drop_new_entries(l, made);
-		lg_problem(p, LEDGER_E_FULL, "more keys than the ledger holds");
-		return LEDGER_E_FULL;
-	}
-	memset(&w, 0, sizeof(w));
-	memcpy(w.chain, l->chain, SHA256_LEN);
-	w.seq = l->seq;
-	w.out = buf_new(4 * LEDGER_MAX_LINE + 16);
-	if (w.out == NULL)
-		fatal("out of memory");
-	if (sha256 != NULL)
-		hex_encode(cid, LEDGER_ID_LEN, hex);
-	/* The object's line carries no content: the content totals count a
-	 * plan once. */
-	if (emit_plan(&w, k, &next, t, hex, answers) != 0 ||
-	    (o != NULL && emit_plan(&w, o, &next, t, "-", answers) != 0)) {
-		lg_problem(p, LEDGER_E_FULL, "a record does not fit");
-		e = LEDGER_E_FULL;
-		goto out;
-	}
-	if ((e = lg_append(l, w.out, p)) != LEDGER_OK)
-		goto out;
-	/* Written: memory follows. */
-	adopt_fileid(l, k);
-	if (o != NULL)
-		adopt_fileid(l, o);
-	if (sha256 != NULL) {
-		struct lcontent *c = find_content(l, uid, cid);
-		struct group one = { t, t, answers, 1 };
-		if (c == NULL)
-			c = add_content(l, uid, cid, sha256);
-		group_merge(&c->t, &one);
-		key_add_cid(k, cid);
-	}
-	key_add_plan(l, k, t, answers);
-	if (o != NULL)
-		key_add_plan(l, o, t, answers);
-	memcpy(l->chain, w.chain, SHA256_LEN);
-	l->seq = w.seq;
-	l->records += w.lines;
-	l->appended += w.lines;
-	l->bytes += buf_len(w.out);
-	made = 0;
-out:
-	if (made > 0)
-		drop_new_entries(l, made);
-	buf_free(w.out);
-	return e;
 }
 
 void

@@ -1,7 +1,9 @@
-/* The answer ledger's inside, shared by ledger.c (memory, the window,
- * the format, records) and ledger_io.c (the files: the ledger, its key,
- * compaction, open, read, repair). Not for other modules: ledger.h is the
- * interface. */
+/* The answer ledger's inside, shared by ledger.c (memory: the digests,
+ * the tables, the window), ledger_format.c (the line format: writing a
+ * line, parsing a file), ledger_io.c (the files: the ledger, its key,
+ * appending, compaction, open, read, repair) and ledger_record.c (a plan
+ * recorded through all three). Each calls only those before it in that
+ * order, never back. Not for other modules: ledger.h is the interface. */
 #ifndef LOCKFILE_LEDGER_INT_H
 #define LOCKFILE_LEDGER_INT_H
 
@@ -88,16 +90,45 @@ void lg_problem(struct ledger_problem *p, enum ledger_err e,
 enum ledger_err lg_io_problem(struct ledger_problem *p, const char *what);
 void *lg_grow(void *ptr, size_t *cap, size_t need, size_t elem);
 long long lg_now(const struct ledger *l);
+/* ledger.c: the digests, the tables and the groups, for the parser and
+ * ledger_record.c */
+void lg_entry_id(const struct ledger *l, const char *domain, uid_t uid,
+    const char *profile, const char *text, uint8_t out[LEDGER_ID_LEN]);
+void lg_key_id(const struct ledger *l, uid_t uid, const char *profile,
+    const char *key, uint8_t out[LEDGER_ID_LEN]);
+void lg_content_id(const struct ledger *l, uid_t uid, const uint8_t *sha,
+    uint8_t out[LEDGER_ID_LEN]);
+struct lkey *lg_find_id(const struct ledger *l, uid_t uid, const uint8_t *id);
+struct lcontent *lg_find_content(const struct ledger *l, uid_t uid,
+    const uint8_t *cid);
+/* NULL when the ledger holds LEDGER_MAX_KEYS (contents) already */
+struct lkey *lg_add_key(struct ledger *l, uid_t uid, const char *profile,
+    const uint8_t *id, const char *name);
+struct lcontent *lg_add_content(struct ledger *l, uid_t uid,
+    const uint8_t *cid, const uint8_t *sha);
+void lg_group_merge(struct group *into, const struct group *g);
+void lg_key_add_group(struct ledger *l, struct lkey *k, const struct group *g);
+void lg_key_add_plan(struct ledger *l, struct lkey *k, long long t,
+    unsigned answers);
+void lg_key_add_cid(struct lkey *k, const uint8_t *cid);
+void lg_adopt_fileid(struct ledger *l, struct lkey *k);
+/* the made newest entries dropped again (their write failed) */
+void lg_drop_new_keys(struct ledger *l, size_t made);
 /* the groups of k wholly out of the window at t become one */
 void lg_fold_groups(struct ledger *l, struct lkey *k, long long t);
+/* ledger_format.c: one line onto w (0, or -1 when it does not fit) */
 int lg_emit(struct writer *w, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 int lg_emit_key(struct writer *w, const struct lkey *k, uint32_t id);
+/* the records of a whole file into l; on a refusal, l holds exactly the
+ * records before the bad one */
 enum ledger_err lg_parse_all(struct ledger *l, const uint8_t *data,
     size_t len, struct ledger_problem *p);
+/* ledger.c: an empty ledger (dies out of memory) */
 struct ledger *lg_new(const struct ledger_clock *clk,
     unsigned long long window_s);
-/* out appended and fdatasync'd; on failure cut back, l->broken set */
+/* ledger_io.c: out appended and fdatasync'd; on failure cut back,
+ * l->broken set */
 enum ledger_err lg_append(struct ledger *l, const struct buf *out,
     struct ledger_problem *p);
 

@@ -472,105 +472,148 @@ close_pair(int p[2])
 	p[0] = p[1] = -1;
 }
 
-int
-sandbox_run(struct sandbox *sb, const struct plugin_run *run,
-    struct plugin_result *res)
-{
-	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, stp[2] = { -1, -1 };
-	int valp[2] = { -1, -1 }, detp[2] = { -1, -1 };
-	int src[FD_NTARGET], pidfd = -1, status = 0, timed_out = 0;
-	int out_eof = 0, err_eof = 0, det_eof = 1, exited = 0, broken = 0;
-	char out[LF_PLUGIN_ANSWER_MAX + 1];
-	size_t outlen = 0, overflow = 0, detover = 0, valoff = 0;
-	struct child_report rep;
-	struct rusage ru;
+/* One run, from open to collect (sandbox_run): every descriptor the parent
+ * holds for it and where the supervision stands. Each descriptor is -1
+ * when not held, so run_close closes exactly what was opened, whichever
+ * step stopped (bubblewrap's discipline). */
+struct run_io {
+	int input, devnull;	/* the plugin's fds 3 and 0, its own descriptions */
+	int outp[2], errp[2], stp[2], valp[2], detp[2];
+	int pidfd;
+	pid_t pid;
 	long long start, deadline;
-	pid_t pid, self = getpid();
-	ssize_t n;
-	int i, input = -1, devnull = -1;
+	int out_eof, err_eof, det_eof, exited, timed_out, broken;
+	char out[LF_PLUGIN_ANSWER_MAX + 1];
+	size_t outlen, overflow, detover, valoff;
+};
 
-	memset(res, 0, sizeof(*res));
-	res->outcome = OUT_SANDBOX_UNAVAILABLE;
-	if (!sb->ready)
-		return 0;
+static void
+run_io_init(struct run_io *io)
+{
+	memset(io, 0, sizeof(*io));
+	io->input = io->devnull = io->pidfd = -1;
+	io->outp[0] = io->outp[1] = io->errp[0] = io->errp[1] = -1;
+	io->stp[0] = io->stp[1] = io->valp[0] = io->valp[1] = -1;
+	io->detp[0] = io->detp[1] = -1;
+	io->det_eof = 1;
+}
+
+static void
+close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static void
+run_close(struct run_io *io)
+{
+	close_fd(&io->input);
+	close_fd(&io->devnull);
+	close_fd(&io->pidfd);
+	close_pair(io->outp);
+	close_pair(io->errp);
+	close_pair(io->stp);
+	close_pair(io->valp);
+	close_pair(io->detp);
+	explicit_bzero(io->out, sizeof(io->out));
+}
+
+/* Open: the plugin's own input and stdin descriptions and the pipes. A
+ * caller's mistake is fatal; anything else failing here (out of
+ * descriptors or memory) is the console's failure, not the plugin's
+ * answer: -1 with OUT_SANDBOX_UNAVAILABLE, which the console turns into a
+ * refusal. Nothing here ends the console. */
+static int
+run_open(const struct plugin_run *run, struct run_io *io)
+{
+	int fl;
+
 	if (run->protocol != LF_PLUGIN_PROTOCOL_1 &&
 	    run->protocol != LF_PLUGIN_PROTOCOL_2)
 		fatal("sandbox_run: protocol %d", run->protocol);
 	if (run->values_len > LF_PLUGIN_VALUES_MAX)
 		fatal("sandbox_run: values too large");
-	{
-		int fl = fcntl(run->inputfd, F_GETFL);
-		if (fl < 0 || (fl & O_ACCMODE) != O_RDONLY)
-			fatal("sandbox_run: input fd is not read-only");
-		/* A fresh open file description for every run: a plugin's seek or
-		 * status flags must not carry over to the caller or the next run. */
-		input = fd_reopen(run->inputfd, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-		if (input < 0) {
-			/* the console's failure (no descriptor left), not the
-			 * plugin's: OUT_SANDBOX_UNAVAILABLE, as below */
-			logit_errno("reopening the input");
-			return 0;
-		}
+	fl = fcntl(run->inputfd, F_GETFL);
+	if (fl < 0 || (fl & O_ACCMODE) != O_RDONLY)
+		fatal("sandbox_run: input fd is not read-only");
+	/* A fresh open file description for every run: a plugin's seek or
+	 * status flags must not carry over to the caller or the next run. */
+	io->input = fd_reopen(run->inputfd, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (io->input < 0) {
+		logit_errno("reopening the input");
+		return -1;
 	}
 	/* stdin too: one /dev/null description for every run would carry a
 	 * plugin's F_SETFL (O_NONBLOCK, O_APPEND: 2 bits of its file) into
 	 * the next plugin's fd 0. Every fd a plugin gets is its own. */
-	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (devnull < 0) {
+	io->devnull = open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (io->devnull < 0) {
 		logit_errno("opening /dev/null");
-		close(input);
-		res->outcome = OUT_SANDBOX_UNAVAILABLE;
-		return 0;
+		return -1;
 	}
-
-	/* Out of descriptors (or memory) is the console's failure, not the
-	 * plugin's answer: OUT_SANDBOX_UNAVAILABLE, which the console turns
-	 * into a refusal. Nothing here ends the console. */
-	if (pipe2(outp, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0 ||
-	    pipe2(stp, O_CLOEXEC) != 0 || (run->protocol == LF_PLUGIN_PROTOCOL_2 &&
-	    (pipe2(valp, O_CLOEXEC) != 0 || pipe2(detp, O_CLOEXEC) != 0))) {
+	if (pipe2(io->outp, O_CLOEXEC) != 0 || pipe2(io->errp, O_CLOEXEC) != 0 ||
+	    pipe2(io->stp, O_CLOEXEC) != 0 ||
+	    (run->protocol == LF_PLUGIN_PROTOCOL_2 &&
+	    (pipe2(io->valp, O_CLOEXEC) != 0 ||
+	    pipe2(io->detp, O_CLOEXEC) != 0))) {
 		logit_errno("sandbox: pipe2");
-		goto out;
+		return -1;
 	}
+	return 0;
+}
+
+/* Fork the child and wait for its exec: 0 when the plugin runs, -1 with
+ * res set when it never did. The parent keeps only its ends of the
+ * pipes. */
+static int
+run_start(struct sandbox *sb, const struct plugin_run *run, struct run_io *io,
+    struct plugin_result *res)
+{
+	int src[FD_NTARGET], i;
+	struct child_report rep;
+	pid_t self = getpid();
+	ssize_t n;
 
 	for (i = 0; i < FD_NTARGET; i++)
 		src[i] = -1;
-	src[0] = devnull;
-	src[1] = outp[1];
-	src[2] = errp[1];
-	src[FD_IN] = input;
+	src[0] = io->devnull;
+	src[1] = io->outp[1];
+	src[2] = io->errp[1];
+	src[FD_IN] = io->input;
 	if (run->protocol == LF_PLUGIN_PROTOCOL_2) {
-		src[FD_VALUES] = valp[0];
-		src[FD_DETAIL] = detp[1];
+		src[FD_VALUES] = io->valp[0];
+		src[FD_DETAIL] = io->detp[1];
 	}
 
-	start = now_ms();
-	pid = fork();
-	if (pid < 0) {
+	io->start = now_ms();
+	io->pid = fork();
+	if (io->pid < 0) {
 		logit_errno("fork");
 		res->outcome = OUT_EXEC_FAILED;
 		res->exec_errno = errno;
-		goto out;
+		return -1;
 	}
-	if (pid == 0)
-		child_main(sb, run, self, src, stp[1]);
+	if (io->pid == 0)
+		child_main(sb, run, self, src, io->stp[1]);
 
-	close(outp[1]); outp[1] = -1;
-	close(errp[1]); errp[1] = -1;
-	close(stp[1]); stp[1] = -1;
+	close_fd(&io->outp[1]);
+	close_fd(&io->errp[1]);
+	close_fd(&io->stp[1]);
 	if (run->protocol == LF_PLUGIN_PROTOCOL_2) {
-		close(valp[0]); valp[0] = -1;
-		close(detp[1]); detp[1] = -1;
-		det_eof = 0;
+		close_fd(&io->valp[0]);
+		close_fd(&io->detp[1]);
+		io->det_eof = 0;
 	}
 
 	/* EOF on the status pipe means exec succeeded (it was close-on-exec). */
 	do {
-		n = read(stp[0], &rep, sizeof(rep));
+		n = read(io->stp[0], &rep, sizeof(rep));
 	} while (n < 0 && errno == EINTR);
 	if (n == (ssize_t)sizeof(rep)) {
 		int st;
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		while (waitpid(io->pid, &st, 0) < 0 && errno == EINTR)
 			;
 		res->exec_errno = rep.err;
 		res->outcome = rep.stage == ST_EXEC ? OUT_EXEC_FAILED
@@ -578,142 +621,195 @@ sandbox_run(struct sandbox *sb, const struct plugin_run *run,
 		if (rep.stage != ST_EXEC)
 			logit("sandbox set-up failed at stage %d: %s", rep.stage,
 			    strerror(rep.err));
-		goto out;
+		return -1;
 	}
+	return 0;
+}
 
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (pidfd < 0 || set_nonblock(outp[0], 1) != 0 ||
-	    set_nonblock(errp[0], 1) != 0 ||
-	    (run->protocol == LF_PLUGIN_PROTOCOL_2 && (set_nonblock(valp[1], 1) != 0 ||
-	    set_nonblock(detp[0], 1) != 0))) {
+/* The process is gone: whatever is left in the pipes now is all there is
+ * (stragglers were killed). */
+static void
+drain_rest(struct sandbox *sb, struct run_io *io, struct plugin_result *res)
+{
+	if (!io->out_eof)
+		io->out_eof = 1, drain_capped(io->outp[0], io->out,
+		    sizeof(io->out), &io->outlen, &io->overflow);
+	if (!io->err_eof)
+		io->err_eof = 1, drain_count(io->errp[0], sb->sink,
+		    &res->stderr_bytes);
+	if (!io->det_eof)
+		io->det_eof = 1, drain_capped(io->detp[0], res->detail,
+		    LF_PLUGIN_DETAIL_MAX, &res->detail_len, &io->detover);
+}
+
+/* Write what fd 6 takes without blocking; closed when all is written,
+ * the plugin closed its end, or the write fails. */
+static void
+feed_values(const struct plugin_run *run, struct run_io *io, short revents)
+{
+	ssize_t n;
+
+	if (revents & (POLLERR | POLLHUP)) {
+		close_fd(&io->valp[1]);
+		return;
+	}
+	n = write(io->valp[1], run->values + io->valoff,
+	    run->values_len - io->valoff);
+	if (n > 0)
+		io->valoff += (size_t)n;
+	if ((n < 0 && errno != EAGAIN && errno != EINTR) ||
+	    io->valoff == run->values_len)
+		close_fd(&io->valp[1]);
+}
+
+/* One poll over the pidfd and the open pipes, and what it found handled.
+ * -1 when supervision broke (the group is killed). */
+static int
+supervise_once(struct sandbox *sb, const struct plugin_run *run,
+    struct run_io *io, struct plugin_result *res)
+{
+	struct pollfd pfd[5];
+	int np = 0, ipid, iout = -1, ierr = -1, idet = -1, ival = -1;
+	long long left = io->deadline - now_ms();
+
+	if (left <= 0) {
+		io->timed_out = 1;
+		kill_group(io->pid);
+		left = 0;
+	}
+	pfd[np].fd = io->pidfd; pfd[np].events = POLLIN; ipid = np++;
+	if (!io->out_eof) {
+		pfd[np].fd = io->outp[0]; pfd[np].events = POLLIN; iout = np++;
+	}
+	if (!io->err_eof) {
+		pfd[np].fd = io->errp[0]; pfd[np].events = POLLIN; ierr = np++;
+	}
+	if (!io->det_eof) {
+		pfd[np].fd = io->detp[0]; pfd[np].events = POLLIN; idet = np++;
+	}
+	if (io->valp[1] >= 0) {
+		pfd[np].fd = io->valp[1]; pfd[np].events = POLLOUT; ival = np++;
+	}
+	if (poll(pfd, (nfds_t)np, io->timed_out ? 100 :
+	    (int)(left > 1000 ? 1000 : left)) < 0) {
+		if (errno == EINTR)
+			return 0;
+		logit_errno("sandbox: poll");
+		kill_group(io->pid);
+		return -1;
+	}
+	if (iout >= 0 && pfd[iout].revents) {
+		io->out_eof = drain_capped(io->outp[0], io->out, sizeof(io->out),
+		    &io->outlen, &io->overflow);
+		if (io->outlen > LF_PLUGIN_ANSWER_MAX || io->overflow > 0)
+			kill_group(io->pid);	/* it said too much */
+	}
+	if (ierr >= 0 && pfd[ierr].revents)
+		io->err_eof = drain_count(io->errp[0], sb->sink,
+		    &res->stderr_bytes);
+	if (idet >= 0 && pfd[idet].revents)
+		io->det_eof = drain_capped(io->detp[0], res->detail,
+		    LF_PLUGIN_DETAIL_MAX, &res->detail_len, &io->detover);
+	if (ival >= 0 && pfd[ival].revents)
+		feed_values(run, io, pfd[ival].revents);
+	if (pfd[ipid].revents & POLLIN) {
+		siginfo_t si;
+		memset(&si, 0, sizeof(si));
+		if (waitid((idtype_t)P_PIDFD, (id_t)io->pidfd, &si,
+		    WEXITED | WNOWAIT) == 0 && si.si_pid == io->pid) {
+			io->exited = 1;
+			kill_group(io->pid);	/* descendants go too */
+		}
+	}
+	return 0;
+}
+
+/* Supervise: the parent never blocks on any of the plugin's pipes; all
+ * are drained non-blocking under one poll with the wall-clock deadline,
+ * until the plugin has exited and every pipe is at its end. io->broken
+ * when supervision failed: the plugin is killed, reaped by run_collect,
+ * never classified. */
+static void
+run_supervise(struct sandbox *sb, const struct plugin_run *run,
+    struct run_io *io, struct plugin_result *res)
+{
+	io->pidfd = (int)syscall(SYS_pidfd_open, io->pid, 0);
+	if (io->pidfd < 0 || set_nonblock(io->outp[0], 1) != 0 ||
+	    set_nonblock(io->errp[0], 1) != 0 ||
+	    (run->protocol == LF_PLUGIN_PROTOCOL_2 &&
+	    (set_nonblock(io->valp[1], 1) != 0 ||
+	    set_nonblock(io->detp[0], 1) != 0))) {
 		logit_errno("sandbox: supervising the plugin");
-		broken = 1;	/* killed and reaped below, never classified */
-		kill_group(pid);
+		io->broken = 1;
+		kill_group(io->pid);
 	}
-	if (run->protocol == LF_PLUGIN_PROTOCOL_2 && run->values_len == 0) {
-		close(valp[1]);
-		valp[1] = -1;
-	}
+	if (run->protocol == LF_PLUGIN_PROTOCOL_2 && run->values_len == 0)
+		close_fd(&io->valp[1]);
 
-	deadline = start + run->limits.wall_ms;
-	while (!broken && (!exited || !out_eof || !err_eof || !det_eof)) {
-		struct pollfd pfd[5];
-		int np = 0, ipid = -1, iout = -1, ierr = -1, idet = -1, ival = -1;
-		long long left = deadline - now_ms();
-
-		if (exited) {
-			/* The process is gone: whatever is left in the pipes now is
-			 * all there is (stragglers were killed). */
-			if (!out_eof)
-				out_eof = 1, drain_capped(outp[0], out, sizeof(out),
-				    &outlen, &overflow);
-			if (!err_eof)
-				err_eof = 1, drain_count(errp[0], sb->sink,
-				    &res->stderr_bytes);
-			if (!det_eof)
-				det_eof = 1, drain_capped(detp[0], res->detail,
-				    LF_PLUGIN_DETAIL_MAX, &res->detail_len, &detover);
+	io->deadline = io->start + run->limits.wall_ms;
+	while (!io->broken && (!io->exited || !io->out_eof || !io->err_eof ||
+	    !io->det_eof)) {
+		if (io->exited) {
+			drain_rest(sb, io, res);
 			break;
 		}
-		if (left <= 0) {
-			timed_out = 1;
-			kill_group(pid);
-			left = 0;
-		}
-		pfd[np].fd = pidfd; pfd[np].events = POLLIN; ipid = np++;
-		if (!out_eof) {
-			pfd[np].fd = outp[0]; pfd[np].events = POLLIN; iout = np++;
-		}
-		if (!err_eof) {
-			pfd[np].fd = errp[0]; pfd[np].events = POLLIN; ierr = np++;
-		}
-		if (!det_eof) {
-			pfd[np].fd = detp[0]; pfd[np].events = POLLIN; idet = np++;
-		}
-		if (valp[1] >= 0) {
-			pfd[np].fd = valp[1]; pfd[np].events = POLLOUT; ival = np++;
-		}
-		if (poll(pfd, (nfds_t)np, timed_out ? 100 : (int)(left > 1000 ? 1000 : left)) < 0) {
-			if (errno == EINTR)
-				continue;
-			logit_errno("sandbox: poll");
-			broken = 1;
-			kill_group(pid);
-			break;
-		}
-		if (iout >= 0 && pfd[iout].revents) {
-			out_eof = drain_capped(outp[0], out, sizeof(out), &outlen,
-			    &overflow);
-			if (outlen > LF_PLUGIN_ANSWER_MAX || overflow > 0)
-				kill_group(pid);	/* it said too much */
-		}
-		if (ierr >= 0 && pfd[ierr].revents)
-			err_eof = drain_count(errp[0], sb->sink, &res->stderr_bytes);
-		if (idet >= 0 && pfd[idet].revents)
-			det_eof = drain_capped(detp[0], res->detail,
-			    LF_PLUGIN_DETAIL_MAX, &res->detail_len, &detover);
-		if (ival >= 0 && pfd[ival].revents) {
-			if (pfd[ival].revents & (POLLERR | POLLHUP)) {
-				close(valp[1]);
-				valp[1] = -1;
-			} else {
-				n = write(valp[1], run->values + valoff,
-				    run->values_len - valoff);
-				if (n > 0)
-					valoff += (size_t)n;
-				if ((n < 0 && errno != EAGAIN && errno != EINTR) ||
-				    valoff == run->values_len) {
-					close(valp[1]);
-					valp[1] = -1;
-				}
-			}
-		}
-		if (pfd[ipid].revents & POLLIN) {
-			siginfo_t si;
-			memset(&si, 0, sizeof(si));
-			if (waitid((idtype_t)P_PIDFD, (id_t)pidfd, &si,
-			    WEXITED | WNOWAIT) == 0 && si.si_pid == pid) {
-				exited = 1;
-				kill_group(pid);	/* descendants go too */
-			}
-		}
+		if (supervise_once(sb, run, io, res) != 0)
+			io->broken = 1;
 	}
+}
 
-	while (wait4(pid, &status, 0, &ru) < 0) {
+/* Collect: reap the plugin and its group, then classify what it did. */
+static void
+run_collect(const struct plugin_run *run, struct run_io *io,
+    struct plugin_result *res)
+{
+	struct rusage ru;
+	int status = 0;
+
+	while (wait4(io->pid, &status, 0, &ru) < 0) {
 		if (errno != EINTR) {
 			logit_errno("sandbox: wait4");
-			broken = 1;
+			io->broken = 1;
 			memset(&ru, 0, sizeof(ru));
 			break;
 		}
 	}
-	reap_group(pid);
-	if (broken) {
+	reap_group(io->pid);
+	if (io->broken) {
 		res->outcome = OUT_SANDBOX_UNAVAILABLE;
-		goto out;
+		return;
 	}
-	res->wall_ms = now_ms() - start;
+	res->wall_ms = now_ms() - io->start;
 	res->cpu_ms = (long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
 	    (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
 	if (WIFEXITED(status))
 		res->exit_code = WEXITSTATUS(status);
 	if (WIFSIGNALED(status))
 		res->signo = WTERMSIG(status);
-	res->outcome = classify(out, outlen, overflow, status, timed_out,
-	    res->cpu_ms, run->limits.cpu_s);
+	res->outcome = classify(io->out, io->outlen, io->overflow, status,
+	    io->timed_out, res->cpu_ms, run->limits.cpu_s);
 	res->detail[res->detail_len] = '\0';
-out:
-	if (input >= 0)
-		close(input);
-	if (devnull >= 0)
-		close(devnull);
-	if (pidfd >= 0)
-		close(pidfd);
-	close_pair(outp);
-	close_pair(errp);
-	close_pair(stp);
-	close_pair(valp);
-	close_pair(detp);
-	explicit_bzero(out, sizeof(out));
+}
+
+/* The plugin boundary, in three steps (docs/security.md, "Boundaries"):
+ * open what the plugin gets, supervise it, collect its outcome. Any step
+ * that fails leaves res's outcome saying why; run_close closes whatever
+ * was opened. Always 0: the outcome is the result. */
+int
+sandbox_run(struct sandbox *sb, const struct plugin_run *run,
+    struct plugin_result *res)
+{
+	struct run_io io;
+
+	memset(res, 0, sizeof(*res));
+	res->outcome = OUT_SANDBOX_UNAVAILABLE;
+	if (!sb->ready)
+		return 0;
+	run_io_init(&io);
+	if (run_open(run, &io) == 0 && run_start(sb, run, &io, res) == 0) {
+		run_supervise(sb, run, &io, res);
+		run_collect(run, &io, res);
+	}
+	run_close(&io);
 	return 0;
 }

@@ -6,7 +6,8 @@
  * only then do verified versions move into place and plugins.lock is
  * rewritten atomically. Any refusal before that point leaves the store and
  * plugins.lock as they were. */
-#include "store/cmd_plugin.h"
+#include "store/install.h"
+#include "store/pcmd.h"
 #include "store/loosen.h"
 #include "store/marketplace.h"
 #include "term/iso.h"

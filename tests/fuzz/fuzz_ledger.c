@@ -1,4 +1,4 @@
-/* libFuzzer target for the answer ledger's reader (src/console/ledger.c,
+/* libFuzzer target for the answer ledger's reader (src/console/ledger_format.c,
  * ledger_parse; docs/ledger.md). The first byte picks the layer: even, the
  * bytes are a ledger file as they are (the checksums and the framing);
  * odd, the rest is lines of fields that are chained here as a writer

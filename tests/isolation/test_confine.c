@@ -72,7 +72,7 @@ copy_file(const char *from, const char *to)
 	close(in);
 }
 
-/* A compaction's move, as src/console/ledger.c makes it: a new file
+/* A compaction's move, as src/console/ledger_io.c makes it: a new file
  * beside old, renamed over it. errno of the first step that fails. */
 static int
 replace_errno(const char *dir, const char *name)

@@ -1,11 +1,12 @@
-/* Internals shared by the plugin commands (cmd_plugin.c: set-up, list,
- * remove; install.c: install, update, verify). Exit status of every verb:
+/* What the plugin commands share (cmd_plugin.c: set-up, list, remove,
+ * identity; install.c: install, update, verify), in a file of its own so
+ * that neither calls into the other's (pcmd.c). Exit status of every verb:
  * 0 done, 1 refused (a check failed, tampering found, a loosening not
  * accepted, nothing to install), 64 usage, 70 cannot run (root, home,
  * trust configuration, plugins.lock unreadable, another plugin command
  * running). */
-#ifndef LOCKFILE_STORE_CMD_PLUGIN_H
-#define LOCKFILE_STORE_CMD_PLUGIN_H
+#ifndef LOCKFILE_STORE_PCMD_H
+#define LOCKFILE_STORE_PCMD_H
 
 #include <limits.h>
 #include <time.h>
@@ -40,12 +41,7 @@ struct pcmd {
 	struct fetched fx[LOCKDB_MAX_MARKETS];
 };
 
-/* install.c */
-int pcmd_install(struct pcmd *c, const char *spec);
-int pcmd_update(struct pcmd *c, const char *name);
-int pcmd_verify(struct pcmd *c);
-
-/* cmd_plugin.c: load trust.toml and the trusted root once (with --from,
+/* Load trust.toml and the trusted root once (with --from,
  * the mirrored marketplace is read from DIR instead of its url). 0 or -1. */
 int pcmd_need_trust(struct pcmd *c);
 /* 0 when m may be read in this command (not another one than --from's). */
