@@ -1,7 +1,7 @@
 /* The plan pipeline's environment as the console provides it (plan.h): the
  * human at the console's own terminal, the real sandbox and isolation
  * checks, the audit log, the monotonic clock. Built once at start-up by
- * console.c; plan.c only ever sees the interfaces. */
+ * console.c; the plan pipeline (plan*.c) only ever sees the interfaces. */
 #include "console/console.h"
 #include "console/isolation.h"
 #include "console/plan.h"

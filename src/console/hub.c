@@ -10,12 +10,10 @@
 #include "lib/num.h"
 #include "lib/render.h"
 #include "lib/str.h"
-#include "term/home.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,8 +45,8 @@ wall_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int
-key_path(const char *home, char *out, size_t len)
+int
+hub_key_path(const char *home, char *out, size_t len)
 {
 	return str_fmt(out, len, "%s/.local/share/lockfile/hub/instance.key",
 	    home) == STR_OK ? 0 : -1;
@@ -208,7 +206,7 @@ console_hub_open(struct console_hub *h, const struct policy *pol,
 	}
 	if (ca_file != NULL && read_ca(h, ca_file, why) != 0)
 		return -1;
-	if (key_path(home, path, sizeof(path)) != 0) {
+	if (hub_key_path(home, path, sizeof(path)) != 0) {
 		*why = "the home path is too long";
 		return -1;
 	}
@@ -382,149 +380,6 @@ token(uid_t uid, char *out, size_t len)
 	return str_fmt(out, len, "uid:%u", (unsigned)uid) == STR_OK ? 0 : -1;
 }
 
-static const struct manifest_input *
-input_of(const struct manifest *m, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < m->ninputs; i++)
-		if (strcmp(m->inputs[i].name, name) == 0)
-			return &m->inputs[i];
-	return NULL;
-}
-
-/* The masked screen from the card and the facts plan.c gave. */
-static int
-fill_screen(const struct plan_ticket *f, struct hw_ticket *t)
-{
-	const struct card *c = f->card;
-	struct hw_screen *s = &t->screen;
-	size_t i, j;
-
-	if (str_fmt(s->profile, sizeof(s->profile), "%s", f->profile) != STR_OK ||
-	    str_fmt(s->key, sizeof(s->key), "%s", f->key) != STR_OK ||
-	    str_fmt(s->handle, sizeof(s->handle), "%s", f->handle) != STR_OK)
-		return -1;
-	s->production = c->production;
-	if (c->handle == NULL && (c->typed_len != strlen(c->key) ||
-	    memcmp(c->typed, c->key, c->typed_len) != 0)) {
-		if (c->typed_len > HW_MAX_KEY ||
-		    memchr(c->typed, '\0', c->typed_len) != NULL)
-			return -1;
-		memcpy(s->typed, c->typed, c->typed_len);
-		s->typed[c->typed_len] = '\0';
-	}
-	s->content = f->content == PLAN_CONTENT_FETCHED ? HW_CONTENT_FETCHED :
-	    f->content == PLAN_CONTENT_FAILED ? HW_CONTENT_FAILED :
-	    HW_CONTENT_UNCHECKED;
-	if (f->content != PLAN_CONTENT_FAILED) {
-		memcpy(s->sha256, f->sha256, 32);
-		s->size = f->size;
-	}
-	s->reveals = c->reveals;
-	s->left_before = c->left_before;
-	if (c->nplugins > HW_MAX_PLUGINS)
-		return -1;
-	s->nplugins = c->nplugins;
-	for (i = 0; i < c->nplugins; i++) {
-		const struct card_plugin *cp = &c->plugins[i];
-		struct hw_plugin *p = &s->plugins[i];
-		if (str_fmt(p->name, sizeof(p->name), "%s", cp->m->name) != STR_OK ||
-		    str_fmt(p->version, sizeof(p->version), "%s",
-		    cp->m->version) != STR_OK ||
-		    str_fmt(p->question, sizeof(p->question), "%s",
-		    cp->m->question) != STR_OK ||
-		    str_fmt(p->one, sizeof(p->one), "%s", cp->m->one) != STR_OK ||
-		    str_fmt(p->zero, sizeof(p->zero), "%s", cp->m->zero) != STR_OK)
-			return -1;
-		p->official = cp->official;
-		p->nbind = cp->nbind;
-		for (j = 0; j < cp->nbind && j < HW_MAX_BIND; j++) {
-			if (str_fmt(p->bind[j].input, sizeof(p->bind[j].input), "%s",
-			    cp->bind[j].input) != STR_OK ||
-			    str_fmt(p->bind[j].placeholder,
-			    sizeof(p->bind[j].placeholder), "%s",
-			    cp->bind[j].placeholder) != STR_OK)
-				return -1;
-			p->bind[j].held = cp->bind[j].held;
-			p->bind[j].replayed = (uint32_t)cp->bind[j].replayed;
-		}
-	}
-	for (i = 0; i < f->nmoved && i < HW_MAX_MOVED; i++)
-		if (str_fmt(s->moved[i], sizeof(s->moved[i]), "%s", f->moved[i]) !=
-		    STR_OK)
-			return -1;
-	s->nmoved = f->nmoved < HW_MAX_MOVED ? f->nmoved : HW_MAX_MOVED;
-	/* the per-key answer ledger's lines, as the card has them */
-	for (i = 0; i < c->nledger && i < HW_MAX_LEDGER; i++) {
-		if (str_fmt(s->ledger[i].label, sizeof(s->ledger[i].label), "%s",
-		    c->ledger[i].label) != STR_OK)
-			return -1;
-		s->ledger[i].count = c->ledger[i].count;
-	}
-	s->nledger = c->nledger < HW_MAX_LEDGER ? c->nledger : HW_MAX_LEDGER;
-	/* The placeholders the human types in lox: those not held. */
-	for (i = 0; i < c->nplugins; i++)
-		for (j = 0; j < c->plugins[i].nbind; j++) {
-			const struct card_binding *b = &c->plugins[i].bind[j];
-			const struct manifest_input *in;
-			size_t k;
-			int dup = 0;
-
-			if (b->held)
-				continue;
-			for (k = 0; k < t->nph; k++)
-				dup |= strcmp(t->ph[k].name, b->placeholder) == 0;
-			in = input_of(c->plugins[i].m, b->input);
-			if (dup || in == NULL || t->nph == HW_MAX_PLACEHOLDERS)
-				continue;
-			if (str_fmt(t->ph[t->nph].name, sizeof(t->ph[0].name), "%s",
-			    b->placeholder) != STR_OK)
-				return -1;
-			t->ph[t->nph].kind = in->kind == INPUT_EMAIL ?
-			    HW_KIND_EMAIL : HW_KIND_TEXT;
-			t->ph[t->nph].max_bytes = in->max_bytes;
-			t->nph++;
-		}
-	return 0;
-}
-
-/* The plan hash: the content's sha256, the key or handle, each plugin
- * with its pins and bindings (docs/hub.md). */
-static int
-plan_hash(const struct plan_ticket *f, uint8_t out[32])
-{
-	struct hw_plan p;
-	struct hw_plan_plugin pp[PROTO_MAX_PLUGINS];
-	const char *in[PROTO_MAX_PLUGINS][PROTO_MAX_INPUTS];
-	const char *ph[PROTO_MAX_PLUGINS][PROTO_MAX_INPUTS];
-	size_t i, j;
-
-	memset(&p, 0, sizeof(p));
-	p.profile = f->profile;
-	p.key = f->key;
-	p.handle = f->handle;
-	p.sha256 = f->content == PLAN_CONTENT_FAILED ? NULL : f->sha256;
-	p.nplugins = f->npins;
-	p.plugins = pp;
-	for (i = 0; i < f->npins; i++) {
-		const struct req_plugin *rp = &f->req->plugins[i];
-		pp[i].name = f->pins[i].name;
-		pp[i].version = f->pins[i].version;
-		pp[i].marketplace = f->pins[i].marketplace;
-		pp[i].manifest_sha256 = f->pins[i].manifest_sha256;
-		pp[i].binary_sha256 = f->pins[i].binary_sha256;
-		pp[i].nbind = rp->ninputs;
-		for (j = 0; j < rp->ninputs; j++) {
-			in[i][j] = rp->inputs[j].name;
-			ph[i][j] = rp->inputs[j].placeholder;
-		}
-		pp[i].input = in[i];
-		pp[i].placeholder = ph[i];
-	}
-	return hw_plan_hash(&p, out) == HW_OK ? 0 : -1;
-}
-
 /* The device keys whose decisions this console counts (pinned and
  * confirmed) go into the ticket: the hub lists it to these only and takes
  * a decision from these only, so no other enrolled device can decide first
@@ -592,7 +447,7 @@ job_sign(struct hub_job *j)
 	f.sha256 = sc->sha256;
 	f.pins = jt->pins;
 	f.npins = jt->npins;
-	if (plan_hash(&f, jt->t.plan_hash) != 0)
+	if (hub_plan_hash(&f, jt->t.plan_hash) != 0)
 		return -1;
 	/* The ticket's life starts when it is signed. */
 	jt->t.created_ms = (uint64_t)wall_ms();
@@ -649,7 +504,7 @@ hub_ask(void *ctx, const struct plan_ticket *f, char ticket[PLAN_ID_TEXT],
 	if (str_fmt(t->instance, sizeof(t->instance), "%s",
 	    h->pol->hub.instance) != STR_OK ||
 	    str_fmt(t->renews, sizeof(t->renews), "%s", f->renews) != STR_OK ||
-	    token(f->uid, tok, sizeof(tok)) != 0 || fill_screen(f, t) != 0 ||
+	    token(f->uid, tok, sizeof(tok)) != 0 || hub_ticket_screen(f, t) != 0 ||
 	    str_fmt(jt->profile, sizeof(jt->profile), "%s", f->profile) !=
 	    STR_OK || str_fmt(jt->key, sizeof(jt->key), "%s", f->key) != STR_OK ||
 	    str_fmt(jt->handle, sizeof(jt->handle), "%s", f->handle) != STR_OK ||
@@ -1256,68 +1111,3 @@ const struct plan_hub_ops console_hub_ops = {
 	.load = hub_load,
 	.drop = hub_drop,
 };
-
-/* ---- lockfile hub-key ---- */
-
-int
-cmd_hub_key(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "home", required_argument, NULL, 'H' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	static const char usage[] =
-	    "usage: lockfile hub-key [--home DIR]\n\n"
-	    "Hub mode (docs/hub.md): make this console's instance key when it\n"
-	    "has none, and print it with its fingerprint: enroll it on the hub\n"
-	    "(lockhub enroll instance NAME KEY --state DIR) and pin it in each\n"
-	    "approver's lox (lox enroll --instance NAME=KEY). Run as the\n"
-	    "console account.\n"
-	    "Exit status: 0 printed, 64 usage, 70 the key cannot be made or "
-	    "read.\n";
-	char home[PATH_MAX], path[PATH_MAX + 64], dir[PATH_MAX + 64];
-	char text[HW_KEY_TEXT_LEN + 1], fp[HW_FP_LEN + 1];
-	const char *homearg = NULL;
-	struct hw_keypair kp;
-	enum hw_key_err ke;
-	int ch;
-
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'H': homearg = optarg; break;
-		case 'h': fputs(usage, stdout); return 0;
-		default: fputs(usage, stderr); return 64;
-		}
-	}
-	if (optind != argc) {
-		fputs(usage, stderr);
-		return 64;
-	}
-	if (getuid() == 0) {
-		logit("run it as the console account, never as root");
-		return 70;
-	}
-	if (home_resolve(homearg, home, sizeof(home)) != 0 ||
-	    key_path(home, path, sizeof(path)) != 0 ||
-	    str_fmt(dir, sizeof(dir), "%s/.local/share/lockfile/hub", home) !=
-	    STR_OK || mkdir_p(dir, 0700) != 0)
-		return 70;
-	ke = hw_key_load(path, HW_ROLE_INSTANCE, &kp);
-	if (ke == HW_KEY_MISSING) {
-		hw_key_generate(&kp);
-		ke = hw_key_save(path, HW_ROLE_INSTANCE, &kp);
-		if (ke == HW_KEY_OK)
-			printf("made the instance key %s\n", path);
-	}
-	if (ke != HW_KEY_OK) {
-		logit("%s: %s", path, hw_key_err_text(ke));
-		return 70;
-	}
-	hw_key_text(kp.pk, text);
-	hw_fingerprint(kp.pk, fp);
-	printf("instance-key %s\nfingerprint %s\n", text, fp);
-	hw_key_free(&kp);
-	return 0;
-}

@@ -2,7 +2,7 @@
  * pinned hub and approver keys, the tickets it made and their one-use
  * keys, the check chain of a decision, the pending plans kept across a
  * restart (sealed, each with its lifetime). It implements plan.h's
- * plan_hub_ops; plan.c never sees it.
+ * plan_hub_ops; the plan pipeline (plan*.c) never sees it.
  *
  * Replay state lives here, on the console: a ticket is pending until its
  * first decision that holds consumes it; expiry is the console's clock;
@@ -118,8 +118,17 @@ void hub_names_snapshot(struct console_hub *h);
 void hub_agent_label(const struct console_hub *h, uid_t uid, char *out,
     size_t len);
 
-/* `lockfile hub-key [--home DIR]`: make the instance key when there is
- * none, and print it with its fingerprint. */
+/* The instance key's path under home: 0, or -1 when it does not fit. */
+int hub_key_path(const char *home, char *out, size_t len);
+
+/* hub_ticket.c: the masked screen from the card and the plan's facts
+ * (the placeholders lox asks for with it), and the plan hash; 0, or -1
+ * when a field does not fit its layout. */
+int hub_ticket_screen(const struct plan_ticket *f, struct hw_ticket *t);
+int hub_plan_hash(const struct plan_ticket *f, uint8_t out[32]);
+
+/* cmd_hub_key.c: `lockfile hub-key [--home DIR]`: make the instance key
+ * when there is none, and print it with its fingerprint. */
 int cmd_hub_key(int argc, char **argv);
 
 #endif

@@ -1,12 +1,18 @@
-/* The plan pipeline (plan.c, docs/console.md "A plan") and the environment
- * it runs in. console.c builds one struct plan_env at start-up and hands
- * it to every plan: the policy, store, workspace and held values the plan
+/* The plan pipeline (docs/console.md "A plan") and the environment it
+ * runs in. console.c builds one struct plan_env at start-up and hands it
+ * to every plan: the policy, store, workspace and held values the plan
  * borrows, and the interfaces it calls instead of the console: a human
  * (the card and its decision, typed values, window lines), the sandbox, an
- * audit sink and a clock. plan.c never sees struct console, so the call
- * direction is console.c -> plan.c only, and the pipeline runs under unit
+ * audit sink and a clock. The pipeline never sees struct console, so the
+ * call direction is console.c -> plan*.c only, and it runs under unit
  * tests with a fake human, sandbox and clock (tests/unit/test_plan.c).
- * Hub mode is a second human, not a second pipeline. */
+ *
+ * Its files: plan.c (file.plan's front: the refusals before the card),
+ * plan_local.c (the console's terminal decides), plan_hub.c (lockhub
+ * decides: the ticket, file.run), plan_record.c (a pending plan's record)
+ * and plan_steps.c (every step both modes share, plan_steps.h). Hub mode
+ * is a second entry, not a second pipeline: both end in the same tail
+ * (plan_tail: bounds, values, fetch, run, ledger, answer). */
 #ifndef LOCKFILE_CONSOLE_PLAN_H
 #define LOCKFILE_CONSOLE_PLAN_H
 
@@ -93,8 +99,8 @@ struct plan_ledger_ops {
 	void (*failed)(void *ctx, const char *why);
 };
 
-/* Hub mode (docs/hub.md): the human decides on lockhub, later. plan.c
- * hands over what the ticket is made of; the hub side (hub.c) makes and
+/* Hub mode (docs/hub.md): the human decides on lockhub, later.
+ * plan_hub.c hands over what the ticket is made of; the hub side (hub.c) makes and
  * signs the ticket, keeps its one-use key and replay state, and checks
  * the decision in the order of docs/hub.md. */
 #define PLAN_ID_TEXT	40	/* an id ("t_" + 32 hex) and its NUL, with room */

@@ -226,7 +226,7 @@ static const enum lf_err err_release[] = {
 /* file.run (hub mode): everything a plan may answer once its human has
  * decided, E_STALE, the content that changed since the approval, and
  * E_TOO_MANY_PLUGINS, another plan on the handle that ran since its
- * ticket (the bounds asked again at the run, plan.c's plan_bounds). */
+ * ticket (the bounds asked again at the run, plan_steps.c's plan_bounds). */
 static const enum lf_err err_run[] = {
 	E_BAD_REQUEST, E_PEER_REFUSED, E_PLUGIN_NOT_INSTALLED, E_PLUGIN_YANKED,
 	E_PLUGIN_TAMPERED, E_TOO_MANY_PLUGINS, E_SANDBOX_UNAVAILABLE,

@@ -2,7 +2,7 @@
 next plan must answer E_PLUGIN_YANKED, without a file.plugins or a restart
 in between ("A withdrawn version does not run" once verify has read the
 index). Fails today: the console's plan does not re-read plugins.lock
-(src/console/plan.c, open_plugins, needs store_reload); see
+(src/console/plan_steps.c, plan_open_plugins, needs store_reload); see
 docs/marketplace.md, "Known gaps"."""
 # test_store_console puts tests/e2e (lfenv) on the path.
 from test_store_console import cw, install, plan, plugins_listed  # noqa: F401
@@ -23,7 +23,7 @@ def test_yanked_upstream_then_verify(cw):
     req, line = plan(cw.env, ["is-json"], timeout=10)
     assert line, ("no answer: the running console did not re-read "
                   "plugins.lock and shows the yanked plugin for approval "
-                  "(src/console/plan.c open_plugins needs store_reload)")
+                  "(src/console/plan_steps.c plan_open_plugins needs store_reload)")
     assert check_reply(req, line) == "error E_PLUGIN_YANKED"
     assert sorted(plugins_listed(cw.env)) == ["is-utf8"]
     req, line = plan(cw.env, ["is-utf8"], approve="y")

@@ -1185,6 +1185,36 @@ test_failures_after_approval(void **state)
 	json_decref(j);
 }
 
+/* plan_bounds holds every check that must pass right before plugins run,
+ * asked again in the tail both entries end in (docs/security.md, "one
+ * bounds check"): a sandbox that went away while the human read the card
+ * refuses the plan before anything is fetched or run. */
+static void
+sandbox_goes(void)
+{
+	F.ready = 0;
+}
+
+static void
+test_sandbox_gone_after_the_card(void **state)
+{
+	struct request r;
+	json_t *j;
+
+	req_init(&r, "2024/a.txt");
+	req_plugin(&r, "p-one", NULL, NULL);
+	F.during_decide = sandbox_goes;
+	j = plan(&r, UID_A);
+	assert_non_null(err_of(j));	/* not answered */
+	assert_string_equal(err_of(j), "E_SANDBOX_UNAVAILABLE");
+	assert_int_equal(F.ndecide, 1);
+	assert_int_equal(F.nrun, 0);
+	assert_int_equal(F.nsleep, 1);	/* on the quantum */
+	assert_int_equal(work_files(), 0);
+	assert_null(audit_str("fetch_cause"));	/* nothing was fetched */
+	json_decref(j);
+}
+
 static void
 replace_p_one(void)
 {
@@ -1599,6 +1629,36 @@ test_hub_fetch_failure_after_approval(void **state)
 	hub_off();
 }
 
+/* The same in hub mode: file.run asks plan_bounds whole (the sandbox
+ * ready, /proc hidden), not only the answer bounds. */
+static void
+test_hub_sandbox_gone_at_the_run(void **state)
+{
+	struct request r;
+	json_t *j;
+	char id[40];
+
+	hub_on();
+	req_init(&r, "2024/a.txt");
+	req_plugin(&r, "p-one", NULL, NULL);
+	j = plan(&r, UID_A);
+	pending_of(j, id);
+	json_decref(j);
+	F.ready = 0;
+	H.verdict = PLAN_APPROVED;
+	F.nsleep = 0;
+	j = run_plan(id, UID_A);
+	assert_non_null(err_of(j));	/* not answered */
+	assert_string_equal(err_of(j), "E_SANDBOX_UNAVAILABLE");
+	assert_int_equal(F.nrun, 0);
+	assert_int_equal(F.nsleep, 1);	/* on the quantum */
+	assert_int_equal(work_files(), 0);
+	assert_null(audit_str("fetch_cause"));	/* nothing was fetched */
+	assert_null(json_object_get(H.saved, id));	/* done */
+	json_decref(j);
+	hub_off();
+}
+
 /* The console waits for no hub (docs/hub.md): a ticket still being
  * fetched and posted, or not decided yet, answers pending again at the
  * quantum; one the hub did not take is refused and over. */
@@ -1929,6 +1989,7 @@ main(void)
 		cmocka_unit_test_setup(test_plugin_error, fresh),
 		cmocka_unit_test_setup(test_failures_after_approval, fresh),
 		cmocka_unit_test_setup(test_tampered_after_the_card, fresh),
+		cmocka_unit_test_setup(test_sandbox_gone_after_the_card, fresh),
 		cmocka_unit_test_setup(test_quantum_multiples, fresh),
 		cmocka_unit_test_setup(test_level0_results, fresh),
 		cmocka_unit_test_setup(test_answer_cap, fresh),
@@ -1937,6 +1998,7 @@ main(void)
 		cmocka_unit_test_setup(test_hub_pending_and_run, fresh),
 		cmocka_unit_test_setup(test_hub_stale, fresh),
 		cmocka_unit_test_setup(test_hub_fetch_failure_after_approval, fresh),
+		cmocka_unit_test_setup(test_hub_sandbox_gone_at_the_run, fresh),
 		cmocka_unit_test_setup(test_hub_pending_again, fresh),
 		cmocka_unit_test_setup(test_hub_verdicts, fresh),
 		cmocka_unit_test_setup(test_hub_values, fresh),

@@ -590,7 +590,7 @@ test_table_methods(void **state)
 		assert_true(used[m]);
 	assert_true(proto_method_may_fail(M_FILE_RUN, E_STALE));
 	assert_false(proto_method_may_fail(M_FILE_PLAN, E_STALE));
-	/* a hub run past the handle's answers left (plan.c's plan_bounds) */
+	/* a hub run past the handle's answers left (plan_steps.c's plan_bounds) */
 	assert_true(proto_method_may_fail(M_FILE_RUN, E_TOO_MANY_PLUGINS));
 	/* the share of the ticket table: hub mode's plan and renewal only */
 	assert_true(proto_method_may_fail(M_FILE_PLAN, E_TOO_MANY_PENDING));
