@@ -23,6 +23,7 @@
 #include "lib/paths.h"
 #include "lib/sysconf.h"
 #include "lib/str.h"
+#include "lib/xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -347,15 +348,13 @@ open_ledger(struct console *c)
 static int
 confine_self(struct console *c, const char **why)
 {
-	struct confine_spec *s = calloc(1, sizeof(*s));
+	struct confine_spec *s = xcalloc(1, sizeof(*s));
 	struct landlock_caps caps;
 	const char *swhy = NULL;
 	char dir[PATH_MAX];
 	size_t i;
 	int r = 0, ret = -1;
 
-	if (s == NULL)
-		fatal("out of memory");
 	isolation_snapshot(&c->iso.snap);
 	confine_spec_init(s);
 	r |= confine_add(s, c->home, CONFINE_READ, 0);

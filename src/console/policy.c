@@ -7,6 +7,7 @@
 #include "lib/paths.h"
 #include "lib/toml.h"
 #include "lib/str.h"
+#include "lib/xmalloc.h"
 #include "hubwire/keys.h"
 #include "hubwire/wire.h"
 #include "protocol/shape.h"
@@ -53,9 +54,7 @@ policy_read_file(const char *path, size_t *len, const char **why)
 	*why = "policy file is too large";
 	if (st.st_size < 0 || st.st_size > POLICY_MAX_BYTES)
 		goto out;
-	buf = malloc((size_t)st.st_size + 1);
-	if (buf == NULL)
-		fatal("out of memory");
+	buf = xmalloc((size_t)st.st_size + 1);
 	if (read_full(fd, buf, (size_t)st.st_size) != st.st_size) {
 		*why = "policy file cannot be read";
 		free(buf);
