@@ -22,6 +22,7 @@
 #include "lib/fd.h"
 #include "lib/jsonx.h"
 #include "lib/log.h"
+#include "lib/xmalloc.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -83,9 +84,7 @@ send_msg(json_t *msg)
 	size_t n = strlen(s);
 
 	/* one message, one line, one write */
-	s = realloc(s, n + 2);
-	if (s == NULL)
-		fatal("out of memory");
+	s = xreallocarray(s, n + 2, 1);
 	s[n] = '\n';
 	s[n + 1] = '\0';
 	if (write_full(STDOUT_FILENO, s, n + 1) != 0)
@@ -526,9 +525,7 @@ step_call(struct inflight *f, short revents)
 	if (f->response != NULL) {
 		if (now >= f->respond_at_ms) {
 			size_t n = strlen(f->response);
-			f->response = realloc(f->response, n + 2);
-			if (f->response == NULL)
-				fatal("out of memory");
+			f->response = xreallocarray(f->response, n + 2, 1);
 			memcpy(f->response + n, "\n", 2);
 			if (write_full(STDOUT_FILENO, f->response, n + 1) != 0)
 				fatal_errno("stdout");
@@ -599,10 +596,8 @@ serve(struct mcp *s)
 struct mcp *
 mcp_new(const struct client_cfg *cfg)
 {
-	struct mcp *s = calloc(1, sizeof(*s));
+	struct mcp *s = xcalloc(1, sizeof(*s));
 
-	if (s == NULL)
-		fatal("out of memory");
 	s->cfg = *cfg;
 	s->in = buf_new(MCP_MAX_LINE);
 	return s;

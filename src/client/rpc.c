@@ -4,6 +4,7 @@
 #include "lib/crypto.h"
 #include "lib/jsonx.h"
 #include "lib/log.h"
+#include "lib/xmalloc.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -89,10 +90,8 @@ rpc_begin(struct rpc *r, const char *sockpath, enum lf_method m,
 		finish(r, RPC_CONSOLE_ERROR);
 		return -1;
 	}
-	r->out = malloc(n + 2);
-	r->in = malloc(PROTO_MAX_LINE);
-	if (r->out == NULL || r->in == NULL)
-		fatal("out of memory");
+	r->out = xmalloc(n + 2);
+	r->in = xmalloc(PROTO_MAX_LINE);
 	memcpy(r->out, s, n);
 	r->out[n] = '\n';
 	r->outlen = n + 1;

@@ -478,7 +478,7 @@ print(const struct doctor *d, int as_json)
 		json_object_set_new(doc, "checks", arr);
 		s = json_dumps(doc, JSON_COMPACT | JSON_ENSURE_ASCII);
 		if (s == NULL)
-			fatal("out of memory");
+			fatal_f("out of memory");
 		printf("%s\n", s);
 		free(s);
 		json_decref(doc);

@@ -13,6 +13,7 @@
 #include "lib/mkdir.h"
 #include "lib/render.h"
 #include "lib/str.h"
+#include "lib/xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -117,9 +118,7 @@ show_diff(struct term *t, const char *old, size_t oldlen, const char *new,
 		return;
 	}
 	w = b.n + 1;
-	tab = calloc((a.n + 1) * w, sizeof(*tab));
-	if (tab == NULL)
-		fatal("out of memory");
+	tab = xcalloc((a.n + 1) * w, sizeof(*tab));
 	for (i = a.n; i-- > 0;)
 		for (j = b.n; j-- > 0;)
 			tab[i * w + j] = same(&a, i, &b, j) ?

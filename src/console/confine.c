@@ -6,6 +6,7 @@
 #include "lib/log.h"
 #include "lib/str.h"
 #include "lib/sysconf.h"
+#include "lib/xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -82,9 +83,7 @@ add(struct confine_spec *s, const char *path, int fd, uint64_t rights,
 	if (s->npaths >= CONFINE_MAX_PATHS)
 		return -1;
 	p = &s->paths[s->npaths++];
-	p->path = strdup(path);
-	if (p->path == NULL)
-		fatal("out of memory");
+	p->path = xstrdup(path);
 	p->fd = fd;
 	p->rights = rights;
 	p->optional = optional;

@@ -23,6 +23,7 @@
 #include "lib/paths.h"
 #include "lib/sysconf.h"
 #include "lib/str.h"
+#include "lib/xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -347,15 +348,13 @@ open_ledger(struct console *c)
 static int
 confine_self(struct console *c, const char **why)
 {
-	struct confine_spec *s = calloc(1, sizeof(*s));
+	struct confine_spec *s = xcalloc(1, sizeof(*s));
 	struct landlock_caps caps;
 	const char *swhy = NULL;
 	char dir[PATH_MAX];
 	size_t i;
 	int r = 0, ret = -1;
 
-	if (s == NULL)
-		fatal("out of memory");
 	isolation_snapshot(&c->iso.snap);
 	confine_spec_init(s);
 	r |= confine_add(s, c->home, CONFINE_READ, 0);
@@ -377,16 +376,19 @@ confine_self(struct console *c, const char **why)
 		r |= confine_add(s, dir, CONFINE_UNLINK, 0);
 	for (i = 0; i < c->pol.nprofiles; i++) {
 		const struct profile *pr = &c->pol.profiles[i];
-		json_t *path = json_object_get(pr->table, "path");
-		if (strcmp(pr->kind->name, "local") != 0) {
+		struct source_read_path rp[4];
+		size_t j, n = 0;
+		if (pr->kind->read_paths != NULL)
+			n = pr->kind->read_paths(pr->table, rp, 4);
+		for (j = 0; j < n; j++)
+			r |= confine_add(s, rp[j].path, CONFINE_READ, 1);
+		if (pr->kind->tcp_ports != NULL) {
 			s->network = 1;
-			if (pr->src != NULL && pr->kind->tcp_ports != NULL)
+			if (pr->src != NULL)
 				s->nports += pr->kind->tcp_ports(pr->src,
 				    s->ports + s->nports,
 				    CONFINE_MAX_PORTS - s->nports);
 		}
-		else if (json_is_string(path))
-			r |= confine_add(s, json_string_value(path), CONFINE_READ, 1);
 	}
 	/* Hub mode: TCP to the hub's port, and the pending plans' records
 	 * (docs/hub.md). */

@@ -7,6 +7,7 @@
 #include "lib/paths.h"
 #include "lib/toml.h"
 #include "lib/str.h"
+#include "lib/xmalloc.h"
 #include "hubwire/keys.h"
 #include "hubwire/wire.h"
 #include "protocol/shape.h"
@@ -53,9 +54,7 @@ policy_read_file(const char *path, size_t *len, const char **why)
 	*why = "policy file is too large";
 	if (st.st_size < 0 || st.st_size > POLICY_MAX_BYTES)
 		goto out;
-	buf = malloc((size_t)st.st_size + 1);
-	if (buf == NULL)
-		fatal("out of memory");
+	buf = xmalloc((size_t)st.st_size + 1);
 	if (read_full(fd, buf, (size_t)st.st_size) != st.st_size) {
 		*why = "policy file cannot be read";
 		free(buf);
@@ -254,16 +253,17 @@ resolve_path(const char *in, char *out, size_t outlen)
 	}
 }
 
-/* Boundary: a key never reaches the console's own files. A local profile
- * whose directory is, holds or sits inside the console home (and so its
- * store, credentials and audit) or the work directory would let an agent
- * ask about them; refused as written and as resolved. */
+/* Boundary: a key never reaches the console's own files. A profile
+ * reading a directory (its kind's read_paths: local's path) that is,
+ * holds or sits inside the console home (and so its store, credentials
+ * and audit) or the work directory would let an agent ask about them;
+ * refused as written and as resolved. */
 static int
-check_overlap(const struct policy *p, const struct profile *pr,
-    const char *home, char *why, size_t wl, const json_t *t, struct where *w)
+check_overlap_one(const struct policy *p, const struct profile *pr,
+    const char *home, char *why, size_t wl, const json_t *t, struct where *w,
+    const char *path, const char *key)
 {
 	char store[PATH_MAX + 32], a[PATH_MAX], b[PATH_MAX];
-	const char *path = json_string_value(json_object_get(pr->table, "path"));
 	const struct { const char *what, *path; } mine[] = {
 		{ "plugin store", store }, { "work_dir", p->work_dir },
 		{ "console home", home },
@@ -271,8 +271,6 @@ check_overlap(const struct policy *p, const struct profile *pr,
 	size_t i;
 	int r;
 
-	if (strcmp(pr->kind->name, "local") != 0 || path == NULL)
-		return 0;
 	if (str_fmt(store, sizeof(store), "%s/%s", home, LF_HOME_STORE_DIR) !=
 	    STR_OK) {
 		str_msg(why, wl, "the console home's path is too long");
@@ -285,9 +283,9 @@ check_overlap(const struct policy *p, const struct profile *pr,
 				if (str_fmt(a, sizeof(a), "%s", path) != STR_OK ||
 				    str_fmt(b, sizeof(b), "%s", mine[i].path) !=
 				    STR_OK) {
-					str_msg(why, wl, "profiles.%s: path too long",
-					    pr->name);
-					return at(w, t, "path");
+					str_msg(why, wl, "profiles.%s: %s too long",
+					    pr->name, key);
+					return at(w, t, key);
 				}
 			} else {
 				resolve_path(path, a, sizeof(a));
@@ -295,14 +293,30 @@ check_overlap(const struct policy *p, const struct profile *pr,
 			}
 			if (!path_overlaps(a, b))
 				continue;
-			str_msg(why, wl, "profiles.%s: path %s the console's %s%s: "
+			str_msg(why, wl, "profiles.%s: %s %s the console's %s%s: "
 			    "a key could reach the console's own files", pr->name,
-			    strcmp(a, b) == 0 ? "is" : strlen(a) < strlen(b) ?
+			    key, strcmp(a, b) == 0 ? "is" : strlen(a) < strlen(b) ?
 			    "holds" : "sits inside", mine[i].what,
 			    r ? " (symlinks resolved)" : "");
-			return at(w, t, "path");
+			return at(w, t, key);
 		}
 	}
+	return 0;
+}
+
+static int
+check_overlap(const struct policy *p, const struct profile *pr,
+    const char *home, char *why, size_t wl, const json_t *t, struct where *w)
+{
+	struct source_read_path rp[4];
+	size_t i, n = 0;
+
+	if (pr->kind->read_paths != NULL)
+		n = pr->kind->read_paths(pr->table, rp, 4);
+	for (i = 0; i < n; i++)
+		if (check_overlap_one(p, pr, home, why, wl, t, w, rp[i].path,
+		    rp[i].key) != 0)
+			return -1;
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /* The console's open connections and the fair pick (see serve.h). */
 #include "console/serve.h"
 #include "lib/log.h"
+#include "lib/xmalloc.h"
 #include "protocol/table.h"
 
 #include <errno.h>
@@ -116,9 +117,7 @@ serve_add(struct serve *s, int fd, const struct peer *p, long long now)
 		}
 		conn_close(s, at);
 	}
-	cn = calloc(1, sizeof(*cn));
-	if (cn == NULL)
-		fatal("out of memory");
+	cn = xcalloc(1, sizeof(*cn));
 	cn->fd = fd;
 	cn->peer = *p;
 	cn->peer.fd = fd;
@@ -163,9 +162,7 @@ grow(struct serve_conn *cn)
 		return -1;
 	if (cap > PROTO_MAX_LINE)
 		cap = PROTO_MAX_LINE;
-	nb = malloc(cap);
-	if (nb == NULL)
-		fatal("out of memory");
+	nb = xmalloc(cap);
 	if (cn->buf != NULL) {
 		memcpy(nb, cn->buf, cn->len);
 		explicit_bzero(cn->buf, cn->cap);

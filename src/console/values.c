@@ -1,6 +1,7 @@
 /* Held values (see values.h). */
 #include "console/values.h"
 #include "lib/log.h"
+#include "lib/xmalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -86,10 +87,8 @@ values_note_file(struct held_value *hv, const uint8_t sha[SHA256_LEN])
 	if (hv->nfiles >= VALUES_MAX_FILES)
 		return;
 	if (hv->nfiles % 16 == 0) {
-		void *n = realloc(hv->files, (hv->nfiles + 16) * SHA256_LEN);
-		if (n == NULL)
-			fatal("out of memory");
-		hv->files = n;
+		hv->files = xreallocarray(hv->files, hv->nfiles + 16,
+		    SHA256_LEN);
 	}
 	memcpy(hv->files[hv->nfiles++], sha, SHA256_LEN);
 }

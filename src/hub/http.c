@@ -14,6 +14,7 @@
 #include "lib/log.h"
 #include "lib/num.h"
 #include "lib/str.h"
+#include "lib/xmalloc.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -189,9 +190,9 @@ notify_conn(void *cls, struct MHD_Connection *conn, void **socket_context,
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
 		ci = MHD_get_connection_info(conn,
 		    MHD_CONNECTION_INFO_CONNECTION_FD);
-		sc = calloc(1, sizeof(*sc));
-		if (sc == NULL || ci == NULL)
-			fatal("out of memory");
+		if (ci == NULL)
+			fatal_f("libmicrohttpd has no descriptor for it");
+		sc = xcalloc(1, sizeof(*sc));
 		sc->fd = ci->connect_fd;
 		pthread_mutex_lock(&S.mu);
 		sc->deadline_ms = now_ms() + S.h->cfg.request_ms;

@@ -8,6 +8,7 @@
 #include "lib/log.h"
 #include "lib/num.h"
 #include "lib/str.h"
+#include "lib/xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -341,9 +342,7 @@ read_pem(const char *path, int secret)
 		close(fd);
 		return NULL;
 	}
-	b = calloc(1, PEM_MAX + 1);
-	if (b == NULL)
-		fatal("out of memory");
+	b = xcalloc(1, PEM_MAX + 1);
 	n = read_full(fd, b, PEM_MAX + 1);
 	close(fd);
 	if (n <= 0 || n > PEM_MAX) {

@@ -10,6 +10,7 @@
 #include "hub/store.h"
 #include "lib/log.h"
 #include "lib/str.h"
+#include "lib/xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -571,11 +572,9 @@ static const struct hub_store_ops sqlite_ops = {
 int
 hub_store_sqlite_open(struct hub_store *s, const char *path, const char **why)
 {
-	struct sq *q = calloc(1, sizeof(*q));
+	struct sq *q = xcalloc(1, sizeof(*q));
 	int fd;
 
-	if (q == NULL)
-		fatal("out of memory");
 	s->ops = &sqlite_ops;
 	s->impl = q;
 	pthread_mutex_init(&q->mu, NULL);

@@ -1,6 +1,7 @@
 /* Bounded buffers (see buf.h). */
 #include "lib/buf.h"
 #include "lib/log.h"
+#include "lib/xmalloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,15 +17,11 @@ struct buf {
 struct buf *
 buf_new(size_t max)
 {
-	struct buf *b = calloc(1, sizeof(*b));
+	struct buf *b = xcalloc(1, sizeof(*b));
 
-	if (b == NULL)
-		fatal("out of memory");
 	b->max = max;
 	b->alloc = max < 256 ? max + 1 : 256;
-	b->d = calloc(1, b->alloc);
-	if (b->d == NULL)
-		fatal("out of memory");
+	b->d = xcalloc(1, b->alloc);
 	return b;
 }
 
@@ -62,9 +59,7 @@ reserve(struct buf *b, size_t extra)
 	if (nalloc > b->max + 1)
 		nalloc = b->max + 1;
 	/* Copy rather than realloc so the old block can be wiped. */
-	nd = calloc(1, nalloc);
-	if (nd == NULL)
-		fatal("out of memory");
+	nd = xcalloc(1, nalloc);
 	memcpy(nd, b->d, b->len);
 	explicit_bzero(b->d, b->alloc);
 	free(b->d);
@@ -105,9 +100,7 @@ buf_printf(struct buf *b, const char *fmt, ...)
 		return -1;
 	if ((size_t)n > b->max)
 		return -1;
-	tmp = malloc((size_t)n + 1);
-	if (tmp == NULL)
-		fatal("out of memory");
+	tmp = xmalloc((size_t)n + 1);
 	va_start(ap, fmt);
 	vsnprintf(tmp, (size_t)n + 1, fmt, ap);
 	va_end(ap);

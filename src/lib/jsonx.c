@@ -1,6 +1,7 @@
 /* Strict JSON (see jsonx.h). */
 #include "lib/jsonx.h"
 #include "lib/log.h"
+#include "lib/xmalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -68,9 +69,7 @@ jsonx_dump_line(const json_t *v)
 		ndel++;
 	if (ndel == 0)
 		return s;
-	out = malloc(strlen(s) + 5 * ndel + 1);
-	if (out == NULL)
-		fatal("out of memory");
+	out = xmalloc(strlen(s) + 5 * ndel + 1);
 	for (p = s, o = out; *p != '\0'; p++) {
 		if (*p == 0x7f) {
 			memcpy(o, "\\u007f", 6);

@@ -100,6 +100,18 @@ fatal(const char *fmt, ...)
 }
 
 void
+fatal_func(const char *func, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	str_vmsg(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fatal("%s: %s", func, msg);
+}
+
+void
 fatal_errno(const char *fmt, ...)
 {
 	va_list ap;

@@ -15,6 +15,12 @@ void logit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void logit_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void fatal_errno(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+/* fatal() whose message starts with the calling function's name
+ * (OpenSSH's fatal_f, log.h): for the few deaths where the message alone
+ * would not say where. */
+void fatal_func(const char *func, const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 2, 3)));
+#define fatal_f(...) fatal_func(__func__, __VA_ARGS__)
 
 /* The process's one cleanup, which every fatal path runs before it exits
  * (OpenSSH's cleanup_exit): the console registers the deletion of its

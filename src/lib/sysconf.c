@@ -5,6 +5,7 @@
 #include "lib/escape.h"
 #include "lib/log.h"
 #include "lib/str.h"
+#include "lib/xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -162,9 +163,7 @@ sysconf_read(const char *name, size_t max, size_t *len, const char **why)
 		close(fd);
 		return NULL;
 	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (buf == NULL)
-		fatal("out of memory");
+	buf = xmalloc((size_t)st.st_size + 1);
 	if (read_full(fd, buf, (size_t)st.st_size) != st.st_size) {
 		*why = "cannot be read";
 		free(buf);

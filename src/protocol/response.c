@@ -3,6 +3,7 @@
 #include "protocol/check.h"
 #include "lib/jsonx.h"
 #include "lib/log.h"
+#include "lib/xmalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,10 +13,8 @@ line_of(json_t *doc)
 {
 	char *s = jsonx_dump_line(doc);
 	size_t n = strlen(s);
-	char *line = malloc(n + 2);
+	char *line = xmalloc(n + 2);
 
-	if (line == NULL)
-		fatal("out of memory");
 	memcpy(line, s, n);
 	line[n] = '\n';
 	line[n + 1] = '\0';

@@ -7,6 +7,7 @@
  * take a target or flags carry argument filters. */
 #include "sandbox/plugin_filter.h"
 #include "lib/log.h"
+#include "lib/xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -419,9 +420,7 @@ plugin_filter_build(struct bpf_program *prog, const char **why)
 		goto out;
 	}
 	size = (size_t)end;
-	data = malloc(GUARD_LEN * sizeof(struct sock_filter) + size);
-	if (data == NULL)
-		fatal("out of memory");
+	data = xmalloc(GUARD_LEN * sizeof(struct sock_filter) + size);
 	if (pread(fd, data + GUARD_LEN * sizeof(struct sock_filter), size, 0) !=
 	    (ssize_t)size) {
 		*why = "seccomp export unreadable";
@@ -437,9 +436,7 @@ plugin_filter_build(struct bpf_program *prog, const char **why)
 	for (i = GUARD_LEN, n = 0; i < prog->len; i++)
 		if (prog->insns[i].k == PID_PLACEHOLDER)
 			n++;
-	prog->pid_slots = calloc(n ? n : 1, sizeof(size_t));
-	if (prog->pid_slots == NULL)
-		fatal("out of memory");
+	prog->pid_slots = xcalloc(n ? n : 1, sizeof(size_t));
 	for (i = GUARD_LEN; i < prog->len; i++) {
 		struct sock_filter *f = &prog->insns[i];
 		if (f->k != PID_PLACEHOLDER)

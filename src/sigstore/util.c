@@ -2,6 +2,7 @@
 #include "sigstore/internal.h"
 #include "lib/fd.h"
 #include "lib/log.h"
+#include "lib/xmalloc.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -84,11 +85,7 @@ out:
 void *
 sig_malloc(size_t n)
 {
-	void *p = calloc(1, n == 0 ? 1 : n);
-
-	if (p == NULL)
-		fatal("out of memory");
-	return p;
+	return xcalloc(1, n);
 }
 
 char *

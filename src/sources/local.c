@@ -303,6 +303,18 @@ local_words(const struct source *s, const char **words, size_t max)
 	return 1;
 }
 
+static size_t
+local_read_paths(const json_t *t, struct source_read_path *out, size_t max)
+{
+	const char *path = json_string_value(json_object_get(t, "path"));
+
+	if (max < 1 || path == NULL)
+		return 0;
+	out[0].key = "path";
+	out[0].path = path;
+	return 1;
+}
+
 static void
 local_close(struct source *s)
 {
@@ -314,6 +326,7 @@ local_close(struct source *s)
 
 const struct source_kind source_local = {
 	.name = "local",
+	.read_paths = local_read_paths,
 	.validate = local_validate,
 	.check = local_check,
 	.open = local_open,

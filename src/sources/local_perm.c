@@ -3,6 +3,7 @@
 #include "lib/escape.h"
 #include "lib/log.h"
 #include "lib/str.h"
+#include "lib/xmalloc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -182,12 +183,10 @@ int
 local_check_tree(const char *path, uid_t console, char *why, size_t whylen,
     size_t *checked)
 {
-	struct walk *w = calloc(1, sizeof(*w));
+	struct walk *w = xcalloc(1, sizeof(*w));
 	struct stat st;
 	int fd, ret;
 
-	if (w == NULL)
-		fatal("out of memory");
 	w->console = console;
 	w->why = why;
 	w->whylen = whylen;

@@ -17,6 +17,7 @@
 #include "sources/s3url.h"
 #include "sources/sink.h"
 #include "lib/fd.h"
+#include "lib/https.h"
 #include "lib/log.h"
 #include "lib/str.h"
 
@@ -401,7 +402,9 @@ curl_cause(CURLcode rc)
 }
 
 /* A refused option fails the fetch (libcurl built without a feature we
- * rely on): checked once, at the end of setup(). */
+ * rely on): checked once, at the end of setup(). The floor every HTTPS
+ * client shares (TLS, timeouts, the cap, no redirects) is https_new's
+ * (lib/https.h); these are S3's own. */
 #define SETOPT(h, opt, val) do { \
 	if (curl_easy_setopt((h), (opt), (val)) != CURLE_OK) \
 		refused = "libcurl refused option " #opt; \
@@ -412,45 +415,37 @@ setup(struct source *s, struct xfer *x, const char *url, const char *id,
     const char *key, unsigned long long cap, struct curl_slist *hdrs,
     struct curl_slist *resolve, char *errbuf)
 {
+	struct https_opts ho = {
+		/* http:// only where the endpoint says so (docs/sources.md) */
+		.scheme = s->ep.https ? HTTPS_ONLY : HTTPS_OR_HTTP,
+		.connect_timeout_ms = (long)s->connect_timeout_s * 1000,
+		.timeout_ms = (long)s->timeout_s * 1000,
+		.low_speed_bytes = 1,
+		.low_speed_time_s = (long)s->stall_timeout_s,
+		.max_bytes = cap > 0 ? cap : 1,
+		.user_agent = "lockfile/" LOCKFILE_VERSION,
+		.ca_pem = s->ca_pem,
+		.ca_len = s->ca_len,
+	};
 	char sigv4[80];
-	CURL *h = x->h;
+	CURL *h;
 	const char *refused = NULL;
 
 	if (str_fmt(sigv4, sizeof(sigv4), "aws:amz:%s:s3", s->region) != STR_OK)
 		return "the region, too long for its signing scope";
-	SETOPT(h, CURLOPT_URL, url);
+	if ((x->h = h = https_new(url, &ho, &refused)) == NULL)
+		return refused;
 	SETOPT(h, CURLOPT_PATH_AS_IS, 1L);
-	SETOPT(h, CURLOPT_PROTOCOLS_STR, "http,https");
-	SETOPT(h, CURLOPT_REDIR_PROTOCOLS_STR, "https");
-	SETOPT(h, CURLOPT_FOLLOWLOCATION, 0L);
-	SETOPT(h, CURLOPT_MAXREDIRS, 0L);
-	SETOPT(h, CURLOPT_PROXY, "");
-	SETOPT(h, CURLOPT_NETRC, (long)CURL_NETRC_IGNORED);
-	SETOPT(h, CURLOPT_NOSIGNAL, 1L);
 	SETOPT(h, CURLOPT_HTTPGET, 1L);
-	SETOPT(h, CURLOPT_USERAGENT, "lockfile/" LOCKFILE_VERSION);
 	SETOPT(h, CURLOPT_AWS_SIGV4, sigv4);
 	SETOPT(h, CURLOPT_USERNAME, id);
 	SETOPT(h, CURLOPT_PASSWORD, key);
 	SETOPT(h, CURLOPT_HTTPHEADER, hdrs);
 	if (resolve != NULL)
 		SETOPT(h, CURLOPT_RESOLVE, resolve);
-	SETOPT(h, CURLOPT_CONNECTTIMEOUT, (long)s->connect_timeout_s);
-	SETOPT(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	SETOPT(h, CURLOPT_LOW_SPEED_TIME, (long)s->stall_timeout_s);
-	SETOPT(h, CURLOPT_TIMEOUT, (long)s->timeout_s);
-	SETOPT(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)cap);
 	/* curl's receive buffer, part of the console's 16 MiB budget: 256 KiB
 	 * fetched as fast as 512 KiB did (bench/README.md, "bench/fetch"). */
 	SETOPT(h, CURLOPT_BUFFERSIZE, 256L * 1024);
-	SETOPT(h, CURLOPT_SSL_VERIFYPEER, 1L);
-	SETOPT(h, CURLOPT_SSL_VERIFYHOST, 2L);
-	SETOPT(h, CURLOPT_SSLVERSION, (long)CURL_SSLVERSION_TLSv1_2);
-	if (s->ca_pem != NULL) {
-		struct curl_blob blob = { .data = s->ca_pem, .len = s->ca_len,
-		    .flags = CURL_BLOB_NOCOPY };
-		SETOPT(h, CURLOPT_CAINFO_BLOB, &blob);
-	}
 	SETOPT(h, CURLOPT_WRITEFUNCTION, on_body);
 	SETOPT(h, CURLOPT_WRITEDATA, x);
 	SETOPT(h, CURLOPT_ERRORBUFFER, errbuf);
@@ -539,7 +534,7 @@ s3_fetch(struct source *s, const char *key, int outfd, unsigned long long cap,
 			goto nomem;
 	}
 	x = calloc(1, sizeof(*x));
-	if (x == NULL || (x->h = curl_easy_init()) == NULL)
+	if (x == NULL)
 		goto nomem;
 	if (sink_init(&x->sink, outfd, cap) != FC_OK) {
 		str_msg(res->detail, sizeof(res->detail), "spool: cannot be set "

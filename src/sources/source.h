@@ -50,6 +50,12 @@ struct fetch_result {
 
 struct source;
 
+/* A directory of this host a kind reads from, named in its profile. */
+struct source_read_path {
+	const char *key;	/* the profile key ("path") */
+	const char *path;	/* its value, pointing into the profile table */
+};
+
 struct source_kind {
 	const char *name;	/* "local", "s3", "sftp" */
 	/* Check a profile table (the policy's [profiles.X] minus the common
@@ -74,8 +80,15 @@ struct source_kind {
 	 * bucket, endpoint, host, user, base directory). Up to max entries. */
 	size_t (*location_words)(const struct source *src, const char **words,
 	    size_t max);
+	/* The directories of this host a fetch reads, from the profile
+	 * table: the console's self-confinement allows reading them, the
+	 * policy refuses one that overlaps the console's own files
+	 * (docs/security.md). NULL for a kind that reads none. Up to max. */
+	size_t (*read_paths)(const json_t *table, struct source_read_path *out,
+	    size_t max);
 	/* The TCP ports a fetch connects to (the console confines itself to
-	 * them). NULL for a source without network. Up to max entries. */
+	 * them, and allows the network only for a kind that has this). NULL
+	 * for a source without network. Up to max entries. */
 	size_t (*tcp_ports)(const struct source *src, unsigned *ports,
 	    size_t max);
 	void (*close)(struct source *src);

@@ -2,8 +2,10 @@
 #include "store/fetch.h"
 #include "lib/buf.h"
 #include "lib/fd.h"
+#include "lib/https.h"
 #include "lib/log.h"
 #include "lib/str.h"
+#include "lib/xmalloc.h"
 #include "config.h"
 
 #include <curl/curl.h>
@@ -214,8 +216,22 @@ static int
 https_once(const char *url, struct sink *s, const struct fetch_opts *o,
     long *status, char **next, char *why, size_t whylen)
 {
+	/* The floor (lib/https.h); redirects are followed by the caller,
+	 * bounded and on the same origin. Proxies from the environment, as
+	 * before: TLS still ends here. */
+	struct https_opts ho = {
+		.scheme = HTTPS_ONLY,
+		.connect_timeout_ms = FETCH_CONNECT_TIMEOUT_S * 1000L,
+		.timeout_ms = FETCH_TIMEOUT_S * 1000L,
+		.low_speed_bytes = FETCH_LOW_SPEED_BYTES,
+		.low_speed_time_s = o->low_speed_time_s,
+		.max_bytes = s->max > 0 ? s->max : 1,
+		.user_agent = "lockfile/" LOCKFILE_VERSION,
+		.proxy_from_env = 1,
+	};
 	char errbuf[CURL_ERROR_SIZE] = "";
-	CURL *h = curl_easy_init();
+	const char *hwhy = NULL;
+	CURL *h = https_new(url, &ho, &hwhy);
 	CURLcode rc;
 	char *loc = NULL;
 	int ret = -1;
@@ -223,25 +239,12 @@ https_once(const char *url, struct sink *s, const struct fetch_opts *o,
 	*status = 0;
 	*next = NULL;
 	if (h == NULL) {
-		str_msg(why, whylen, "libcurl cannot start");
+		str_msg(why, whylen, "%s", hwhy);
 		return -1;
 	}
-	SETOPT(h, CURLOPT_URL, url);
-	SETOPT(h, CURLOPT_PROTOCOLS_STR, "https");
-	SETOPT(h, CURLOPT_REDIR_PROTOCOLS_STR, "https");
-	SETOPT(h, CURLOPT_FOLLOWLOCATION, 0L);
-	SETOPT(h, CURLOPT_SSL_VERIFYPEER, 1L);
-	SETOPT(h, CURLOPT_SSL_VERIFYHOST, 2L);
-	SETOPT(h, CURLOPT_NOSIGNAL, 1L);
-	SETOPT(h, CURLOPT_CONNECTTIMEOUT, (long)FETCH_CONNECT_TIMEOUT_S);
-	SETOPT(h, CURLOPT_TIMEOUT, (long)FETCH_TIMEOUT_S);
-	SETOPT(h, CURLOPT_LOW_SPEED_LIMIT, (long)FETCH_LOW_SPEED_BYTES);
-	SETOPT(h, CURLOPT_LOW_SPEED_TIME, o->low_speed_time_s);
-	SETOPT(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)s->max);
 	SETOPT(h, CURLOPT_WRITEFUNCTION, on_data);
 	SETOPT(h, CURLOPT_WRITEDATA, s);
 	SETOPT(h, CURLOPT_ERRORBUFFER, errbuf);
-	SETOPT(h, CURLOPT_USERAGENT, "lockfile/" LOCKFILE_VERSION);
 	rc = curl_easy_perform(h);
 	if (rc != CURLE_OK) {
 		if (s->over || rc == CURLE_FILESIZE_EXCEEDED)
@@ -259,9 +262,7 @@ https_once(const char *url, struct sink *s, const struct fetch_opts *o,
 	if (*status >= 300 && *status < 400 &&
 	    curl_easy_getinfo(h, CURLINFO_REDIRECT_URL, &loc) == CURLE_OK &&
 	    loc != NULL) {
-		*next = strdup(loc);
-		if (*next == NULL)
-			fatal("out of memory");
+		*next = xstrdup(loc);
 	}
 	ret = 0;
 out:
@@ -279,12 +280,10 @@ static int
 fetch_https(const char *url, struct sink *s, const struct fetch_opts *o,
     char *why, size_t whylen)
 {
-	char *cur = strdup(url), *next = NULL;
+	char *cur = xstrdup(url), *next = NULL;
 	long status;
 	int hops, ret = -1;
 
-	if (cur == NULL)
-		fatal("out of memory");
 	for (hops = 0;; hops++) {
 		if (sink_reset(s) != 0) {
 			str_msg(why, whylen, "cannot reset the download file");

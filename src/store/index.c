@@ -4,6 +4,7 @@
 #include "lib/jsonx.h"
 #include "lib/log.h"
 #include "lib/str.h"
+#include "lib/xmalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,9 +192,7 @@ index_parse(const char *data, size_t len, struct mindex *ix, const char **why)
 	    json_integer_value(v) > (1LL << 40))
 		goto out;
 	ix->expires = (long long)json_integer_value(v);
-	ix->e = calloc(INDEX_MAX_ENTRIES, sizeof(*ix->e));
-	if (ix->e == NULL)
-		fatal("out of memory");
+	ix->e = xcalloc(INDEX_MAX_ENTRIES, sizeof(*ix->e));
 	if (parse_plugins(json_object_get(doc, "plugins"), ix, why) != 0)
 		goto out;
 	sha256_mem(data, len, ix->sha256);

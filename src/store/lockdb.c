@@ -5,6 +5,7 @@
 #include "lib/jsonx.h"
 #include "lib/log.h"
 #include "lib/str.h"
+#include "lib/xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -134,9 +135,7 @@ lockdb_load(const char *path, struct lockdb *db, const char **why)
 	*why = "plugins.lock is writable by others";
 	if (st.st_mode & (S_IWGRP | S_IWOTH))
 		goto out;
-	data = malloc((size_t)st.st_size + 1);
-	if (data == NULL)
-		fatal("out of memory");
+	data = xmalloc((size_t)st.st_size + 1);
 	*why = "plugins.lock cannot be read";
 	if (read_full(fd, data, (size_t)st.st_size) != st.st_size)
 		goto out;

@@ -484,8 +484,6 @@ update_install(const struct upd_opts *o)
 	size_t i;
 
 	run_init(r);
-	if (mb == NULL || mbb == NULL || abb == NULL)
-		fatal("out of memory");
 	ret = run_begin(r, o->prefix, o->check ? LAYOUT_MAY_BE_MISSING :
 	    LAYOUT_MAKE);
 	if (ret != UPD_OK)
@@ -571,8 +569,6 @@ update_identity(const struct upd_opts *o)
 	enum upd_status ret = UPD_CANNOT;
 
 	run_init(r);
-	if (mb == NULL || bb == NULL)
-		fatal("out of memory");
 	if (trust_load(&r->t, why, sizeof(why)) != 0) {
 		logit("trust configuration: %s", why);
 		goto out;

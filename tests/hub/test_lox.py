@@ -15,6 +15,9 @@ import pytest
 import hubwire as hw  # noqa: E402
 from fakehub import FakeHub  # noqa: E402
 from hubenv import HubEnv  # noqa: E402
+from lftest.oldtls import (OldTlsServer, old_tls_reachable,  # noqa: E402
+                           permissive_openssl_conf,
+                           under_permissive_openssl)
 from loxenv import Lox  # noqa: E402
 
 import nacl.public  # noqa: E402
@@ -312,6 +315,38 @@ def test_tickets_wait(w):
     out, err = p.communicate(timeout=20)
     assert p.returncode == 0, err
     assert t["id"].encode() in out
+
+
+def test_tls_1_1_refused_where_the_system_allows_it():
+    """The floor of every HTTPS client (src/lib/https.h): TLS 1.2 or later
+    even on a host whose system OpenSSL accepts TLS 1.1 (the control shows
+    it does). The hub client left the version to the system before."""
+    lx = Lox()
+    try:
+        cert = os.path.join(lx.base, "cert.pem")
+        key = os.path.join(lx.base, "key.pem")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec",
+                        "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                        "-keyout", key, "-out", cert, "-days", "2",
+                        "-subj", "/CN=127.0.0.1",
+                        "-addext", "subjectAltName=IP:127.0.0.1"],
+                       check=True, capture_output=True)
+        os.chmod(cert, 0o644)
+        conf = permissive_openssl_conf(lx.base)
+        with OldTlsServer(cert, key) as old:
+            assert old_tls_reachable(old.port, conf)
+            lx.enroll("https://127.0.0.1:%d" % old.port, ca=cert)
+            env = ["%s=%s" % kv for kv in lx.env().items()]
+            r = subprocess.run(under_permissive_openssl(
+                ["setpriv", "--reuid=%d" % lx.pw.pw_uid,
+                 "--regid=%d" % lx.pw.pw_gid, "--clear-groups",
+                 "env", "-i"] + env + [lx.bin, "tickets"], conf),
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, timeout=60, cwd="/")
+            assert old.requests == [], (old.requests, r.stderr)
+            assert r.returncode == 69 and b"TLS" in r.stderr, r.stderr
+    finally:
+        lx.cleanup()
 
 
 def test_untrusted_tls_names_the_cause():

@@ -23,15 +23,18 @@ LINE_RE = re.compile(r'^cause=(\S+) size=(\d+) sha256=(\S+) rss_kb=(\d+) '
                      r'fetch_ms=(\d+) fsync_ms=(\d+) detail="(.*)"$')
 
 
-def fetch(kind, table, key, home, cap=None, out=None, timeout=120):
-    """Run fetch-one; returns a dict: rc, cause, size, sha256, detail,
-    secs, raw."""
+def fetch(kind, table, key, home, cap=None, out=None, timeout=120,
+          wrap=None):
+    """Run fetch-one (through wrap(argv) when given); returns a dict: rc,
+    cause, size, sha256, detail, secs, raw."""
     cmd = [FETCH_ONE, "--home", home]
     if cap is not None:
         cmd += ["--cap", str(cap)]
     if out is not None:
         cmd += ["--out", out]
     cmd += [kind, json.dumps(table), key]
+    if wrap is not None:
+        cmd = wrap(cmd)
     t0 = time.monotonic()
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        timeout=timeout)

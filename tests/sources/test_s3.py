@@ -8,6 +8,8 @@ import os
 import pytest
 
 from conftest import BIG, KEYS
+from lftest.oldtls import (OldTlsServer, old_tls_reachable,
+                          permissive_openssl_conf, under_permissive_openssl)
 from srcutil import (Misbehaving, closed_port, fetch, self_signed,
                      write_secret)
 from swiftenv import ACCESS_KEY, REGION, SECRET_KEY, STORAGE_DOMAIN
@@ -203,6 +205,23 @@ def test_tls(home):
         t["ca_file"] = cert
         r = fetch("s3", t, "k", home)
         assert r["cause"] == "ok" and r["size"] == 9, r
+
+
+def test_tls_1_1_refused_where_the_system_allows_it(home):
+    """The floor of every HTTPS client (src/lib/https.h): TLS 1.2 or later
+    even on a host whose system OpenSSL accepts TLS 1.1 (the control shows
+    it does). A regression test here: s3.c pinned TLS 1.2 before."""
+    cert, key = self_signed(home)
+    conf = permissive_openssl_conf(home)
+    with OldTlsServer(cert, key) as srv:
+        assert old_tls_reachable(srv.port, conf)
+        t = {"endpoint": "https://127.0.0.1:%d" % srv.port, "region": "r",
+             "bucket": "bkt", "url_style": "path", "ca_file": cert,
+             "credentials": {"file": write_secret(home, "c", "id\nsecret\n")}}
+        r = fetch("s3", t, "k", home,
+                  wrap=lambda c: under_permissive_openssl(c, conf))
+        assert r["cause"] == "tls", r
+        assert srv.requests == [], srv.requests
 
 
 def test_ca_file_writable_by_others_refused(home):

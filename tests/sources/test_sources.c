@@ -11,6 +11,7 @@
 #include "lib/clock.h"
 #include "lib/crypto.h"
 #include "lib/fd.h"
+#include "lib/https.h"
 
 #include <fcntl.h>
 #include <setjmp.h>
@@ -665,6 +666,65 @@ test_sink_ring(void **state)
 	free(data);
 }
 
+/* What a kind reads of this host, from its profile: the console's
+ * confinement and the policy's overlap check ask this, never the name. */
+static void
+test_read_paths(void **state)
+{
+	struct source_read_path rp[4];
+	json_t *t = json_pack("{s:s}", "path", "/srv/data");
+	const struct source_kind *k;
+
+	(void)state;
+	k = source_kind_find("local");
+	assert_non_null(k->read_paths);
+	assert_int_equal(k->read_paths(t, rp, 4), 1);
+	assert_string_equal(rp[0].key, "path");
+	assert_string_equal(rp[0].path, "/srv/data");
+	assert_int_equal(k->read_paths(t, rp, 0), 0);
+	json_object_del(t, "path");
+	assert_int_equal(k->read_paths(t, rp, 4), 0);
+	json_decref(t);
+	/* the network kinds read nothing here and connect somewhere */
+	assert_null(source_kind_find("s3")->read_paths);
+	assert_non_null(source_kind_find("s3")->tcp_ports);
+	assert_null(source_kind_find("sftp")->read_paths);
+	assert_non_null(source_kind_find("sftp")->tcp_ports);
+}
+
+/* The floor's own refusals (lib/https.h): no handle without a timeout or
+ * a size cap. */
+static void
+test_https_floor(void **state)
+{
+	struct https_opts o = { .scheme = HTTPS_ONLY, .connect_timeout_ms = 1000,
+	    .timeout_ms = 1000, .max_bytes = 10 };
+	const char *why = NULL;
+	CURL *h;
+
+	(void)state;
+	h = https_new("https://127.0.0.1:1/", &o, &why);
+	assert_non_null(h);
+	curl_easy_cleanup(h);
+	o.timeout_ms = 0;
+	assert_null(https_new("https://127.0.0.1:1/", &o, &why));
+	assert_non_null(strstr(why, "timeout"));
+	o.timeout_ms = 1000;
+	o.connect_timeout_ms = 0;
+	assert_null(https_new("https://127.0.0.1:1/", &o, &why));
+	o.connect_timeout_ms = 1000;
+	o.max_bytes = 0;
+	why = NULL;
+	assert_null(https_new("https://127.0.0.1:1/", &o, &why));
+	assert_non_null(why);
+	/* http:// is not https: refused by libcurl before any connection */
+	o.max_bytes = 10;
+	h = https_new("http://127.0.0.1:1/", &o, &why);
+	assert_non_null(h);
+	assert_int_equal(curl_easy_perform(h), CURLE_UNSUPPORTED_PROTOCOL);
+	curl_easy_cleanup(h);
+}
+
 int
 main(void)
 {
@@ -683,6 +743,8 @@ main(void)
 		cmocka_unit_test(test_scrub),
 		cmocka_unit_test(test_sink),
 		cmocka_unit_test(test_sink_ring),
+		cmocka_unit_test(test_read_paths),
+		cmocka_unit_test(test_https_floor),
 	};
 	char cmd[128];
 	int r;

@@ -17,6 +17,8 @@ import types
 import pexpect
 import pytest
 
+from lftest.oldtls import (OldTlsServer, old_tls_reachable,
+                          permissive_openssl_conf)
 from storeenv import (Market, Store, Trust, assert_clean_exit,
                       finish_terminal, make_base, out_text, spawn_on_terminal)
 
@@ -109,19 +111,24 @@ def hw(signer):
     shutil.rmtree(base, ignore_errors=True)
 
 
-def wrapped(hw, args, ca=True):
+def wrapped(hw, args, ca=True, openssl_conf=None):
     """argv of the command in a private mount namespace where the system CA
-    bundle is the test CA (ca=True) or left alone."""
+    bundle is the test CA (ca=True) or left alone, and the system OpenSSL
+    configuration is openssl_conf when given."""
     argv = shlex.join(hw.st.argv(list(args), trust=hw.trust))
-    script = ("mount --bind %s %s && exec %s" % (
-        shlex.quote(os.path.join(hw.pki, "ca.pem")), CA_BUNDLE, argv)) \
-        if ca else "exec " + argv
+    script = ("mount --bind %s %s && " % (
+        shlex.quote(os.path.join(hw.pki, "ca.pem")), CA_BUNDLE)) if ca else ""
+    if openssl_conf is not None:
+        script += "mount --bind %s /etc/ssl/openssl.cnf && " % (
+            shlex.quote(openssl_conf))
+    script += "exec " + argv
     return ["unshare", "--mount", "--propagation", "private", "sh", "-c",
             script]
 
 
-def run(hw, *args, ca=True):
-    return subprocess.run(wrapped(hw, args, ca), stdin=subprocess.DEVNULL,
+def run(hw, *args, ca=True, openssl_conf=None):
+    return subprocess.run(wrapped(hw, args, ca, openssl_conf),
+                          stdin=subprocess.DEVNULL,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           timeout=120, start_new_session=True)
 
@@ -150,6 +157,24 @@ def test_install_over_https(hw):
 def test_untrusted_certificate_refused(hw):
     r = refused(hw, "index.json", "install", "is-pdf", ca=False)
     assert "certificate" in out_text(r), out_text(r)
+
+
+def test_tls_1_1_refused_where_the_system_allows_it(hw):
+    """The floor of every HTTPS client (src/lib/https.h): TLS 1.2 or later
+    even on a host whose system OpenSSL accepts TLS 1.1 (the control shows
+    it does). fetch.c left the version to the system before."""
+    conf = permissive_openssl_conf(hw.base)
+    with OldTlsServer(os.path.join(hw.pki, "srv.pem"),
+                      os.path.join(hw.pki, "srv.key")) as old:
+        assert old_tls_reachable(old.port, conf)
+        hw.trust.write([("official", hw.mk, True)],
+                       url="https://localhost:%d/%s" % (
+                           old.port, os.path.basename(hw.mk.dir)))
+        before = hw.st.snapshot()
+        r = run(hw, "install", "is-pdf", openssl_conf=conf)
+        assert_clean_exit(r, 1)
+        assert old.requests == [], (old.requests, out_text(r))
+        hw.st.assert_no_plugin_changed(before, {"official": hw.mk})
 
 
 def test_redirect_on_the_same_origin_followed(hw):
