@@ -308,10 +308,11 @@ def fifield_full(n=20, plain=b"a" * (1 << 20)):
     return body + cd + eocd(n, len(cd), len(body))
 
 
-def fifield_quoted(n=10, plain=b"a" * (1 << 20)):
+def fifield_quoted(n=10, plain=b"a" * (1 << 20), lead=b""):
     """Fifield's quoted overlap: each entry's deflate stream begins with a
     non-final stored block quoting the next local header, so every entry's
-    data contains the next entry."""
+    data contains the next entry. With a lead, the quote starts with it,
+    so no entry's data begins like an archive (only the overlap shows)."""
     names = [b"%c" % (65 + i) for i in range(n)]
     kernel = len(plain)
     data, usize, crc_plain = raw_deflate(plain), kernel, plain
@@ -320,7 +321,7 @@ def fifield_quoted(n=10, plain=b"a" * (1 << 20)):
     unc = crc_plain
     for i in range(n - 2, -1, -1):
         nd, nu, ncrc = files[i + 1]
-        head = lfh(names[i + 1], 8, ncrc, len(nd), nu)
+        head = lead + lfh(names[i + 1], 8, ncrc, len(nd), nu)
         quote = struct.pack("<BHH", 0, len(head), len(head) ^ 0xFFFF) + head
         unc = head + unc
         files[i] = (quote + nd, len(unc), zlib.crc32(unc))
@@ -330,7 +331,7 @@ def fifield_quoted(n=10, plain=b"a" * (1 << 20)):
     for i in range(n):
         d, u, c = files[i]
         cd += cdh(names[i], 8, c, len(d), u, off)
-        off += 30 + len(names[i]) + 5      # the next header, after a quote
+        off += 30 + len(names[i]) + 5 + len(lead)   # after a quote
     return body + cd + eocd(n, len(cd), len(body))
 
 
@@ -514,6 +515,8 @@ def corpus(ctx):
             plain=patterned(256 << 10)), None),
         ("fifield-quoted-overlap-within-ratio.zip", fifield_quoted(
             plain=patterned(256 << 10)), None),
+        ("fifield-quoted-overlap-led.zip", fifield_quoted(
+            plain=patterned(256 << 10), lead=b"x"), None),
         ("mismatch-local-name.zip", patch(plain, b"a.txt", b"A.txt"), None),
         ("mismatch-local-method.zip",
          plain[:8] + b"\x00\x00" + plain[10:],
@@ -521,6 +524,8 @@ def corpus(ctx):
         ("mismatch-local-crc.zip",
          plain[:14] + bytes(b ^ 0xff for b in plain[14:18]) + plain[18:],
          None),
+        ("inflates-past-its-size.zip", lying_size(-100), None),
+        ("inflates-short-of-its-size.zip", lying_size(100), None),
         ("bad-crc-both.zip", patch(patch(
             plain, plain[14:18], b"\x00\x00\x00\x00"),
             plain[14:18], b"\x00\x00\x00\x00", cd), None),
@@ -541,6 +546,19 @@ def corpus(ctx):
         ("empty-file", b"", None),
     ]
     return out
+
+
+def lying_size(delta):
+    """One deflated entry whose both headers declare delta bytes more (or
+    fewer) than it inflates to, with the CRC-32 of that many bytes: a
+    reader that trusts the declared size and the CRC is fooled."""
+    data = TEXT[:40000]
+    k = raw_deflate(data)
+    n = len(data) + delta
+    crc = zlib.crc32((data + b"\0" * max(delta, 0))[:n])
+    body = lfh(b"a.txt", 8, crc, len(k), n) + k
+    cd = cdh(b"a.txt", 8, crc, len(k), n, 0)
+    return body + cd + eocd(1, len(cd), len(body))
 
 
 def gap(plain):
