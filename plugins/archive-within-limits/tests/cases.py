@@ -629,6 +629,10 @@ def cases(ctx):
     yield Case("the largest file, %d bytes inflating to 500 MiB, in the "
                "sandbox within the manifest's limits" %
                os.path.getsize(honest), honest, "1", heavy=True)
+    # Fixed memory whatever the size: about 2 MiB of tables and buffers
+    # (nested deflated archives aside).
+    yield Case("the largest file under a 4 MiB memory limit", honest, "1",
+               memory=4 << 20, heavy=True, host=False)
 
 
 def reference_declared(path):
