@@ -21,11 +21,11 @@
 					 * repeated text reaches 200:1 at a
 					 * few KiB, and the total bounds them */
 /* The plugin's own budget, below its manifest's limits (20 s of CPU,
- * 64 MiB): a bomb gets 0, never plugin_error. */
+ * 64 MiB, 60 s): a bomb gets 0, never plugin_error. */
 #define AWL_MAX_INPUT (1ull << 30)	/* compressed bytes read, all levels */
 #define AWL_NEST_ARENA (32u << 20)	/* deflated nested archives held */
-#define AWL_CPU_BUDGET_S 15		/* process CPU time, checked as it
-					 * inflates */
+#define AWL_CPU_BUDGET_S 15		/* process CPU time and wall time */
+#define AWL_WALL_BUDGET_S 45		/* (of 60), checked as it inflates */
 
 enum awl_answer {
 	AWL_NO = 0,		/* not a ZIP, or not consistent, or at a bound */

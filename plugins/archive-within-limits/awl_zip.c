@@ -70,7 +70,7 @@ static struct {
 	uint64_t cd_left;
 	size_t arena_used;
 	unsigned ticks;
-	struct timespec cpu0;
+	struct timespec cpu0, wall0;
 	const char *why;
 	/* the name sort's */
 	const struct ent *sort_ents;
@@ -122,16 +122,20 @@ src_read(const struct awl_src *s, void *buf, size_t len, uint64_t off)
 	return n >= 0 && (size_t)n == len ? AR_OK : AR_IOERR;
 }
 
-/* The CPU budget (AWL_CPU_BUDGET_S), looked at every few blocks. */
+/* The time budget (AWL_CPU_BUDGET_S, AWL_WALL_BUDGET_S), looked at every
+ * few blocks: past it the answer is 0 before the sandbox's limits would
+ * make it plugin_error. */
 static int
 over_cpu(void)
 {
-	struct timespec t;
+	struct timespec t, w;
 
 	if (++g.ticks % 8 != 0 ||
-	    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0)
+	    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0 ||
+	    clock_gettime(CLOCK_MONOTONIC, &w) != 0)
 		return 0;
-	return t.tv_sec - g.cpu0.tv_sec >= AWL_CPU_BUDGET_S;
+	return t.tv_sec - g.cpu0.tv_sec >= AWL_CPU_BUDGET_S ||
+	    w.tv_sec - g.wall0.tv_sec >= AWL_WALL_BUDGET_S;
 }
 
 /* ---- sources for a nested archive ------------------------------------ */
@@ -694,7 +698,7 @@ inflate_entry(const struct awl_src *s, const struct ent *e, uint8_t *dst,
 			break;
 		}
 		if (over_cpu()) {
-			r = zero("its CPU budget ran out");
+			r = zero("its time budget ran out");
 			break;
 		}
 	}
@@ -721,7 +725,7 @@ stored_entry(const struct awl_src *s, const struct ent *e, uint8_t *head)
 		crc = (uint32_t)crc32_z(crc, in, n);
 		pos += n;
 		if (over_cpu())
-			return zero("its CPU budget ran out");
+			return zero("its time budget ran out");
 	}
 	return crc == e->crc ? AR_OK :
 	    zero("an entry's CRC-32 does not match");
@@ -831,6 +835,8 @@ awl_check(const struct awl_src *src, const char **why)
 	g.why = NULL;
 	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &g.cpu0) != 0)
 		memset(&g.cpu0, 0, sizeof(g.cpu0));
+	if (clock_gettime(CLOCK_MONOTONIC, &g.wall0) != 0)
+		memset(&g.wall0, 0, sizeof(g.wall0));
 	r = check_archive(src, 0);
 	if (why != NULL)
 		*why = r == AR_ZERO ? g.why : NULL;
