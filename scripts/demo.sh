@@ -2,7 +2,7 @@
 # make demo: the main job, end to end, in this terminal.
 #
 # Lays out a demo console home (account `lockfile`) with a local source of
-# sample files and the six official plugins, starts the console in this
+# sample files and the official plugins, starts the console in this
 # terminal at security level 0 (clear results: a human alone at the screen),
 # and runs a scripted agent (account `agent`) whose questions you approve on
 # screen: type `y` (or `n <reason>`), and the value asked for ${email}.
@@ -46,6 +46,12 @@ open(src + "/2024/export.json", "wb").write(
 open(src + "/2024/notes.txt", "wb").write(
     "Meeting with Zoë about the invoice.\n".encode())
 open(src + "/private/salaries.csv", "wb").write(b"name,salary\nbob,1\n")
+import io, zipfile
+b = io.BytesIO()
+with zipfile.ZipFile(b, "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("[Content_Types].xml", b"<Types/>")
+    z.writestr("word/document.xml", b"<w:document>Q3 report</w:document>")
+open(src + "/2024/report.docx", "wb").write(b.getvalue())
 EOF
 
 # --- plugins, as `lockfile plugin install` lays them out --------------------
@@ -55,7 +61,7 @@ import hashlib, json, os, shutil, sys
 build, store = sys.argv[1], sys.argv[2]
 lock = {"schema": 1, "plugins": [], "indexes": []}
 for name in ("is-pdf", "is-utf8", "is-json", "contains", "is-encrypted",
-             "has-active-content"):
+             "has-active-content", "archive-within-limits"):
     b = os.path.join(build, "plugins", name, name)
     m = json.load(open(os.path.join(build, "plugins", name, "manifest.json")))
     d = os.path.join(store, "plugins", m["name"], m["version"])
@@ -114,6 +120,9 @@ say "is 2024/invoice-0042.pdf a PDF, UTF-8, JSON? encrypted? active content?"
 say "does 2024/export.json contain the address you will type for \\\${email}?"
 \$L ask --socket \$S --profile invoices --key 2024/export.json \
     --plugin is-json --plugin 'contains:needle=\${email}'
+say "is 2024/report.docx an archive within limits (no zip bomb)? active content?"
+\$L ask --socket \$S --profile invoices --key 2024/report.docx \
+    --plugin archive-within-limits --plugin has-active-content
 say "trying a key outside the prefix: 2024/../private/salaries.csv"
 \$L ask --socket \$S --profile invoices --key 2024/../private/salaries.csv \
     --plugin is-utf8 || true

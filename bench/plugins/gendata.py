@@ -159,3 +159,49 @@ def pdf(path, size, seed=32000):
             put(b"%010d 00000 n \n" % offs[n])
         put(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n"
             % (nobj + 1, xref))
+
+
+def _zip(path, name_fmt, count, data, method, comp):
+    """count entries of one content (data, stored or already deflated as
+    comp), written by hand: the same bytes each time, so a large archive
+    takes seconds."""
+    import struct
+    import zlib
+    crc = zlib.crc32(data)
+    body = comp if method == 8 else data
+    cd, off = [], 0
+    with open(path, "wb") as f:
+        for i in range(count):
+            name = (name_fmt % i).encode()
+            f.write(struct.pack("<4sHHHHHIIIHH", b"PK\x03\x04", 20, 0, method,
+                                0, 0x5821, crc, len(body), len(data),
+                                len(name), 0) + name)
+            f.write(body)
+            cd.append(struct.pack("<4sHHHHHHIIIHHHHHII", b"PK\x01\x02", 20,
+                                  20, 0, method, 0, 0x5821, crc, len(body),
+                                  len(data), len(name), 0, 0, 0, 0, 0,
+                                  off) + name)
+            off += 30 + len(name) + len(body)
+        cdb = b"".join(cd)
+        f.write(cdb + struct.pack("<4sHHHHIIH", b"PK\x05\x06", 0, 0, count,
+                                  count, len(cdb), off, 0))
+
+
+def zip_text(path, size, seed=13):
+    """A ZIP of deflated text entries of 8 MiB each, inflating to about
+    size bytes: within archive-within-limits' bounds when size is at most
+    512 MiB (the plugin inflates all of it)."""
+    import zlib
+    rng = random.Random(seed)
+    block = _text_block(rng, 8 << 20)[:8 << 20]
+    c = zlib.compressobj(6, zlib.DEFLATED, -15)
+    _zip(path, "text/part-%03d.txt", max(1, size // len(block)), block, 8,
+         c.compress(block) + c.flush())
+
+
+def zip_stored(path, size, seed=77):
+    """A ZIP of stored random entries of 16 MiB each, about size bytes."""
+    rng = random.Random(seed)
+    block = rng.randbytes(16 << 20)
+    _zip(path, "data/blob-%03d.bin", max(1, size // len(block)), block, 0,
+         None)

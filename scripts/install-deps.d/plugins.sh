@@ -6,11 +6,12 @@
 # build of a plugin; jq for bench/plugins (jq empty beside is-json, with
 # --jq; qpdf --check is its baseline for is-pdf). is-encrypted and
 # has-active-content link zlib statically (zlib1g-dev's libz.a); their
-# differential tests ask pikepdf, olefile and zip(1) (python3-pikepdf, python3-olefile, zip). Idempotent:
+# differential tests ask pikepdf, olefile and zip(1) (python3-pikepdf, python3-olefile, zip).
+# archive-within-limits (zlib too) is tested against unzip -t (unzip). Idempotent:
 # installs only what is missing.
 set -eu
 PKGS="qpdf ghostscript poppler-utils mupdf-tools musl-tools jq zlib1g-dev
-python3-pikepdf python3-olefile zip"
+python3-pikepdf python3-olefile zip unzip"
 missing=$(for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
 [ -z "$missing" ] && exit 0
 export DEBIAN_FRONTEND=noninteractive

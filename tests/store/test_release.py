@@ -33,7 +33,8 @@ def test_build_plugins_index_and_artifacts(signer, out):
     r = buildpy("plugins", "--build", signer.plugins, "--out", out)
     assert sorted(r.stdout.decode().split("\n")[:-1]) == sorted(
         "%s/v1.0.0 plugins/%s/1.0.0" % (n, n)
-        for n in ("contains", "has-active-content", "is-encrypted", "is-json",
+        for n in ("archive-within-limits", "contains", "has-active-content",
+                  "is-encrypted", "is-json",
                   "is-pdf", "is-utf8"))
     with open(os.path.join(signer.plugins, "plugins/is-pdf/manifest.json"),
               "rb") as f:
@@ -63,7 +64,7 @@ def test_build_plugins_index_and_artifacts(signer, out):
             env={"SOURCE_DATE_EPOCH": "1000000000"})
     assert open(os.path.join(out, "index.json"), "rb").read() == before
     arts = buildpy("artifacts", "--out", out).stdout.decode().splitlines()
-    assert "index/v7 index.json" in arts and len(arts) == 13
+    assert "index/v7 index.json" in arts and len(arts) == 15
     assert buildpy("artifacts", "--out", out, "--tag",
                    "is-pdf/v1.0.0").stdout.decode().splitlines() == [
         "is-pdf/v1.0.0 plugins/is-pdf/1.0.0/manifest.json",
