@@ -437,12 +437,18 @@ dict_body(struct cur *c, dict_cb cb, void *arg, int depth)
 int
 parse_dict(struct cur *c, dict_cb cb, void *arg)
 {
+	return parse_dict_max(c, cb, arg, PDF_DICT_MAX);
+}
+
+int
+parse_dict_max(struct cur *c, dict_cb cb, void *arg, uint64_t max)
+{
 	uint64_t end = cur_limit(c, PDF_GAP_MAX);
 	int r;
 
 	skip_ws(c);
 	cur_unlimit(c, end);
-	end = cur_limit(c, PDF_DICT_MAX);
+	end = cur_limit(c, max);
 	r = dict_body(c, cb, arg, 0);
 	cur_unlimit(c, end);
 	return r != 0 || c->ioerr ? -1 : 0;
