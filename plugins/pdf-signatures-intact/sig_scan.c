@@ -415,17 +415,25 @@ sig_shape(const struct pdf_src *src, struct sig *s)
 	return ENC_NO;
 }
 
-/* The whole answer: is-pdf's structural check, then every signature's
+/* The whole answer: a file without a PDF header is not a signed PDF;
+ * one with it must pass is-pdf's structural check; then every signature's
  * shape, the last one's reach to the end of the file, then the
  * cryptography (the costly part last). */
 enum enc_answer
 sig_check(const struct pdf_src *src)
 {
 	static struct sig sigs[SIG_MAX];
+	uint8_t head[PDF_HEADER_WINDOW];
+	size_t hl = src->size < sizeof(head) ? (size_t)src->size : sizeof(head);
 	size_t n = 0, i;
 	int whole = 0;
 	enum enc_answer e;
 
+	/* Not a PDF at all (no header where is-pdf looks): not a signed PDF */
+	if ((e = sig_read(src, head, hl, 0)) != ENC_NO)
+		return e;
+	if (memmem(head, hl, "%PDF-", 5) == NULL)
+		return ENC_NO;
 	switch (pdf_check(src)) {
 	case 1:
 		break;

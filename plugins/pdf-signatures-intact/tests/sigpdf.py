@@ -139,7 +139,9 @@ def ts_token(pki, content, d):
 
 
 class Doc:
-    def __init__(self, base):
+    def __init__(self, base, root=1, pages=2, page=3, contents=4):
+        self.root, self.pages, self.pg, self.contents = \
+            root, pages, page, contents
         self.data = bytes(base)
         self.size = int(re.findall(rb"/Size (\d+)", self.data)[-1])
         self.fields = []
@@ -161,47 +163,52 @@ class Doc:
         for num in sorted(offs):
             out += b"%d 1\n%010d 00000 n \n" % (num, offs[num])
         size = max([self.size] + [n + 1 for n in objects])
-        out += (b"trailer\n<< /Size %d /Root 1 0 R /Prev %d >>\n"
-                b"startxref\n%d\n%%%%EOF\n" % (size, self.prev(), xref))
+        out += (b"trailer\n<< /Size %d /Root %d 0 R /Prev %d >>\n"
+                b"startxref\n%d\n%%%%EOF\n" % (size, self.root,
+                                                  self.prev(), xref))
         self.size = size
         self.data = bytes(out)
 
     def catalog(self, extra=b""):
         fields = b" ".join(b"%d 0 R" % f for f in self.fields)
-        return (b"<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [%s] "
-                b"/SigFlags 3 >>%s >>" % (fields, extra))
+        return (b"<< /Type /Catalog /Pages %d 0 R /AcroForm << /Fields [%s] "
+                b"/SigFlags 3 >>%s >>" % (self.pages, fields, extra))
 
     def page(self):
         annots = b" ".join(b"%d 0 R" % f for f in self.fields)
-        return (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
-                b"/Contents 4 0 R /Annots [%s] >>" % annots)
+        return (b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] "
+                b"/Contents %d 0 R /Annots [%s] >>"
+                % (self.pages, self.contents, annots))
 
     def sign(self, cred=None, pki=None, kind="adbe.pkcs7.detached",
              contents_len=8192, sig_extra=b"", catalog_extra=b"",
              tamper=None, range_fn=None, byterange_key=b"/ByteRange",
-             type_=b"/Sig"):
+             type_=b"/Sig", hex_prefix=b"", gap_key=b"/Contents"):
         """Append a revision with one signature (or, for ETSI.RFC3161, a
         document timestamp). tamper(data) may change the signed bytes
         after signing; range_fn(a, b, size) may return another
         ByteRange to write and sign."""
         sig, field = self.size, self.size + 1
         self.fields.append(field)
-        sd = (b"<< /Type %s /Filter /Adobe.PPKLite /SubFilter /%s "
-              b"%s %s /Contents <%s> /M (D:20250101000000Z)%s >>"
-              % (type_, kind.encode(), byterange_key, PLACE,
+        sd = (b"<< %s/Filter /Adobe.PPKLite /SubFilter /%s "
+              b"%s %s %s <%s> /M (D:20250101000000Z)%s >>"
+              % (b"/Type %s " % type_ if type_ else b"", kind.encode(),
+                 byterange_key, PLACE, gap_key,
                  b"0" * (2 * contents_len), sig_extra))
+        if gap_key != b"/Contents":
+            sd = sd[:-2] + b"/Contents <00> >>"
         objs = {
-            1: self.catalog(catalog_extra),
-            3: self.page(),
+            self.root: self.catalog(catalog_extra),
+            self.pg: self.page(),
             sig: sd,
             field: (b"<< /Type /Annot /Subtype /Widget /FT /Sig /T (Sig%d) "
-                    b"/V %d 0 R /F 132 /Rect [0 0 0 0] /P 3 0 R >>"
-                    % (len(self.fields), sig)),
+                    b"/V %d 0 R /F 132 /Rect [0 0 0 0] /P %d 0 R >>"
+                    % (len(self.fields), sig, self.pg)),
         }
         self._update(objs)
         d = self.data
         at = d.rindex(b"%d 0 obj\n" % sig)
-        a = d.index(b"/Contents <", at) + len(b"/Contents ")
+        a = d.index(gap_key + b" <", at) + len(gap_key) + 1
         b = a + 2 + 2 * contents_len
         rng = [0, a, b, len(d) - b]
         if range_fn is not None:
@@ -215,7 +222,7 @@ class Doc:
             der = ts_token(pki, content, pki.dir)
         else:
             der = cms_sign(cred, content, kind == "ETSI.CAdES.detached")
-        hexd = der.hex().encode()
+        hexd = hex_prefix + der.hex().encode()
         if len(hexd) > 2 * contents_len:
             raise RuntimeError("signature larger than its placeholder")
         d = d[:a + 1] + hexd + d[a + 1 + len(hexd):]
@@ -228,5 +235,6 @@ class Doc:
 
     def append_update(self, objects=None):
         """An unsigned revision after the signatures (form data, a DSS)."""
-        self._update(objects or {3: self.page()[:-2] + b"/Rotate 90 >>"})
+        self._update(objects or {self.pg: self.page()[:-2] +
+                                 b"/Rotate 90 >>"})
         return self
