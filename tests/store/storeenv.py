@@ -43,7 +43,7 @@ BUILDPY = os.path.join(ROOT, "marketplace", "build.py")
 GH = "https://token.actions.githubusercontent.com"
 CONSOLE_USER = "lockfile"
 PLUGINS = ("is-pdf", "is-utf8", "is-json", "contains", "is-encrypted",
-           "has-active-content")
+           "has-active-content", "pdf-signatures-intact")
 
 
 def sha256_bytes(b):

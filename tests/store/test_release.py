@@ -34,7 +34,7 @@ def test_build_plugins_index_and_artifacts(signer, out):
     assert sorted(r.stdout.decode().split("\n")[:-1]) == sorted(
         "%s/v1.0.0 plugins/%s/1.0.0" % (n, n)
         for n in ("contains", "has-active-content", "is-encrypted", "is-json",
-                  "is-pdf", "is-utf8"))
+                  "is-pdf", "is-utf8", "pdf-signatures-intact"))
     with open(os.path.join(signer.plugins, "plugins/is-pdf/manifest.json"),
               "rb") as f:
         manifest = f.read()

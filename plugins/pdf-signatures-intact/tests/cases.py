@@ -337,5 +337,5 @@ def cases(ctx):
                     lambda: (reference(big, pki) == "1", ""))
         yield Case("the 16 MiB signed PDF in the sandbox, manifest limits",
                    big, "1", heavy=True)
-        yield Case("the 16 MiB signed PDF under an 8 MiB memory limit",
-                   big, "1", memory=8 << 20, heavy=True)
+        yield Case("the 16 MiB signed PDF under a 4 MiB memory limit",
+                   big, "1", memory=4 << 20, heavy=True)
