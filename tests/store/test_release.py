@@ -63,7 +63,7 @@ def test_build_plugins_index_and_artifacts(signer, out):
             env={"SOURCE_DATE_EPOCH": "1000000000"})
     assert open(os.path.join(out, "index.json"), "rb").read() == before
     arts = buildpy("artifacts", "--out", out).stdout.decode().splitlines()
-    assert "index/v7 index.json" in arts and len(arts) == 13
+    assert "index/v7 index.json" in arts and len(arts) == 15
     assert buildpy("artifacts", "--out", out, "--tag",
                    "is-pdf/v1.0.0").stdout.decode().splitlines() == [
         "is-pdf/v1.0.0 plugins/is-pdf/1.0.0/manifest.json",
