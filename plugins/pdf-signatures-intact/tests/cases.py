@@ -266,6 +266,16 @@ def disagreements(ctx, pki):
          "stated range and calls it total when it reaches the end)",
          S(d).sign(pki.signer, range_fn=lambda a, b, n: [
              1, a - 1, b, n - b]).data, "0"),
+        ("a /Type /Foo signature dictionary: ISO 32000 allows only /Sig or "
+         "/DocTimeStamp, and the plugin does not guess what a dictionary "
+         "that says otherwise is (pdfsig reads the field's /V whatever it "
+         "says)",
+         S(d).sign(pki.signer, type_=b"/Foo").data, "0"),
+        ("/SubFilter named twice: keys are unique in ISO 32000 and readers "
+         "differ on which one they take, so the plugin answers 0 (pdfsig "
+         "takes one)",
+         S(d).sign(pki.signer, sig_extra=b" /SubFilter /adbe.pkcs7.detached"
+                   ).data, "0"),
     ]
 
 
