@@ -437,9 +437,22 @@ dict_body(struct cur *c, dict_cb cb, void *arg, int depth)
 int
 parse_dict(struct cur *c, dict_cb cb, void *arg)
 {
-	return parse_dict_max(c, cb, arg, PDF_DICT_MAX);
+	uint64_t end = cur_limit(c, PDF_GAP_MAX);
+	int r;
+
+	skip_ws(c);
+	cur_unlimit(c, end);
+	end = cur_limit(c, PDF_DICT_MAX);
+	r = dict_body(c, cb, arg, 0);
+	cur_unlimit(c, end);
+	return r != 0 || c->ioerr ? -1 : 0;
 }
 
+#ifdef PDF_LEX_DICT_MAX
+/* parse_dict within max bytes, for pdf-signatures-intact (a signature
+ * dictionary's /Contents may be larger than PDF_DICT_MAX). Compiled only
+ * where it is asked for, at the end of the file, so that the other
+ * plugins' binaries stay byte for byte what they were. */
 int
 parse_dict_max(struct cur *c, dict_cb cb, void *arg, uint64_t max)
 {
@@ -453,3 +466,4 @@ parse_dict_max(struct cur *c, dict_cb cb, void *arg, uint64_t max)
 	cur_unlimit(c, end);
 	return r != 0 || c->ioerr ? -1 : 0;
 }
+#endif

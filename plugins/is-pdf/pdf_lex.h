@@ -90,8 +90,10 @@ typedef int (*dict_cb)(void *arg, const struct val *key, const struct val *v);
  * PDF_DICT_MAX bytes: the cursor's end is lowered while it is parsed, so
  * no name, string or comment inside can run on. */
 int parse_dict(struct cur *c, dict_cb cb, void *arg);
-/* The same within max bytes (pdf-signatures-intact: a signature
- * dictionary's /Contents may be larger than PDF_DICT_MAX). */
+
+#ifdef PDF_LEX_DICT_MAX
+/* The same within max bytes (pdf-signatures-intact only: see pdf_lex.c). */
 int parse_dict_max(struct cur *c, dict_cb cb, void *arg, uint64_t max);
+#endif
 
 #endif
