@@ -83,7 +83,7 @@ def test_list_verify_remove(w):
         "version 3" in text
     r = w.st.run("verify", trust=w.trust)
     assert_clean_exit(r, 0)
-    assert out_text(r).count("ok ") == 6
+    assert out_text(r).count("ok ") == 7
     r = w.st.run("remove", "is-json", trust=w.trust)
     assert_clean_exit(r, 0)
     assert w.st.entry("is-json") is None
