@@ -61,7 +61,8 @@ import hashlib, json, os, shutil, sys
 build, store = sys.argv[1], sys.argv[2]
 lock = {"schema": 1, "plugins": [], "indexes": []}
 for name in ("is-pdf", "is-utf8", "is-json", "contains", "is-encrypted",
-             "has-active-content", "archive-within-limits"):
+             "has-active-content", "archive-within-limits",
+             "pdf-signatures-intact"):
     b = os.path.join(build, "plugins", name, name)
     m = json.load(open(os.path.join(build, "plugins", name, "manifest.json")))
     d = os.path.join(store, "plugins", m["name"], m["version"])
@@ -117,6 +118,9 @@ say "is 2024/invoice-0042.pdf a PDF, UTF-8, JSON? encrypted? active content?"
 \$L ask --socket \$S --profile invoices --key 2024/invoice-0042.pdf \
     --plugin is-pdf --plugin is-utf8 --plugin is-json --plugin is-encrypted \
     --plugin has-active-content
+say "is 2024/invoice-0042.pdf signed, every signature intact, nothing added since?"
+\$L ask --socket \$S --profile invoices --key 2024/invoice-0042.pdf \
+    --plugin pdf-signatures-intact
 say "does 2024/export.json contain the address you will type for \\\${email}?"
 \$L ask --socket \$S --profile invoices --key 2024/export.json \
     --plugin is-json --plugin 'contains:needle=\${email}'

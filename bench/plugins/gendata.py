@@ -2,6 +2,7 @@
 script text, a JSON array of records and a PDF with many pages. Each is
 made from a few MiB of seeded random content written out repeatedly, so a
 1 GiB file takes seconds to write."""
+import os
 import json
 import random
 
@@ -205,3 +206,64 @@ def zip_stored(path, size, seed=77):
     block = rng.randbytes(16 << 20)
     _zip(path, "data/blob-%03d.bin", max(1, size // len(block)), block, 0,
          None)
+
+
+def signed_pdf(path, size):
+    """pdf() then one signature appended as an incremental update (a
+    signature dictionary only: pdf-signatures-intact needs no form field),
+    signed by `openssl cms -sign` with a throw-away self-signed key over
+    its byte range, streamed through a temporary file."""
+    import re
+    import subprocess
+    import tempfile
+    pdf(path, size)
+    with open(path, "rb") as f:
+        f.seek(-4096, 2)
+        tail = f.read()
+    nobj = int(re.findall(rb"/Size (\d+)", tail)[-1])
+    prev = int(re.findall(rb"startxref\s+(\d+)", tail)[-1])
+    hexlen = 8192
+    with open(path, "ab") as f:
+        at = f.tell()
+        head = (b"%d 0 obj\n<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter "
+                b"/adbe.pkcs7.detached /ByteRange " % nobj)
+        rng_at = at + len(head)
+        place = b"[0 0000000000 0000000000 0000000000]"
+        body = head + place + b" /Contents <"
+        a = at + len(body) - 1
+        body += b"0" * hexlen + b"> >>\nendobj\n"
+        b = a + hexlen + 2
+        xref = at + len(body)
+        body += (b"xref\n0 1\n0000000000 65535 f \n%d 1\n%010d 00000 n \n"
+                 b"trailer\n<< /Size %d /Root 1 0 R /Prev %d >>\n"
+                 b"startxref\n%d\n%%%%EOF\n" % (nobj, at, nobj + 1, prev,
+                                                xref))
+        f.write(body)
+        end = f.tell()
+    rng = b"[0 %d %d %d]" % (a, b, end - b)
+    rng = rng[:-1] + b" " * (len(place) - len(rng)) + b"]"
+    with tempfile.TemporaryDirectory() as d:
+        key, cert = os.path.join(d, "k.pem"), os.path.join(d, "c.pem")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec",
+                        "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                        "-subj", "/CN=bench", "-days", "1", "-keyout", key,
+                        "-out", cert], check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        fd = os.open(path, os.O_RDWR)
+        try:
+            os.pwrite(fd, rng, rng_at)
+            content = os.path.join(d, "content")
+            with open(content, "wb") as out:
+                for off, n in ((0, a), (b, end - b)):
+                    while n > 0:
+                        chunk = os.pread(fd, min(n, 16 << 20), off)
+                        out.write(chunk)
+                        off += len(chunk)
+                        n -= len(chunk)
+            der = subprocess.run(
+                ["openssl", "cms", "-sign", "-binary", "-outform", "DER",
+                 "-signer", cert, "-inkey", key, "-md", "sha256", "-in",
+                 content], check=True, stdout=subprocess.PIPE).stdout
+            os.pwrite(fd, der.hex().encode(), a + 1)
+        finally:
+            os.close(fd)

@@ -447,3 +447,23 @@ parse_dict(struct cur *c, dict_cb cb, void *arg)
 	cur_unlimit(c, end);
 	return r != 0 || c->ioerr ? -1 : 0;
 }
+
+#ifdef PDF_LEX_DICT_MAX
+/* parse_dict within max bytes, for pdf-signatures-intact (a signature
+ * dictionary's /Contents may be larger than PDF_DICT_MAX). Compiled only
+ * where it is asked for, at the end of the file, so that the other
+ * plugins' binaries stay byte for byte what they were. */
+int
+parse_dict_max(struct cur *c, dict_cb cb, void *arg, uint64_t max)
+{
+	uint64_t end = cur_limit(c, PDF_GAP_MAX);
+	int r;
+
+	skip_ws(c);
+	cur_unlimit(c, end);
+	end = cur_limit(c, max);
+	r = dict_body(c, cb, arg, 0);
+	cur_unlimit(c, end);
+	return r != 0 || c->ioerr ? -1 : 0;
+}
+#endif

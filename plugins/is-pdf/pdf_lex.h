@@ -91,4 +91,9 @@ typedef int (*dict_cb)(void *arg, const struct val *key, const struct val *v);
  * no name, string or comment inside can run on. */
 int parse_dict(struct cur *c, dict_cb cb, void *arg);
 
+#ifdef PDF_LEX_DICT_MAX
+/* The same within max bytes (pdf-signatures-intact only: see pdf_lex.c). */
+int parse_dict_max(struct cur *c, dict_cb cb, void *arg, uint64_t max);
+#endif
+
 #endif

@@ -4,6 +4,7 @@
 usage: run.py [--host DIR] SUITE
   SUITE  is-pdf | is-utf8 | is-json | contains | is-encrypted
          | has-active-content | archive-within-limits
+         | pdf-signatures-intact
                                                  one plugin's suite
          sdk                                     SDK behaviour in the sandbox
          manifest                                gen-manifest.py refusals
@@ -28,7 +29,8 @@ from harness import Case, Check
 from lftest import setpriv
 
 PLUGINS = ("is-pdf", "is-utf8", "is-json", "contains", "is-encrypted",
-           "has-active-content", "archive-within-limits")
+           "has-active-content", "archive-within-limits",
+           "pdf-signatures-intact")
 MANIFEST_KEYS = ["schema", "name", "version", "protocol", "question", "one",
                  "zero", "inputs", "limits", "binary_sha256"]
 

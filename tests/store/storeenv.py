@@ -43,7 +43,8 @@ BUILDPY = os.path.join(ROOT, "marketplace", "build.py")
 GH = "https://token.actions.githubusercontent.com"
 CONSOLE_USER = "lockfile"
 PLUGINS = ("is-pdf", "is-utf8", "is-json", "contains", "is-encrypted",
-           "has-active-content", "archive-within-limits")
+           "has-active-content", "archive-within-limits",
+           "pdf-signatures-intact")
 
 
 def sha256_bytes(b):

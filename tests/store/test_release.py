@@ -35,7 +35,7 @@ def test_build_plugins_index_and_artifacts(signer, out):
         "%s/v1.0.0 plugins/%s/1.0.0" % (n, n)
         for n in ("archive-within-limits", "contains", "has-active-content",
                   "is-encrypted", "is-json",
-                  "is-pdf", "is-utf8"))
+                  "is-pdf", "is-utf8", "pdf-signatures-intact"))
     with open(os.path.join(signer.plugins, "plugins/is-pdf/manifest.json"),
               "rb") as f:
         manifest = f.read()
@@ -64,7 +64,7 @@ def test_build_plugins_index_and_artifacts(signer, out):
             env={"SOURCE_DATE_EPOCH": "1000000000"})
     assert open(os.path.join(out, "index.json"), "rb").read() == before
     arts = buildpy("artifacts", "--out", out).stdout.decode().splitlines()
-    assert "index/v7 index.json" in arts and len(arts) == 15
+    assert "index/v7 index.json" in arts and len(arts) == 17
     assert buildpy("artifacts", "--out", out, "--tag",
                    "is-pdf/v1.0.0").stdout.decode().splitlines() == [
         "is-pdf/v1.0.0 plugins/is-pdf/1.0.0/manifest.json",

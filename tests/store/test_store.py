@@ -19,7 +19,8 @@ from storeenv import (Market, Signer, assert_clean_exit, chown_tree,
 
 def install_all(w):
     for p in ("is-pdf", "is-utf8", "is-json", "contains", "is-encrypted",
-              "has-active-content", "archive-within-limits"):
+              "has-active-content", "archive-within-limits",
+              "pdf-signatures-intact"):
         assert_clean_exit(w.st.run("install", p, trust=w.trust), 0)
 
 
@@ -49,7 +50,8 @@ def test_install_records_what_the_index_signed(w):
         "sha256": sha256_file(w.mk.path("index.json"))}]
     assert sorted(e["name"] for e in lock["plugins"]) == [
         "archive-within-limits", "contains", "has-active-content",
-        "is-encrypted", "is-json", "is-pdf", "is-utf8"]
+        "is-encrypted", "is-json", "is-pdf", "is-utf8",
+        "pdf-signatures-intact"]
     for e in lock["plugins"]:
         src = os.path.join(w.signer.plugins, "plugins", e["name"])
         ie = idx["plugins"][e["name"]]["1.0.0"]
@@ -77,13 +79,14 @@ def test_list_verify_remove(w):
     assert_clean_exit(r, 0)
     text = out_text(r)
     for p in ("is-pdf", "is-utf8", "is-json", "contains", "is-encrypted",
-              "has-active-content", "archive-within-limits"):
+              "has-active-content", "archive-within-limits",
+              "pdf-signatures-intact"):
         assert p in text
     assert "official (official)  ok" in text and "index of official: " \
         "version 3" in text
     r = w.st.run("verify", trust=w.trust)
     assert_clean_exit(r, 0)
-    assert out_text(r).count("ok ") == 7
+    assert out_text(r).count("ok ") == 8
     r = w.st.run("remove", "is-json", trust=w.trust)
     assert_clean_exit(r, 0)
     assert w.st.entry("is-json") is None
