@@ -12,8 +12,8 @@ timing, and nothing dirtied before the window does). Two files of one size
 class (300 and 480 MiB, class 512 MiB) must move each counter alike; a
 file of another class (40 MiB, class 64 MiB) must not, so the test can
 fail: without the pad (ws_commit's footprint set to the size), the console
-dirtied 300.1 and 480.1 MiB and the agent's nr_dirtied moved by 326 and
-533 MiB (docs/security.md).
+dirtied 300.1 and 480.1 MiB and the agent's nr_dirtied moved by 329 and
+524 MiB (docs/security.md).
 
 The machine is shared: other processes dirty and write pages during the
 window too (7 to 15 MiB/s under a load average of 34). So the console's own
