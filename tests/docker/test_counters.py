@@ -21,7 +21,11 @@ share is measured too, from the host, free of that noise (its processes'
 write_bytes, counted when a page is dirtied), and the rest of the agent's
 nr_dirtied change is the other processes'. Each file is asked REPS times
 and the quietest run kept; the agent's counters must agree to within SLACK
-plus that measured noise.
+plus that measured noise. Known weakness: that noise is everything outside
+the console's processes, so a size-dependent residue there (on a quiet host
+the 480 MiB file showed 28 MiB of it in every run, the 300 MiB one none:
+docs/security.md) passes as noise; a control window of the same length
+without an ask would tell them apart.
 """
 import json
 import os
