@@ -21,7 +21,9 @@
 #                       (DIR/plugins/NAME/{NAME,manifest.json}; default the
 #                       build)
 #   --plugins "..."     the plugins installed into the console's store at
-#                       build time (default the four official ones)
+#                       build time (default every official plugin: the
+#                       names the build lists in plugins/official.txt,
+#                       from plugins/meson.build; "" for none)
 #   --tag PREFIX        image names PREFIX-console and PREFIX-agent
 #                       (default lockfile), for people; lox and compose
 #                       use the IDs (below)
@@ -46,13 +48,14 @@ base=
 local_base=0
 trust=
 plugin_build=
-plugins="is-pdf is-utf8 is-json contains"
+plugins=
+plugins_given=0
 prefix=lockfile
 record=/etc/lockfile/images
 args=
 
 usage() {
-	sed -n '3,39p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '3,41p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 64
 }
 while [ $# -gt 0 ]; do
@@ -62,7 +65,7 @@ while [ $# -gt 0 ]; do
 	--local-base) local_base=1; shift ;;
 	--trust) trust=$2; shift 2 ;;
 	--plugin-build) plugin_build=$2; shift 2 ;;
-	--plugins) plugins=$2; shift 2 ;;
+	--plugins) plugins=$2; plugins_given=1; shift 2 ;;
 	--tag) prefix=$2; shift 2 ;;
 	--record) record=$2; shift 2 ;;
 	--build-arg)
@@ -78,6 +81,13 @@ done
 case $prefix in *[!a-z0-9._-]*|"") echo "build-images: bad --tag" >&2; exit 64 ;; esac
 plugin_build=${plugin_build:-$build}
 [ -x "$build/lockfile" ] || { echo "build-images: no $build/lockfile (make build)" >&2; exit 1; }
+if [ "$plugins_given" = 0 ]; then
+	# Every official plugin the tree builds (plugins/meson.build writes
+	# the list): no second list here to forget a new one in. (--plugins ""
+	# installs none: the release's images, .github/workflows/release.yml.)
+	[ -s "$build/plugins/official.txt" ] || { echo "build-images: no $build/plugins/official.txt (a build with -Dplugins=true)" >&2; exit 1; }
+	plugins=$(tr '\n' ' ' < "$build/plugins/official.txt")
+fi
 
 stage=$(mktemp -d /tmp/lockfile-stage.XXXXXX)
 signer=

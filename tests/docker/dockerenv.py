@@ -41,6 +41,13 @@ IDS = {}    # "console", "agent": the IDs build_images recorded
 PLUGINS = ("is-pdf", "is-utf8", "is-json", "contains", "sleeper")
 
 
+def official_plugins(build=BUILD):
+    """The official plugins' names, as the build lists them
+    (plugins/meson.build writes BUILD/plugins/official.txt)."""
+    with open(os.path.join(build, "plugins", "official.txt")) as f:
+        return [l.strip() for l in f if l.strip()]
+
+
 def gid_of(group):
     return grp.getgrnam(group).gr_gid
 
@@ -124,11 +131,12 @@ class Engine:
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               timeout=timeout, env=env or self.env())
 
-    def build_images(self, build=BUILD):
+    def build_images(self, build=BUILD, official=False):
         """The console and agent images of this build, with the Docker
-        suite's sleeper plugin in the local marketplace."""
+        suite's sleeper plugin in the local marketplace; or, official=True,
+        with build-images.sh's default: every official plugin."""
         pb = os.path.join(self.base, "plugin-build")
-        for name in PLUGINS:
+        for name in () if official else PLUGINS:
             d = os.path.join(pb, "plugins", name)
             os.makedirs(d)
             src = (os.path.join(build, "tests", "docker") if name == "sleeper"
@@ -137,9 +145,10 @@ class Engine:
             shutil.copy(os.path.join(src, "manifest.json"),
                         os.path.join(d, "manifest.json"))
         argv = [os.path.join(ROOT, "docker", "build-images.sh"),
-                "--build", build, "--local-base", "--plugin-build", pb,
-                "--record", self.record,
-                "--plugins", " ".join(PLUGINS), "--tag", TAG]
+                "--build", build, "--local-base", "--record", self.record,
+                "--tag", TAG]
+        if not official:
+            argv += ["--plugin-build", pb, "--plugins", " ".join(PLUGINS)]
         for k, v in ids().items():
             argv += ["--build-arg", "%s=%d" % (k, v)]
         argv += ["--build-arg", "ALLOWED_UIDS=%d" % SECOND_UID]
