@@ -79,6 +79,7 @@ lint: build
 	scripts/lint/cppcheck $(CURDIR)/$(BUILD)
 	scripts/lint/banned
 	scripts/lint/layers --self-test
+	scripts/lint/cycles --self-test
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ) $(INSTALL_BUILD) build-uids
