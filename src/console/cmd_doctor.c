@@ -5,7 +5,10 @@
 #include "config.h"
 #include "console/doctor.h"
 #include "term/home.h"
-#include "console/isolation.h"
+#include "host/declare.h"
+#include "host/isolation.h"
+#include "host/kernel.h"
+#include "host/terminal.h"
 #include "console/listener.h"
 #include "console/policy.h"
 #include "sandbox/sandbox.h"
@@ -435,7 +438,7 @@ check_space(struct doctor *d)
 
 /* ---- the agents (as the console would see them) ---- */
 
-/* The console's own builder (agents_build, term/iso.h) on the same
+/* The console's own builder (agents_build, host/agents.h) on the same
  * inputs: the clients group as listener_open resolves it, the build-time
  * uids, the policy's (when it loads) and --allowed-uids. */
 static int

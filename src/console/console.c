@@ -12,7 +12,7 @@
 #include "console/console.h"
 #include "term/home.h"
 #include "term/human.h"
-#include "console/isolation.h"
+#include "host/isolation.h"
 #include "protocol/response.h"
 #include "lib/exe.h"
 #include "lib/clock.h"

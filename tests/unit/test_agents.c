@@ -1,4 +1,4 @@
-/* Unit tests for src/term/agents.c: agents_build, the one builder of who
+/* Unit tests for src/host/agents.c: agents_build, the one builder of who
  * the agents are (term/iso.h). The console (console.c, from its listener
  * and policy) and doctor (doctor.c, from the group database and the
  * policy it loads) hand it the same inputs and must get the same
@@ -6,7 +6,7 @@
  * build-time uids first, then the policy's, then --allowed-uids, each
  * once; uid 0 and empty fields refused in a list, skipped in the policy;
  * at most ISO_MAX_AGENTS (docs/isolation.md, "proc.hidepid-gid"). */
-#include "term/iso.h"
+#include "host/agents.h"
 #include "console/listener.h"
 #include "console/policy.h"
 
