@@ -1,6 +1,7 @@
 /* `lockfile doctor` (see doctor.h). Every condition is evaluated by the
- * same code the console uses (isolation.c, term/check.c, the sandbox
- * probes, the policy parser, the store); doctor only gathers and prints.
+ * same code the console uses (src/host/: isolation.c, terminal.c; the
+ * sandbox probes, the policy parser, the store); doctor only gathers and
+ * prints.
  * It reads; it never changes a file or a mode. */
 #include "config.h"
 #include "console/doctor.h"
@@ -497,7 +498,7 @@ print(const struct doctor *d, int as_json)
 }
 
 /* host.toml, atomically, root's and 0644: what the console compares its
- * own /proc with (isolation_host.c). */
+ * own /proc with (host/declared.c). */
 static int
 write_declaration(unsigned long long id, char *path, size_t pathlen)
 {

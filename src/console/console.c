@@ -458,7 +458,7 @@ start(struct console *c, const char *homearg, const char *sockpath,
 		logit("socket %s: %s", sockpath, why);
 		return -1;
 	}
-	/* Who the agents are, once (term/iso.h, the builder doctor uses
+	/* Who the agents are, once (host/agents.h, the builder doctor uses
 	 * too): the socket lets in these uids and the isolation checks weigh
 	 * their groups. */
 	in = (struct agents_in){ .console_uid = c->lis.console_uid,

@@ -1,5 +1,5 @@
 /* Unit tests for src/host/agents.c: agents_build, the one builder of who
- * the agents are (term/iso.h). The console (console.c, from its listener
+ * the agents are (host/agents.h). The console (console.c, from its listener
  * and policy) and doctor (doctor.c, from the group database and the
  * policy it loads) hand it the same inputs and must get the same
  * snapshot; the edge cases pin what the console's socket always did:
