@@ -57,20 +57,23 @@ parse_hex64(const char *s, unsigned long long *out)
 	return 0;
 }
 
+/* One line, its newline already cut. Only the fields below are looked
+ * at; the others (most of the file) are passed on their first letter. */
 static int
 status_line(struct proc_status *ps, char *line)
 {
-	char *colon = strchr(line, ':'), *v;
+	char *colon, *v;
 	unsigned long long f[4];
 	int total, n;
 
-	if (colon == NULL)
+	if (strchr("NPUSTC", line[0]) == NULL || line[0] == '\0')
+		return 0;
+	if ((colon = strchr(line, ':')) == NULL)
 		return 0;	/* not a field line: ignored */
 	*colon = '\0';
 	v = colon + 1;
 	if (*v == '\t')
 		v++;
-	v[strcspn(v, "\n")] = '\0';
 	if (strcmp(line, "Name") == 0) {
 		if (str_fmt(ps->name, sizeof(ps->name), "%s", v) != STR_OK)
 			return -1;
