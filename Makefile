@@ -80,6 +80,7 @@ lint: build
 	scripts/lint/banned
 	scripts/lint/layers --self-test
 	scripts/lint/length --self-test
+	scripts/lint/cycles --self-test
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ) $(INSTALL_BUILD) build-uids

@@ -1,11 +1,15 @@
 /* `lockfile doctor` (see doctor.h). Every condition is evaluated by the
- * same code the console uses (isolation.c, term/check.c, the sandbox
- * probes, the policy parser, the store); doctor only gathers and prints.
+ * same code the console uses (src/host/: isolation.c, terminal.c; the
+ * sandbox probes, the policy parser, the store); doctor only gathers and
+ * prints.
  * It reads; it never changes a file or a mode. */
 #include "config.h"
 #include "console/doctor.h"
 #include "term/home.h"
-#include "console/isolation.h"
+#include "host/declare.h"
+#include "host/isolation.h"
+#include "host/kernel.h"
+#include "host/terminal.h"
 #include "console/listener.h"
 #include "console/policy.h"
 #include "sandbox/sandbox.h"
@@ -435,7 +439,7 @@ check_space(struct doctor *d)
 
 /* ---- the agents (as the console would see them) ---- */
 
-/* The console's own builder (agents_build, term/iso.h) on the same
+/* The console's own builder (agents_build, host/agents.h) on the same
  * inputs: the clients group as listener_open resolves it, the build-time
  * uids, the policy's (when it loads) and --allowed-uids. */
 static int
@@ -494,7 +498,7 @@ print(const struct doctor *d, int as_json)
 }
 
 /* host.toml, atomically, root's and 0644: what the console compares its
- * own /proc with (isolation_host.c). */
+ * own /proc with (host/declared.c). */
 static int
 write_declaration(unsigned long long id, char *path, size_t pathlen)
 {

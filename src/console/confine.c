@@ -1,7 +1,7 @@
 /* Self-confinement of the console (see confine.h): the Landlock ruleset
  * and the glue that builds it from the console's own state. */
 #include "console/confine.h"
-#include "term/iso.h"
+#include "host/proc.h"
 #include "sandbox/landlock_abi.h"
 #include "lib/log.h"
 #include "lib/str.h"

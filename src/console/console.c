@@ -12,7 +12,7 @@
 #include "console/console.h"
 #include "term/home.h"
 #include "term/human.h"
-#include "console/isolation.h"
+#include "host/isolation.h"
 #include "protocol/response.h"
 #include "lib/exe.h"
 #include "lib/clock.h"
@@ -460,7 +460,7 @@ start(struct console *c, const char *homearg, const char *sockpath,
 		logit("socket %s: %s", sockpath, why);
 		return -1;
 	}
-	/* Who the agents are, once (term/iso.h, the builder doctor uses
+	/* Who the agents are, once (host/agents.h, the builder doctor uses
 	 * too): the socket lets in these uids and the isolation checks weigh
 	 * their groups. */
 	in = (struct agents_in){ .console_uid = c->lis.console_uid,

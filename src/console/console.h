@@ -7,7 +7,7 @@
 #include "console/audit.h"
 #include "console/handlers.h"
 #include "console/hub.h"
-#include "console/isolation.h"
+#include "host/isolation.h"
 #include "console/ledger.h"
 #include "console/listener.h"
 #include "console/parser_worker.h"
@@ -36,7 +36,7 @@ struct console {
 	char ledger_dir[PATH_MAX];
 	struct values values;
 	struct isolation iso;		/* isolation.h: snapshot, last cause */
-	struct iso_agents agents;	/* term/iso.h: built once by start()
+	struct iso_agents agents;	/* host/agents.h: built once by start()
 					 * (agents_build); the listener's
 					 * allowed uids are these */
 	const char *scrub_words[POLICY_MAX_PROFILES * 8];

@@ -3,7 +3,7 @@
  * checks, the audit log, the monotonic clock. Built once at start-up by
  * console.c; the plan pipeline (plan*.c) only ever sees the interfaces. */
 #include "console/console.h"
-#include "console/isolation.h"
+#include "host/isolation.h"
 #include "console/plan.h"
 #include "term/human.h"
 #include "lib/clock.h"

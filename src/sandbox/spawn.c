@@ -8,6 +8,7 @@
  * non-blocking under one poll with the wall-clock deadline. */
 #include "sandbox/sandbox.h"
 #include "sandbox/landlock_abi.h"
+#include "host/proc.h"
 #include "lib/clock.h"
 #include "lib/fd.h"
 #include "lib/log.h"
@@ -118,43 +119,10 @@ sandbox_close(struct sandbox *sb)
 	sb->why = why ? why : "sandbox closed";
 }
 
-/* The first number of a /proc/PID/status field ("Uid:\t1000\t1000...",
- * "Threads:\t4"): digits up to a tab, space or the end of the line, or -1
- * (a sign, nothing, or a number that overflows). */
-static int
-status_number(const char *s, unsigned long *out)
-{
-	unsigned long v;
-	char *end;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno != 0 || (*end != '\t' && *end != ' ' && *end != '\n' &&
-	    *end != '\0'))
-		return -1;
-	*out = v;
-	return 0;
-}
-
-/* The value of a /proc/PID/status field ("\nUid:", "\nThreads:") in buf,
- * or -1 when absent or unreadable. */
-static int
-status_field(const char *buf, const char *key, unsigned long *out)
-{
-	const char *p = strstr(buf, key);
-
-	return p == NULL ? -1 : status_number(p + strlen(key), out);
-}
-
 /* RLIMIT_NPROC counts tasks (threads included) by real uid: count ours from
- * every /proc/PID/status the kernel shows us. Each file is read whole with
- * one read() (it is about 1.5 KiB; a longer one is cut, and the two fields
- * come early), not through stdio: this walk is most of what `lockfile
- * sandbox-run` costs (bench/README.md). */
+ * every /proc/PID/status the kernel shows us, through the one status reader
+ * (host/proc.h: one read() each, not stdio: this walk is most of what
+ * `lockfile sandbox-run` costs, bench/README.md). */
 int
 sandbox_refresh_nproc(struct sandbox *sb)
 {
@@ -166,36 +134,20 @@ sandbox_refresh_nproc(struct sandbox *sb)
 	if (d == NULL)
 		return -1;
 	while ((de = readdir(d)) != NULL) {
-		char path[64], buf[4096];
-		unsigned long uid, threads;
-		ssize_t n;
-		int fd;
+		char path[64];
+		struct proc_status ps;
 
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
 		if (str_fmt(path, sizeof(path), "%.20s/status", de->d_name) !=
 		    STR_OK)
 			continue;
-		fd = openat(dirfd(d), path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-		if (fd < 0)
-			continue;	/* exited meanwhile */
-		buf[0] = '\n';
-		do {
-			n = read(fd, buf + 1, sizeof(buf) - 2);
-		} while (n < 0 && errno == EINTR);
-		close(fd);
-		if (n <= 0)
+		/* Exited meanwhile or unreadable: not ours. No Threads: line
+		 * (past a cut): one task. */
+		if (proc_status_readat(dirfd(d), path, &ps) != 0 ||
+		    ps.uid[0] != (unsigned long long)me)
 			continue;
-		buf[n + 1] = '\0';
-		/* An unreadable field leaves the defaults: not ours, or one
-		 * task. */
-		if (status_field(buf, "\nUid:", &uid) != 0 ||
-		    uid != (unsigned long)me)
-			continue;
-		if (status_field(buf, "\nThreads:", &threads) != 0 ||
-		    threads == 0)
-			threads = 1;
-		tasks += threads;
+		tasks += ps.threads > 0 ? (unsigned long long)ps.threads : 1;
 	}
 	closedir(d);
 	sb->nproc = (rlim_t)(tasks + SANDBOX_NPROC_HEADROOM);

@@ -10,7 +10,7 @@
 #include "store/pcmd.h"
 #include "store/loosen.h"
 #include "store/marketplace.h"
-#include "term/iso.h"
+#include "host/report.h"
 #include "protocol/shape.h"
 #include "lib/escape.h"
 #include "lib/log.h"

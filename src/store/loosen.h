@@ -16,7 +16,7 @@
 /* old may be NULL when the installed manifest cannot be read (then all of
  * the new one is shown as new). Returns 1 when the human typed
  * LOOSEN_ANSWER, 0 when not, -1 when there is no terminal or it fails the
- * console's terminal checks (term/check.h; why names the first failing
+ * console's terminal checks (host/terminal.h; why names the first failing
  * condition, and nothing is shown on that terminal). */
 int loosen_ask(const char *marketplace, int official,
     const struct manifest *old, const char *oldversion,

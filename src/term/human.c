@@ -1,6 +1,6 @@
 /* The human types here (see term/human.h). */
 #include "term/human.h"
-#include "term/check.h"
+#include "host/terminal.h"
 #include "lib/log.h"
 #include "lib/str.h"
 

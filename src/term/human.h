@@ -9,10 +9,10 @@
 
 #include <stddef.h>
 
-#include "term/iso.h"
+#include "host/agents.h"
 #include "term/term.h"
 
-/* Every terminal condition (term/check.h) on t's terminal, for the agents
+/* Every terminal condition (host/terminal.h) on t's terminal, for the agents
  * a; a NULL a counts every account but ours and root as an agent (the
  * prompts that do not read an approved policy, so cannot know who the
  * agents are: fail closed). 0, or -1 with "refusing this terminal:

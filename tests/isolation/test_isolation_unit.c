@@ -5,8 +5,10 @@
  * tests/setup-accounts.sh), and the container declaration's own checks
  * (owner, mode, content) through a test system configuration directory.
  * Runs as root (it makes root-owned and non-root-owned files); TAP. */
-#include "console/isolation.h"
-#include "term/iso.h"
+#include "host/agents.h"
+#include "host/isolation.h"
+#include "host/proc.h"
+#include "host/report.h"
 #include "lib/fd.h"
 #include "tap.h"
 
@@ -83,6 +85,20 @@ test_status(void)
 	snprintf(big + off, 20000 - off, "\nUid:\t5\t5\t5\t5\nNSpid:\t9\n");
 	tap_ok(status_of(big, &ps) == 0 && ps.uid[0] == 5 && ps.nnspid == 1,
 	    "status: a long Groups line is skipped whole");
+	free(big);
+	/* Past PROC_STATUS_MAX the file is cut (one read): the line the cut
+	 * falls in is never taken for a field ("Threads:\t1" of 12), and the
+	 * fields after it stay unknown. */
+	big = malloc(PROC_STATUS_MAX + 64);
+	off = (size_t)snprintf(big, PROC_STATUS_MAX + 64,
+	    "Name:\tx\nUid:\t5\t5\t5\t5\nGroups:\t");
+	while (off < PROC_STATUS_MAX - sizeof("\nThreads:\t1") + 1)
+		big[off++] = '7';
+	snprintf(big + off, PROC_STATUS_MAX + 64 - off,
+	    "\nThreads:\t12\nSeccomp:\t2\n");
+	tap_ok(status_of(big, &ps) == 0 && ps.uid[0] == 5 && ps.threads == -1 &&
+	    ps.seccomp == -1, "status: a file past PROC_STATUS_MAX is cut at "
+	    "its last whole line");
 	free(big);
 	tap_ok(proc_status_read("/proc/self/status", &ps) == 0 &&
 	    ps.uid[0] == (unsigned long long)getuid() && ps.nnspid >= 1,

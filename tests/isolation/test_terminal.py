@@ -223,7 +223,7 @@ def test_typed_value_is_never_echoed(iso):
 # (runuser -P and su -P chown it), its session and foreground group are
 # the console account's shell's, so every other condition holds. The
 # master's holder is what gives them away: no process the console sees
-# holds it (src/term/relay.c).
+# holds it (src/host/relay.c).
 
 def launch_relayed(env, relay):
     """The console account's tmux pane only waits; root, in the console's

@@ -394,7 +394,7 @@ def pty_of(user):
     slave to the opener, as a login gives it to the account logging in):
     (master, slave). That process then runs `sleep` holding the master, as
     a terminal of user's own would (a tmux server): the terminal checks
-    look for a holder they can see (terminal.master, src/term/relay.c);
+    look for a holder they can see (terminal.master, src/host/relay.c);
     this test process, root's, holds it too, which hidepid hides. The
     holder goes with the test run's end (pty_holders)."""
     ours, theirs = socket.socketpair()

@@ -1,7 +1,7 @@
 """A loosening on update, in a real terminal: the old and the new text are
 shown escaped, anything but the typed word refuses and changes no plugin,
 the word accepts. The prompt runs the console's own terminal checks first
-(src/term/check.c): the terminal here is a pseudo-terminal opened by the
+(src/host/terminal.c): the terminal here is a pseudo-terminal opened by the
 console account itself (devpts gives its slave to the opener), the
 command's controlling terminal, in a private /proc mounted hidepid (the
 console account sees only its own processes, as the console's tests do), so

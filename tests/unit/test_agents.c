@@ -1,12 +1,12 @@
-/* Unit tests for src/term/agents.c: agents_build, the one builder of who
- * the agents are (term/iso.h). The console (console.c, from its listener
+/* Unit tests for src/host/agents.c: agents_build, the one builder of who
+ * the agents are (host/agents.h). The console (console.c, from its listener
  * and policy) and doctor (doctor.c, from the group database and the
  * policy it loads) hand it the same inputs and must get the same
  * snapshot; the edge cases pin what the console's socket always did:
  * build-time uids first, then the policy's, then --allowed-uids, each
  * once; uid 0 and empty fields refused in a list, skipped in the policy;
  * at most ISO_MAX_AGENTS (docs/isolation.md, "proc.hidepid-gid"). */
-#include "term/iso.h"
+#include "host/agents.h"
 #include "console/listener.h"
 #include "console/policy.h"
 

@@ -1,4 +1,4 @@
-/* The kernel log conditions (see isolation.h, docs/isolation.md "The
+/* The kernel log conditions (see host/kernel.h, docs/isolation.md "The
  * kernel log"). A plugin that crashes at an address built from its file
  * gets ~140 bits of it printed by the kernel's unhandled-signal report
  * (debug.exception-trace); whoever reads the kernel log reads them. In host
@@ -8,7 +8,7 @@
  * reports exception-trace and a core_pattern that hands crashes to a
  * helper. Everything is read with stat and from /proc/sys: the confined
  * console may not list /var/log nor read extended attributes. */
-#include "console/isolation.h"
+#include "host/kernel.h"
 #include "lib/fd.h"
 #include "lib/num.h"
 #include "lib/str.h"

@@ -6,7 +6,7 @@
  * Why this and not the ancestry: with /proc mounted hidepid the console
  * sees only its own account's (dumpable) processes, so a relay run by
  * another account (root's `runuser -P`, `su -P`, root's `script`) is an
- * invisible parent, and the walk in check.c ends there silently. What the
+ * invisible parent, and the walk in terminal.c ends there silently. What the
  * console can still see does not tell them from a login either: its
  * session leader and the terminal's foreground group are its own shell's
  * (runuser -P and su -P call setsid in the child), and runuser -P and su -P
@@ -21,7 +21,8 @@
  *
  * In a container the runtime holds it from outside the pid namespace
  * (docker run -it): the declared container passes, with that said. */
-#include "term/relay.h"
+#include "host/relay.h"
+#include "host/proc.h"
 #include "lib/fd.h"
 #include "lib/num.h"
 #include "lib/str.h"
@@ -181,7 +182,7 @@ check_master(int fd, const struct iso_agents *a, int unseen_ok,
 	long long pid;
 	long idx;
 
-	/* the terminal itself, as tty_node in check.c asks for it: an fd
+	/* the terminal itself, as tty_node in terminal.c asks for it: an fd
 	 * opened through /dev/tty stats as /dev/tty */
 	if (ioctl(fd, TIOCGDEV, &dev) != 0 ||
 	    (idx = pty_index(makedev(major(dev), minor(dev)))) < 0) {

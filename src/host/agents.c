@@ -1,8 +1,8 @@
-/* The one builder of struct iso_agents (see term/iso.h): the console's
+/* The one builder of struct iso_agents (see host/agents.h): the console's
  * socket, its isolation checks and doctor all read the agents from here,
  * so the uids the socket lets in are the uids whose groups the checks
  * weigh (docs/isolation.md, "proc.hidepid-gid"). */
-#include "term/iso.h"
+#include "host/agents.h"
 #include "lib/num.h"
 
 #include <string.h>

@@ -5,10 +5,11 @@
  * console account), and not an X11 terminal when system.toml says x11 =
  * "refuse". The console runs them at start and doctor reports them; the
  * store's loosening prompt runs them on its own terminal. */
-#ifndef LOCKFILE_TERM_CHECK_H
-#define LOCKFILE_TERM_CHECK_H
+#ifndef LOCKFILE_HOST_TERMINAL_H
+#define LOCKFILE_HOST_TERMINAL_H
 
-#include "term/iso.h"
+#include "host/agents.h"
+#include "host/report.h"
 
 /* Every terminal condition for the terminal open at ttyfd (-1: none), in
  * order. Returns 0 when all pass, -1 otherwise. */

@@ -1,10 +1,9 @@
 /* The mount table of a mount namespace (/proc/PID/mountinfo) and the
- * options of its procfs mounts, shared by the /proc checks of isolation.c
- * and the host declaration of isolation_host.c. Not a public face. */
-#ifndef LOCKFILE_CONSOLE_MOUNTINFO_H
-#define LOCKFILE_CONSOLE_MOUNTINFO_H
-
-#include "term/iso.h"
+ * options of its procfs mounts (mountinfo.c), read by host mode's checks
+ * (hidepid.c), the host declaration (declared.c) and container mode's
+ * (container.c). */
+#ifndef LOCKFILE_HOST_MOUNTINFO_H
+#define LOCKFILE_HOST_MOUNTINFO_H
 
 /* One line of a mountinfo file: "id parent maj:min root mountpoint opts
  * [tags...] - type source super-opts". Fields point into the line (the
@@ -30,11 +29,15 @@ struct proc_mount {
 	int bad_opts;
 };
 
+/* Parse a procfs mount's super options (opts is split in place). */
 void iso_parse_proc_opts(char *opts, struct proc_mount *m);
 
-/* The host-mode checks beyond the /proc mount itself (isolation_host.c):
- * proc.mounts (every procfs of this mount namespace hides) and proc.host
- * (this /proc is the mount root declared the host's in host.toml). */
-void iso_check_host_declared(const struct iso_agents *a, struct iso_report *r);
+/* Find the mount that /proc is (by its mount id, so an over-mount or a
+ * mount below /proc cannot be mistaken for it) and read its options. 0, or
+ * -1 when it cannot be found or read. */
+int iso_proc_mount_read(struct proc_mount *m);
+
+/* 1 when /proc is a procfs (statfs). */
+int iso_is_procfs(void);
 
 #endif

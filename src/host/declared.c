@@ -12,8 +12,8 @@
  * of its /proc. The console accepts host mode only on that very mount: a
  * private namespace's /proc is a copy with another id. Without the
  * declaration host mode is refused: nobody can tell. */
-#include "console/isolation.h"
-#include "console/mountinfo.h"
+#include "host/declare.h"
+#include "host/mountinfo.h"
 #include "lib/escape.h"
 #include "lib/log.h"
 #include "lib/paths.h"

@@ -1,4 +1,4 @@
-/* The terminal checks (see term/check.h) and the terminal rules of
+/* The terminal checks (see host/terminal.h) and the terminal rules of
  * system.toml. Boundary (seed, "The agent cannot drive the console"): the
  * human's terminal is the console account's, no agent can write to it or
  * read it, and it is not relayed by a program another account controls.
@@ -8,9 +8,9 @@
  * console account's own processes, which are the ones that could relay
  * its terminal without root). A relay run by root or another account above
  * an invisible ancestor is not seen: docs/isolation.md, residuals. */
-#include "term/check.h"
-#include "term/iso.h"
-#include "term/relay.h"
+#include "host/terminal.h"
+#include "host/proc.h"
+#include "host/relay.h"
 #include "lib/fd.h"
 #include "lib/log.h"
 #include "lib/paths.h"
@@ -43,7 +43,7 @@ struct names {
 struct term_rules {
 	int x11_refuse;
 	int own_multiplexer_ok;
-	int unseen_relay_ok;	/* terminal.master: term/relay.c */
+	int unseen_relay_ok;	/* terminal.master: host/relay.c */
 	struct names relays, multiplexers, x11_terminals;
 };
 

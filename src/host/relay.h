@@ -1,10 +1,11 @@
-/* terminal.master (term/relay.c): the holder of the console's
+/* terminal.master (host/relay.c): the holder of the console's
  * pseudo-terminal's master, the relay the ancestry walk cannot see under
  * hidepid (docs/isolation.md, "The terminal conditions"). */
-#ifndef LOCKFILE_TERM_RELAY_H
-#define LOCKFILE_TERM_RELAY_H
+#ifndef LOCKFILE_HOST_RELAY_H
+#define LOCKFILE_HOST_RELAY_H
 
-#include "term/iso.h"
+#include "host/agents.h"
+#include "host/report.h"
 
 /* Add terminal.master to r for the terminal open at fd (a terminal, as
  * terminal.device found): it holds when fd is no pseudo-terminal, when a
