@@ -87,6 +87,13 @@ class Team:
 
     def setup(self):
         eng = self.eng
+        # lox's per-instance state (the kept hub, the CA copy) in the
+        # test's own directory, not root's ~/.config/lox
+        self.loxhome = os.path.join(eng.base, "loxhome")
+        os.mkdir(self.loxhome, 0o700)
+        plain_env = eng.env
+        eng.env = lambda **extra: plain_env(**dict({"LOX_HOME":
+                                                    self.loxhome}, **extra))
         self.ids = eng.build_images(hub=True)
         self.tls = os.path.join(eng.base, "tls")
         os.mkdir(self.tls, 0o755)
