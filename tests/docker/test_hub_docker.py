@@ -13,6 +13,7 @@ E_STALE through the same path.
 """
 import json
 import os
+import random
 import subprocess
 import sys
 import threading
@@ -29,8 +30,23 @@ from loxenv import Lox  # noqa: E402
 
 INSTANCE = "team"
 NET = "lockfile-%s-hub" % INSTANCE
-SUBNET = "172.29.213.0/24"
-HUB_IP = "172.29.213.10"
+
+
+def free_subnet():
+    """A /24 no route of this host uses: the hub's address is fixed (its
+    certificate names it), and a bridge another engine left behind with
+    the same subnet would take the host's packets to it."""
+    routes = subprocess.run(["ip", "route"], stdout=subprocess.PIPE,
+                            check=True).stdout.decode()
+    for x in random.sample(range(100, 250), 150):
+        if " 172.29.%d." % x not in " " + routes.replace("\n", " "):
+            return "172.29.%d" % x
+    raise RuntimeError("no free 172.29.X.0/24 subnet")
+
+
+PREFIX = free_subnet()
+SUBNET = PREFIX + ".0/24"
+HUB_IP = PREFIX + ".10"
 URL = "https://%s:8443" % HUB_IP
 HUB_STATE = "lftest-hub-state"
 HUB_CTR = "lftest-hub"
@@ -223,6 +239,12 @@ class Team:
             self.lox.cleanup()
         if self.term is not None:
             self.term.stop()
+        # the network's bridge outlives the engine unless removed
+        r = self.eng.docker("ps", "-aq", check=False)
+        if r.stdout.split():
+            self.eng.docker("rm", "-f", *r.stdout.decode().split(),
+                            check=False)
+        self.eng.docker("network", "rm", NET, check=False)
         self.eng.stop()
 
 
@@ -244,7 +266,8 @@ def answers(doc):
 
 
 def err(doc):
-    return doc["error"]["code"]
+    """lockfile --json prints an error as {"error": "E_...", "hint": ...}."""
+    return doc["error"]
 
 
 # ---- the deployment ------------------------------------------------------
