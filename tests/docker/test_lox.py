@@ -446,7 +446,10 @@ def test_the_recorded_ids_are_the_defaults_and_a_missing_one_is_an_error(
     assert r.returncode == 0 and r.stdout == CONSOLE_ID.encode() + b"\n"
     r = lox("image", "agent")
     assert r.returncode == 0 and r.stdout == AGENT_ID.encode() + b"\n"
-    assert lox("image", "hub").returncode == 64
+    # hub is a role (build-images.sh --hub); this record has no hub line
+    r = lox("image", "hub")
+    assert r.returncode == 66 and b"names no hub image" in r.stderr, r.stderr
+    assert lox("image", "nosuch").returncode == 64
     bad = os.path.join(tmp, "images-bad")
     cases = {"missing": None,
              "no agent line": "console %s\n" % CONSOLE_ID,
