@@ -3,7 +3,7 @@
 #
 #   docker/build-images.sh [--build DIR] [--base IMAGE | --local-base]
 #       [--trust DIR] [--plugin-build DIR] [--plugins "NAME..."]
-#       [--tag PREFIX] [--record FILE] [--build-arg NAME=VALUE]...
+#       [--tag PREFIX] [--record FILE] [--build-arg NAME=VALUE]... [--hub]
 #
 #   --build DIR         the Meson build to install from (default build/)
 #   --base IMAGE        the base image (default: the Dockerfile's pinned
@@ -31,7 +31,10 @@
 #                       ("console ID", "agent ID"; default
 #                       /etc/lockfile/images, lox's default)
 #   --build-arg N=V     passed to docker build: LOCKFILE_UID, LOCKFILE_GID,
-#                       CLIENTS_GID, AGENT_UID, AGENT_GID, ALLOWED_UIDS
+#                       CLIENTS_GID, AGENT_UID, AGENT_GID, ALLOWED_UIDS,
+#                       HUB_UID
+#   --hub               also the lockhub image (PREFIX-hub, "hub ID"):
+#                       docs/docker.md, "Hub mode"
 #
 # The images take whatever `meson install` installs (staged with DESTDIR;
 # the host-only tools, tag "host", stay out). Run as root (debootstrap, and
@@ -53,9 +56,10 @@ plugins_given=0
 prefix=lockfile
 record=/etc/lockfile/images
 args=
+targets="console agent"
 
 usage() {
-	sed -n '3,41p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '3,44p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 64
 }
 while [ $# -gt 0 ]; do
@@ -68,10 +72,11 @@ while [ $# -gt 0 ]; do
 	--plugins) plugins=$2; plugins_given=1; shift 2 ;;
 	--tag) prefix=$2; shift 2 ;;
 	--record) record=$2; shift 2 ;;
+	--hub) targets="console agent hub"; shift ;;
 	--build-arg)
 		case $2 in
 		LOCKFILE_UID=*|LOCKFILE_GID=*|CLIENTS_GID=*|AGENT_UID=*|\
-		AGENT_GID=*|ALLOWED_UIDS=*) ;;
+		AGENT_GID=*|ALLOWED_UIDS=*|HUB_UID=*) ;;
 		*) echo "build-images: unknown build arg ${2%%=*}" >&2; exit 64 ;;
 		esac
 		args="$args --build-arg $2"; shift 2 ;;
@@ -95,7 +100,8 @@ cleanup() { rm -rf "$stage" "$stage.log" "$stage.ids"; [ -z "$signer" ] || rm -r
 trap cleanup EXIT INT TERM
 chmod 0755 "$stage"
 mkdir -p "$stage/root" "$stage/etc-lockfile" "$stage/marketplace"
-cp "$here/runtime-packages" "$stage/"
+cp "$here/runtime-packages" "$here/hub-packages" "$stage/"
+mkdir -p "$stage/hub-debs"
 
 # What `meson install` installs (prefix /usr/local), without the host tools.
 meson install -C "$build" --destdir "$stage/root" --no-rebuild --quiet \
@@ -162,12 +168,28 @@ if [ "$local_base" = 1 ]; then
 	base=$(DOCKER=$DOCKER "$here/mkbase.sh" --cache "$build/docker-cache")
 	net="--network none"	# everything is in the base
 fi
+# The hub's libraries on a local base, which builds without a network:
+# Debian's own .debs, fetched once into the cache (apt-get download checks
+# them against the host's signed package lists).
+case $targets in *hub*)
+	if [ "$local_base" = 1 ]; then
+		debs=$build/docker-cache/hub-debs
+		mkdir -p "$debs"
+		for p in $(grep -v '^#' "$here/hub-packages"); do
+			ls "$debs/${p}_"*.deb >/dev/null 2>&1 ||
+			    (cd "$debs" && apt-get download -q "$p" >/dev/null 2>&1) ||
+			    { echo "build-images: apt-get download $p failed" >&2; exit 1; }
+		done
+		cp "$debs"/*.deb "$stage/hub-debs/"
+		chmod 0644 "$stage/hub-debs/"*.deb
+	fi ;;
+esac
 basearg=
 [ -z "$base" ] || basearg="--build-arg BASE=$base"
 log=$stage.log
 ids=$stage.ids
 : > "$ids"
-for target in console agent; do
+for target in $targets; do
 	# The classic builder writes its errors on stdout: shown on failure.
 	# shellcheck disable=SC2086
 	if ! "$DOCKER" build $net $basearg $args --build-arg "PLUGINS=$plugins" \

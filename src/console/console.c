@@ -23,6 +23,7 @@
 #include "lib/paths.h"
 #include "lib/sysconf.h"
 #include "lib/str.h"
+#include "hubwire/wire.h"
 #include "lib/xmalloc.h"
 
 #include <errno.h>
@@ -44,7 +45,8 @@
 
 static const char usage_text[] =
 "usage: lockfile console [--home DIR] [--socket PATH] [--allowed-uids UID,...]\n"
-"                        [--clients-group NAME] [--hub URL [--hub-ca FILE]]\n"
+"                        [--clients-group NAME]\n"
+"                        [--hub URL [--hub-ca FILE] [--hub-instance NAME]]\n"
 "\n"
 "Serves agents on the socket and the human on this terminal. Runs as the\n"
 "console account (never root), from its approved policy only.\n"
@@ -57,6 +59,8 @@ static const char usage_text[] =
 "                        the policy's [hub] must be set, and the console\n"
 "                        never runs without its hub\n"
 "  --hub-ca FILE         the CA certificate of a hub with a private CA\n"
+"  --hub-instance NAME   the name the hub enrolled this console under (else\n"
+"                        the policy's [hub] instance; lox run gives it)\n"
 "Exit status: 0 session ended (idle, session timeout, or a signal),\n"
 "64 usage, 70 start-up refused (the reason is printed).\n";
 
@@ -424,10 +428,41 @@ out:
 	return ret;
 }
 
+/* The hub's name for this console: --hub-instance, which `lox run
+ * --instance NAME` gives (the name the operator enrolled on the hub),
+ * else the policy's [hub] instance; both given, they must agree. The
+ * tickets and the pending answers carry it (docs/hub.md, docs/docker.md
+ * "Hub mode"). 0, or -1 after saying why. */
+static int
+hub_instance(struct console *c, const char *name)
+{
+	char *pol = c->pol.hub.instance;
+
+	if (name == NULL) {
+		if (pol[0] != '\0')
+			return 0;
+		logit("the policy's [hub] names no instance: start the console "
+		    "with --hub-instance NAME (lox run --instance NAME does)");
+		return -1;
+	}
+	if (!hw_text_ok(HW_T_INSTANCE, name, strlen(name))) {
+		logit("--hub-instance: [a-z0-9][a-z0-9_-]{0,31}");
+		return -1;
+	}
+	if (pol[0] != '\0' && strcmp(pol, name) != 0) {
+		logit("--hub-instance %s: the approved policy's [hub] instance is "
+		    "\"%s\" (remove it from the policy, or start with that name)",
+		    name, pol);
+		return -1;
+	}
+	return str_fmt(pol, sizeof(c->pol.hub.instance), "%s", name) ==
+	    STR_OK ? 0 : -1;
+}
+
 static int
 start(struct console *c, const char *homearg, const char *sockpath,
     const char *group, const char *uids, const char *hub_url,
-    const char *hub_ca)
+    const char *hub_ca, const char *hub_inst)
 {
 	const char *why = NULL;
 	char fp[SHA256_HEX_LEN + 1], bwhy[PATH_MAX + 128];
@@ -528,6 +563,8 @@ start(struct console *c, const char *homearg, const char *sockpath,
 		    "console with --hub URL (it never runs without its hub)");
 		return -1;
 	}
+	if (hub_url != NULL && hub_instance(c, hub_inst) != 0)
+		return -1;
 	if (hub_url != NULL && console_hub_open(&c->hub, &c->pol, c->home,
 	    hub_url, hub_ca, &c->term, &why) != 0) {
 		logit("hub: %s", why);
@@ -653,6 +690,7 @@ cmd_console(int argc, char **argv)
 		{ "clients-group", required_argument, NULL, 'g' },
 		{ "hub", required_argument, NULL, 'B' },
 		{ "hub-ca", required_argument, NULL, 'C' },
+		{ "hub-instance", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -660,7 +698,7 @@ cmd_console(int argc, char **argv)
 	struct console *c = &con;
 	const char *home = NULL, *sockpath = LF_SOCKET;
 	const char *group = LF_CLIENTS_GROUP, *uids = NULL, *end = "signal";
-	const char *hub_url = NULL, *hub_ca = NULL;
+	const char *hub_url = NULL, *hub_ca = NULL, *hub_inst = NULL;
 	sigset_t mask;
 	int ch, wfd = -1;
 
@@ -673,6 +711,7 @@ cmd_console(int argc, char **argv)
 		case 'g': group = optarg; break;
 		case 'B': hub_url = optarg; break;
 		case 'C': hub_ca = optarg; break;
+		case 'I': hub_inst = optarg; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: fputs(usage_text, stderr); return 64;
 		}
@@ -712,11 +751,11 @@ cmd_console(int argc, char **argv)
 		fatal_errno("signalfd");
 	signal(SIGPIPE, SIG_IGN);
 
-	if (hub_ca != NULL && hub_url == NULL) {
+	if ((hub_ca != NULL || hub_inst != NULL) && hub_url == NULL) {
 		fputs(usage_text, stderr);
 		return 64;
 	}
-	if (start(c, home, sockpath, group, uids, hub_url, hub_ca) != 0) {
+	if (start(c, home, sockpath, group, uids, hub_url, hub_ca, hub_inst) != 0) {
 		shutdown_console(c, "start-up refused");
 		return 70;
 	}

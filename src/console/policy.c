@@ -371,8 +371,12 @@ parse_hub(const json_t *doc, const json_t *t, struct policy_hub *h,
 			    "ticket_ttl_s, max_pending_per_agent and plan_ttl_s");
 			return at(w, t, k);
 		}
+	/* instance may come from the command line instead (--hub-instance,
+	 * what lox run gives: docs/docker.md, "Hub mode") */
 	v = json_object_get(t, "instance");
-	if (!json_is_string(v) || json_string_length(v) !=
+	if (v == NULL)
+		h->instance[0] = '\0';
+	else if (!json_is_string(v) || json_string_length(v) !=
 	    strlen(json_string_value(v)) || !hw_text_ok(HW_T_INSTANCE,
 	    json_string_value(v), json_string_length(v)) ||
 	    str_fmt(h->instance, sizeof(h->instance), "%s",

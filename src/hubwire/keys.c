@@ -110,13 +110,15 @@ hw_key_save(const char *path, enum hw_role role, const struct hw_keypair *kp)
 		(void)unlink(tmp);
 		return HW_KEY_IO;
 	}
-	/* link() fails on an existing target: two writers cannot both win. */
-	if (link(tmp, path) != 0) {
+	/* RENAME_NOREPLACE fails on an existing target: two writers cannot
+	 * both win. Not link(): the shipped container profile refuses it, and
+	 * lockhub init and lockfile hub-key run under it (docs/docker.md,
+	 * "Hub mode"). */
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) != 0) {
 		int err = errno;
 		(void)unlink(tmp);
 		return err == EEXIST ? HW_KEY_EXISTS : HW_KEY_IO;
 	}
-	(void)unlink(tmp);
 	slash = strrchr(path, '/');
 	if (str_fmt(dir, sizeof(dir), "%.*s", slash == NULL ? 1 :
 	    (int)(slash - path == 0 ? 1 : slash - path),

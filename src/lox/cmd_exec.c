@@ -6,6 +6,7 @@
  *              show|approve|load FILE
  *   lox plugin [--instance NAME] [--image IMAGE] [--source N=DIR]...
  *              [--network] VERB [ARG...]
+ *   lox hub-key [--instance NAME] [--image IMAGE]
  *
  * While the console runs they are `docker exec` in its container (doctor
  * then judges the container the console really runs in); otherwise a
@@ -96,7 +97,9 @@ run_lockfile(struct lox *l, const struct exec_opts *o, const char *const *args)
 		argv_add(&a, "-i");
 		if (o->tty)
 			argv_add(&a, "-t");
-		if (lox_console_flags(l, &a, o->network) != 0) {
+		/* the instance's hub mode: its network and CA, as lox run */
+		if (lox_hub_load(l, &l->hub) < 0 ||
+		    lox_console_flags(l, &a, o->network) != 0) {
 			argv_free(&a);
 			return LOX_EX_NOINPUT;
 		}
@@ -255,5 +258,36 @@ cmd_plugin(struct lox *l, int argc, char **argv)
 	args[n] = NULL;
 	/* update asks on the terminal when a plugin loosens. */
 	o.tty = isatty(0) && isatty(1);
+	return run_lockfile(l, &o, args);
+}
+
+/* lox hub-key: make (once) and show the instance key of the console of
+ * NAME, and what to do with it: the name is the one lox run gives the
+ * console (--hub-instance), so the hub enrols the key under it
+ * (docs/docker.md, "Hub mode"). */
+int
+cmd_hub_key(struct lox *l, int argc, char **argv)
+{
+	struct exec_opts o = { 0 };
+	const char *args[] = { "lockfile", "hub-key", NULL };
+	int k;
+
+	if (common_opts(l, argc, argv, &k, &o, 0) != 0)
+		return LOX_EX_USAGE;
+	if (k < argc || l->sources.n > 0) {
+		lox_err("usage: lox hub-key [--instance NAME] [--image IMAGE]");
+		return LOX_EX_USAGE;
+	}
+	if (l->instance[0] == '\0') {
+		lox_err("hub mode names its instance: lox hub-key --instance "
+		    "NAME (the NAME of lox run --instance NAME --hub URL)");
+		return LOX_EX_USAGE;
+	}
+	fprintf(stderr, "lox: the instance key of %s; then, with KEY as "
+	    "printed below:\n"
+	    "  on the hub:  lockhub enroll instance %s KEY --state DIR\n"
+	    "  each approver: lox enroll --instance %s=KEY\n",
+	    l->instance, l->instance, l->instance);
+	fflush(stderr);
 	return run_lockfile(l, &o, args);
 }

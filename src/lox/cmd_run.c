@@ -1,7 +1,12 @@
 /* lox run: start the console in its container on this terminal.
  *
  *   lox run [--instance NAME] [--source NAME=HOSTDIR]... [--network]
- *           [IMAGE] [-- OPTION...]
+ *           [--hub URL [--hub-ca FILE] | --no-hub] [IMAGE] [-- OPTION...]
+ *
+ * Hub mode (docs/docker.md, "Hub mode"): --hub is kept for the instance
+ * (instance.c), so a restart, lox doctor and the one-off containers use
+ * the same hub; the console starts with --hub, lox's checked copy of the
+ * CA and --hub-instance NAME, the instance name lox run gives.
  *
  * The docker run line is built here: -it, --rm, the name, the hardened
  * flags of lox_console_flags(), each source read-only under
@@ -127,14 +132,66 @@ check_extra(int argc, char **argv, struct argv *out)
 	return 0;
 }
 
+/* --hub, --hub-ca, --no-hub, or the instance's kept settings, into
+ * l->hub. 0, or -1 after lox_err. */
+static int
+hub_opts(struct lox *l, const char *url, const char *ca, int no_hub,
+    int network)
+{
+	if ((url != NULL && no_hub) || (ca != NULL && url == NULL)) {
+		lox_err("--hub URL [--hub-ca FILE], or --no-hub");
+		return -1;
+	}
+	if (url != NULL) {
+		if (lox_hub_save(l, url, ca, !l->dry_run, &l->hub) != 0)
+			return -1;
+	} else if (no_hub) {
+		memset(&l->hub, 0, sizeof(l->hub));
+		return l->dry_run || l->instance[0] == '\0' ? 0 :
+		    lox_hub_forget(l) < 0 ? -1 : 0;
+	} else if (lox_hub_load(l, &l->hub) < 0) {
+		return -1;
+	}
+	if (l->hub.on && network) {
+		lox_err("refused: --network in hub mode (the console's network "
+		    "is the instance's hub network, %s)", l->hub.network);
+		return -1;
+	}
+	return 0;
+}
+
+/* The image's own command (docker/Dockerfile's CMD, which adds the
+ * image's --allowed-uids) with the hub options after it. The values are
+ * the shell's positional parameters, never part of the script. exec:
+ * /bin/sh cannot fork under the console's profile, and needs not. */
+static void
+hub_command(const struct lox *l, struct argv *a)
+{
+	argv_add(a, "/bin/sh");
+	argv_add(a, "-c");
+	argv_add(a, "exec /usr/local/bin/lockfile console "
+	    "${LOCKFILE_ALLOWED_UIDS:+--allowed-uids \"$LOCKFILE_ALLOWED_UIDS\"} "
+	    "\"$@\"");
+	argv_add(a, "lockfile-console");
+	argv_add(a, "--hub");
+	argv_add(a, l->hub.url);
+	if (l->hub.ca[0] != '\0') {
+		argv_add(a, "--hub-ca");
+		argv_add(a, LOX_HUB_CA);
+	}
+	argv_add(a, "--hub-instance");
+	argv_add(a, l->instance);
+}
+
 int
 cmd_run(struct lox *l, int argc, char **argv)
 {
 	struct argv a = { 0 }, extra = { 0 };
 	const char *image = NULL, *v;
 	char id[LOX_IMAGE_ID_MAX];
+	const char *hub_url = NULL, *hub_ca = NULL;
 	size_t i;
-	int network = 0, r, ret = LOX_EX_USAGE, k;
+	int network = 0, no_hub = 0, r, ret = LOX_EX_USAGE, k;
 
 	for (k = 1; k < argc; k++) {
 		if ((r = lox_opt(argc, argv, &k, "--instance", &v)) != 0) {
@@ -145,6 +202,16 @@ cmd_run(struct lox *l, int argc, char **argv)
 				goto out;
 		} else if (strcmp(argv[k], "--network") == 0) {
 			network = 1;
+		} else if ((r = lox_opt(argc, argv, &k, "--hub-ca", &v)) != 0) {
+			if (r < 0)
+				goto out;
+			hub_ca = v;
+		} else if ((r = lox_opt(argc, argv, &k, "--hub", &v)) != 0) {
+			if (r < 0)
+				goto out;
+			hub_url = v;
+		} else if (strcmp(argv[k], "--no-hub") == 0) {
+			no_hub = 1;
 		} else if (strcmp(argv[k], "--") == 0) {
 			if (check_extra(argc - k - 1, argv + k + 1, &extra) != 0)
 				goto out;
@@ -162,6 +229,8 @@ cmd_run(struct lox *l, int argc, char **argv)
 			goto out;
 		}
 	}
+	if (hub_opts(l, hub_url, hub_ca, no_hub, network) != 0)
+		goto out;
 	if (!l->dry_run && (!isatty(0) || !isatty(1))) {
 		lox_err("lox run needs a terminal: the console asks you on it");
 		goto out;
@@ -190,6 +259,8 @@ cmd_run(struct lox *l, int argc, char **argv)
 	for (i = 0; i < extra.n; i++)
 		argv_add(&a, extra.v[i]);
 	argv_add(&a, image);
+	if (l->hub.on)
+		hub_command(l, &a);
 	ret = lox_exec(l, &a);
 out:
 	argv_free(&a);

@@ -239,9 +239,12 @@ out:
 int
 lox_console_flags(const struct lox *l, struct argv *a, int network)
 {
-	int profile = seccomp_profile_fd();
+	int profile;
 
-	if (profile < 0)
+	if (!network && l->hub.on && !l->dry_run &&
+	    lox_hub_network(l, &l->hub) != 0)
+		return -1;
+	if ((profile = seccomp_profile_fd()) < 0)
 		return -1;
 	/* docker-init as pid 1 reaps and forwards signals; the console runs
 	 * as its account with nothing to gain (no capabilities, no setuid
@@ -278,7 +281,20 @@ lox_console_flags(const struct lox *l, struct argv *a, int network)
 	argv_add(a, "core=1");
 	argv_add(a, "--log-driver");
 	argv_add(a, "none");
-	if (!network) {
+	if (!network && l->hub.on) {
+		/* Hub mode: the instance's own network, where the hub is and
+		 * no agent ever is (lox agent never names it); the console's
+		 * self-confinement then lets it connect to the hub's port
+		 * only (docs/docker.md, "Hub mode"). The CA is lox's checked
+		 * copy (instance.c), read-only. */
+		argv_add(a, "--network");
+		argv_add(a, l->hub.network);
+		if (l->hub.ca[0] != '\0') {
+			argv_add(a, "--mount");
+			argv_addf(a, "type=bind,src=%s,dst=%s,readonly",
+			    l->hub.ca, LOX_HUB_CA);
+		}
+	} else if (!network) {
 		argv_add(a, "--network");
 		argv_add(a, "none");
 	}
@@ -338,6 +354,40 @@ docker_output(const struct lox *l, const char *const *args, char *buf,
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+int
+lox_hub_network(const struct lox *l, const struct lox_hub *h)
+{
+	static const char fmt[] = "{{index .Labels \"" LOX_HUB_NET_LABEL
+	    "\"}}";
+	const char *insp[] = { "network", "inspect", "--format", fmt,
+	    h->network, NULL };
+	char label[96], want[64];
+	const char *mk[] = { "network", "create", "--label", label,
+	    h->network, NULL };
+	char buf[128];
+
+	if (str_fmt(label, sizeof(label), "%s=%s", LOX_HUB_NET_LABEL,
+	    l->instance) != STR_OK || str_fmt(want, sizeof(want), "%s\n",
+	    l->instance) != STR_OK)
+		return -1;
+	if (docker_output(l, insp, buf, sizeof(buf)) == 0) {
+		/* A network lox did not make (or made for another instance)
+		 * could hold anything, agents included: refused. */
+		if (strcmp(buf, want) == 0)
+			return 0;
+		lox_err("the network %s exists without the label %s=%s: not "
+		    "the instance's hub network (remove it, or create it with "
+		    "that label: docs/docker.md, \"Hub mode\")", h->network,
+		    LOX_HUB_NET_LABEL, l->instance);
+		return -1;
+	}
+	if (docker_output(l, mk, buf, sizeof(buf)) != 0) {
+		lox_err("docker network create %s failed", h->network);
+		return -1;
+	}
+	return 0;
 }
 
 int

@@ -77,15 +77,15 @@ record_read(const char *path, char *buf)
 	return 0;
 }
 
-/* The record, strictly: only lines "console ID" and "agent ID", each
- * role at most once, every line ended; anything else refuses the whole
+/* The record, strictly: only lines "console ID", "agent ID" and "hub ID"
+ * (build-images.sh --hub: the lockhub image), each role at most once, every line ended; anything else refuses the whole
  * record. */
 int
 lox_image(const char *role, char *out, size_t outlen)
 {
 	const char *path = record_path();
 	char buf[RECORD_MAX + 1], *line, *nl, *sp;
-	int seen[2] = { 0, 0 }, found = 0, r;
+	int seen[3] = { 0, 0, 0 }, found = 0, r;
 
 	if (record_read(path, buf) != 0)
 		return -1;
@@ -98,10 +98,11 @@ lox_image(const char *role, char *out, size_t outlen)
 		}
 		*nl = *sp = '\0';
 		r = strcmp(line, "console") == 0 ? 0 :
-		    strcmp(line, "agent") == 0 ? 1 : -1;
+		    strcmp(line, "agent") == 0 ? 1 :
+		    strcmp(line, "hub") == 0 ? 2 : -1;
 		if (r < 0 || seen[r]++ || lox_check_image(sp + 1) != 0) {
-			lox_err("the image record %s: only one console and one "
-			    "agent line, each with an image ID", path);
+			lox_err("the image record %s: only one console, one "
+			    "agent and one hub line, each with an image ID", path);
 			return -1;
 		}
 		if (strcmp(line, role) == 0) {
@@ -125,8 +126,8 @@ cmd_image(struct lox *l, int argc, char **argv)
 
 	(void)l;
 	if (argc != 2 || (strcmp(argv[1], "console") != 0 &&
-	    strcmp(argv[1], "agent") != 0)) {
-		lox_err("lox image console|agent");
+	    strcmp(argv[1], "agent") != 0 && strcmp(argv[1], "hub") != 0)) {
+		lox_err("lox image console|agent|hub");
 		return LOX_EX_USAGE;
 	}
 	if (lox_image(argv[1], id, sizeof(id)) != 0)

@@ -16,7 +16,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "run", "[--instance NAME] [--source NAME=HOSTDIR]... [--network] "
-	    "[IMAGE] [-- OPTION...]",
+	    "[--hub URL [--hub-ca FILE] | --no-hub] [IMAGE] [-- OPTION...]",
 	    "start the console in its container, on this terminal", cmd_run },
 	{ "attach", "[--instance NAME]",
 	    "reach the running console's terminal (detach: ctrl-] ctrl-])",
@@ -33,7 +33,10 @@ static const struct command commands[] = {
 	{ "plugin", "[--instance NAME] [--image IMAGE] [--source NAME=HOSTDIR]... [--network] VERB [ARG...]",
 	    "lockfile plugin install|update|verify|list|remove, in the "
 	    "console's container", cmd_plugin },
-	{ "image", "console|agent",
+	{ "hub-key", "[--instance NAME] [--image IMAGE]",
+	    "hub mode: make and show the instance key of the console NAME",
+	    cmd_hub_key },
+	{ "image", "console|agent|hub",
 	    "the image ID the build recorded (for docker-compose)", cmd_image },
 	/* Hub mode (docs/hub.md): the approver's side of lockhub. */
 	{ "enroll", "[--hub URL] [--ca FILE] [--new] | --instance NAME=KEY",

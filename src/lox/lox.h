@@ -11,10 +11,12 @@
 #ifndef LOCKFILE_LOX_H
 #define LOCKFILE_LOX_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include "lib/paths.h"
+#include "hubclient/hubclient.h"
 
 #define LOX_EX_USAGE		64	/* bad usage, or a refused option */
 #define LOX_EX_NOINPUT		66	/* a file named on the command line */
@@ -52,6 +54,17 @@ struct lox_sources {
 	size_t n;
 };
 
+/* Hub mode under Docker (instance.c, docs/docker.md "Hub mode"): what
+ * `lox run --instance NAME --hub URL [--hub-ca FILE]` keeps for NAME. */
+#define LOX_HUB_CA		"/etc/lockfile/hub-ca.pem"	/* in the container */
+#define LOX_HUB_NET_LABEL	"org.lockfile.hub-network"
+struct lox_hub {
+	int on;
+	char url[HC_MAX_URL + 1];
+	char ca[PATH_MAX + 32];	/* lox's checked copy on the host, or "" */
+	char network[80];	/* lockfile-NAME-hub: the console's, never an agent's */
+};
+
 struct lox {
 	int dry_run;		/* print the docker command instead of running it */
 	const char *docker;	/* $LOX_DOCKER, else "docker" on PATH */
@@ -60,6 +73,7 @@ struct lox {
 	char home_volume[64];	/* lockfile[-INSTANCE]-home */
 	char run_volume[64];	/* lockfile[-INSTANCE]-run */
 	struct lox_sources sources;	/* --source, freed by main */
+	struct lox_hub hub;	/* the instance's hub mode (lox_hub_load) */
 };
 
 /* Validate NAME ([a-z0-9][a-z0-9_-]{0,31}) and derive the names. 0 or -1. */
@@ -69,10 +83,26 @@ int lox_set_instance(struct lox *l, const char *name);
  * (arguments are the user's, never raw control bytes on the terminal). */
 void lox_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The instance's hub settings into h: 1 (hub mode), 0 (none kept: the
+ * default instance never is), -1 after lox_err(). */
+int lox_hub_load(const struct lox *l, struct lox_hub *h);
+/* Check URL and the CA file (PEM certificates only, re-encoded) and, when
+ * write, keep them for the instance; h gets what the console will run
+ * with. 0, or -1 after lox_err(). */
+int lox_hub_save(const struct lox *l, const char *url, const char *ca_file,
+    int write, struct lox_hub *h);
+/* Forget them (lox run --no-hub). 0, or -1. */
+int lox_hub_forget(const struct lox *l);
+/* The instance's hub network exists, labelled as lox's (made when it does
+ * not). 0, or -1 after lox_err(). */
+int lox_hub_network(const struct lox *l, const struct lox_hub *h);
+
 /* The console container's flags (docs/docker.md, "What lox run passes"):
  * everything between `docker run` and the image, volumes included, but
  * not -it, --rm or the name. network: leave the default network instead of
- * --network none. 0, or -1 after lox_err() (the seccomp profile). */
+ * --network none. In hub mode (l->hub.on) and without network: the
+ * instance's hub network and its CA copy, read-only, at LOX_HUB_CA. 0, or
+ * -1 after lox_err() (the seccomp profile, the hub network). */
 int lox_console_flags(const struct lox *l, struct argv *a, int network);
 
 /* An image ID, "sha256:" and 64 lowercase hex digits: never a tag, which
@@ -130,6 +160,7 @@ int cmd_doctor(struct lox *l, int argc, char **argv);
 int cmd_policy(struct lox *l, int argc, char **argv);
 int cmd_plugin(struct lox *l, int argc, char **argv);
 int cmd_image(struct lox *l, int argc, char **argv);
+int cmd_hub_key(struct lox *l, int argc, char **argv);
 
 /* Option scanning shared by the commands: "--name VALUE" and
  * "--name=VALUE". Returns 1 and sets *val (advancing *i) when argv[*i] is

@@ -131,10 +131,12 @@ class Engine:
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               timeout=timeout, env=env or self.env())
 
-    def build_images(self, build=BUILD, official=False):
+    def build_images(self, build=BUILD, official=False, hub=False):
         """The console and agent images of this build, with the Docker
         suite's sleeper plugin in the local marketplace; or, official=True,
-        with build-images.sh's default: every official plugin."""
+        with build-images.sh's default: every official plugin; hub: the
+        lockhub image too (build-images.sh --hub), as the host's lockhub
+        uid."""
         pb = os.path.join(self.base, "plugin-build")
         for name in () if official else PLUGINS:
             d = os.path.join(pb, "plugins", name)
@@ -152,6 +154,8 @@ class Engine:
         for k, v in ids().items():
             argv += ["--build-arg", "%s=%d" % (k, v)]
         argv += ["--build-arg", "ALLOWED_UIDS=%d" % SECOND_UID]
+        if hub:
+            argv += ["--hub", "--build-arg", "HUB_UID=%d" % uid_of("lockhub")]
         r = subprocess.run(argv, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, timeout=900,
                            env=dict(self.env(), DOCKER=DOCKER))
@@ -162,7 +166,8 @@ class Engine:
         for line in r.stdout.decode().splitlines():
             role, iid = line.split()
             IDS[role] = iid
-        assert set(IDS) == {"console", "agent"}, r.stdout
+        assert set(IDS) == ({"console", "agent", "hub"} if hub else
+                            {"console", "agent"}), r.stdout
         return IDS
 
     def stop(self):

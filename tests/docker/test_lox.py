@@ -446,7 +446,10 @@ def test_the_recorded_ids_are_the_defaults_and_a_missing_one_is_an_error(
     assert r.returncode == 0 and r.stdout == CONSOLE_ID.encode() + b"\n"
     r = lox("image", "agent")
     assert r.returncode == 0 and r.stdout == AGENT_ID.encode() + b"\n"
-    assert lox("image", "hub").returncode == 64
+    # hub is a role (build-images.sh --hub); this record has no hub line
+    r = lox("image", "hub")
+    assert r.returncode == 66 and b"names no hub image" in r.stderr, r.stderr
+    assert lox("image", "nosuch").returncode == 64
     bad = os.path.join(tmp, "images-bad")
     cases = {"missing": None,
              "no agent line": "console %s\n" % CONSOLE_ID,
@@ -500,3 +503,131 @@ def test_agent_gets_lxcfs_proc_files_where_the_host_serves_them(tmp):
     assert argv[-2:] == [AGENT_ID, "true"]
     r = lox("--dry-run", "doctor", env={"LOX_LXCFS": fake})
     assert b"lox: lxcfs: the host serves per-container" in r.stderr
+
+
+# ---- hub mode (docs/docker.md, "Hub mode") --------------------------------
+
+def _ca(tmp):
+    """A CA certificate made as docs/hub.md's recipe makes it."""
+    d = os.path.join(tmp, "ca")
+    if not os.path.exists(os.path.join(d, "ca.pem")):
+        os.makedirs(d, exist_ok=True)
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                        "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+                        "ca.key", "-out", "ca.pem", "-days", "30", "-subj",
+                        "/CN=lox test CA"], cwd=d, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return os.path.join(d, "ca.pem"), os.path.join(d, "ca.key")
+
+
+def test_run_hub_mode_line_network_ca_and_instance(tmp):
+    """--hub: the instance's hub network (never none, never an agent's),
+    lox's checked copy of the CA read-only, and the image's command with
+    --hub, --hub-ca and --hub-instance, the name lox run gives."""
+    home = os.path.join(tmp, "loxhome-dry")
+    os.makedirs(home, 0o700, exist_ok=True)
+    ca, _ = _ca(tmp)
+    argv = dry("run", "--instance", "desk", "--hub", "https://hub:8443",
+               "--hub-ca", ca, env={"LOX_HOME": home})
+    i = argv.index("--network")
+    assert argv[i + 1] == "lockfile-desk-hub"
+    assert "none" not in argv[i + 1:i + 2]
+    m = argv[argv.index("--mount") + 1]
+    assert m == "type=bind,src=%s/instances/desk/hub-ca.pem,dst=" \
+        "/etc/lockfile/hub-ca.pem,readonly" % home
+    tail = argv[argv.index(CONSOLE_ID) + 1:]
+    assert tail[:2] == ["/bin/sh", "-c"]
+    assert tail[3:] == ["lockfile-console", "--hub", "https://hub:8443",
+                        "--hub-ca", "/etc/lockfile/hub-ca.pem",
+                        "--hub-instance", "desk"]
+    # a dry run keeps nothing
+    assert not os.path.exists(os.path.join(home, "instances", "desk",
+                                           "hub-url"))
+
+
+def test_run_hub_is_kept_per_instance(tmp):
+    """A real `lox run --hub` keeps the hub for the instance (the docker
+    client here cannot run, so nothing starts); a later dry run of the same
+    instance, and lox doctor's one-off container, use it; --no-hub
+    forgets it. The CA copy is re-encoded from the parsed certificates."""
+    home = os.path.join(tmp, "loxhome-kept")
+    os.makedirs(home, 0o700, exist_ok=True)
+    ca, _ = _ca(tmp)
+    env = {"LOX_HOME": home}
+    r = lox("run", "--instance", "desk", "--hub", "https://hub:8443",
+            "--hub-ca", ca, env=env)
+    # no terminal: refused after the settings were checked and kept
+    assert r.returncode == 64 and b"needs a terminal" in r.stderr, r.stderr
+    d = os.path.join(home, "instances", "desk")
+    assert os.stat(d).st_mode & 0o777 == 0o700
+    with open(os.path.join(d, "hub-url")) as f:
+        assert f.read() == "https://hub:8443\n"
+    with open(os.path.join(d, "hub-ca.pem"), "rb") as f, open(ca, "rb") as g:
+        copy, orig = f.read(), g.read()
+    assert copy.startswith(b"-----BEGIN CERTIFICATE-----\n")
+    assert copy.replace(b"\n", b"") == orig.replace(b"\n", b"")
+    argv = dry("run", "--instance", "desk", env=env)
+    assert "--hub-instance" in argv and "https://hub:8443" in argv
+    argv = dry("doctor", "--instance", "desk", env=env)
+    assert argv[argv.index("--network") + 1] == "lockfile-desk-hub"
+    assert "/bin/sh" not in argv        # doctor's own command
+    # another instance is not in hub mode
+    argv = dry("run", "--instance", "other", env=env)
+    assert argv[argv.index("--network") + 1] == "none"
+    r = lox("run", "--instance", "desk", "--no-hub", env=env)
+    assert not os.path.exists(os.path.join(d, "hub-url"))
+    argv = dry("run", "--instance", "desk", env=env)
+    assert argv[argv.index("--network") + 1] == "none"
+
+
+@pytest.mark.parametrize("what", ["key", "junk", "text", "notder", "empty"])
+def test_run_hub_ca_only_certificates(tmp, what):
+    """The CA file reaches the container only as certificates lox parsed:
+    a private key, other text around a certificate, a block that is not
+    X.509, an empty file are refused (and nothing is kept)."""
+    home = os.path.join(tmp, "loxhome-ca-" + what)
+    os.makedirs(home, 0o700, exist_ok=True)
+    ca, key = _ca(tmp)
+    with open(ca, "rb") as f:
+        good = f.read()
+    bad = {"key": open(key, "rb").read(),
+           "junk": good + b"#!/bin/sh\n",
+           "text": b"Bag Attributes\n" + good,
+           "notder": b"-----BEGIN CERTIFICATE-----\nAAAA\n"
+                     b"-----END CERTIFICATE-----\n",
+           "empty": b""}[what]
+    p = os.path.join(tmp, "bad-%s.pem" % what)
+    with open(p, "wb") as f:
+        f.write(bad)
+    r = lox("--dry-run", "run", "--instance", "desk", "--hub",
+            "https://hub:8443", "--hub-ca", p, env={"LOX_HOME": home})
+    assert r.returncode == 64 and b"--hub-ca" in r.stderr, r.stderr
+    # the same with the good file passes
+    r = lox("--dry-run", "run", "--instance", "desk", "--hub",
+            "https://hub:8443", "--hub-ca", ca, env={"LOX_HOME": home})
+    assert r.returncode == 0, r.stderr
+
+
+def test_run_hub_refusals(tmp):
+    home = os.path.join(tmp, "loxhome-ref")
+    os.makedirs(home, 0o700, exist_ok=True)
+    env = {"LOX_HOME": home}
+    for args, why in (
+            (["--hub", "https://hub:8443"], b"--instance NAME"),
+            (["--instance", "d", "--hub", "https://hub:8443/x"], b"--hub"),
+            (["--instance", "d", "--hub", "ftp://hub"], b"--hub"),
+            (["--instance", "d", "--hub-ca", "/etc/hostname"], b"--hub"),
+            (["--instance", "d", "--hub", "https://hub:8443", "--network"],
+             b"--network in hub mode")):
+        r = lox("--dry-run", "run", *args, env=env)
+        assert r.returncode == 64 and why in r.stderr, (args, r.stderr)
+    assert dry("run", "--instance", "d", "--hub", "https://hub:8443",
+               env=env)
+
+
+def test_hub_key_runs_in_the_console_container(tmp):
+    argv = dry("hub-key", "--instance", "desk",
+               env={"LOX_HOME": os.path.join(tmp, "loxhome-dry")})
+    assert argv[-2:] == ["lockfile", "hub-key"]
+    r = lox("--dry-run", "hub-key")
+    assert r.returncode == 64 and b"--instance" in r.stderr

@@ -682,6 +682,37 @@ def test_start_refusals():
         w.cleanup()
 
 
+
+def test_instance_name_from_the_command_line():
+    """--hub-instance (what `lox run --instance NAME` gives) names the
+    console for the hub: a policy [hub] without instance starts with it and
+    the pending answer carries it; with no name at all, or one that
+    disagrees with the policy's, the console refuses to start
+    (docs/docker.md, "Hub mode")."""
+    w = HubConsole(real=False)
+    try:
+        w.env.write_policy(text=w.policy)
+        w.env.start(args=["--hub", w.url, "--hub-instance", "other"],
+                    wait=False)
+        w.env.wait_screen(r"--hub-instance other: the approved policy's "
+                          r"\[hub\] instance is \"desk\"")
+        w.env.stop()
+        nopol = w.policy.replace('instance = "desk"\n', '')
+        assert nopol != w.policy
+        w.policy = nopol
+        w.env.write_policy(text=nopol)
+        w.env.start(args=["--hub", w.url], wait=False)
+        w.env.wait_screen(r"names no instance: start the console with "
+                          r"--hub-instance")
+        w.env.stop()
+        # the name from the command line only (the double enrolled "desk")
+        w.start(args=["--hub-instance", "desk"])
+        req, doc, _ = w.plan(PDF_PLAN)
+        assert doc["result"]["status"] == "pending", doc
+        assert doc["result"]["instance"] == "desk"
+    finally:
+        w.cleanup()
+
 # ---- availability and records at rest (issue 26 item 3, issue 25 §8) -----
 
 DECISION_ROUTE = r"GET /v1/tickets/t_[0-9a-f]{32}/decision"
