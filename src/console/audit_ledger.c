@@ -12,6 +12,7 @@
 #include "lib/paths.h"
 #include "lib/render.h"
 #include "lib/str.h"
+#include "lib/xmalloc.h"
 #include "protocol/key.h"
 
 #include <errno.h>
@@ -147,8 +148,8 @@ name_from_record(const struct ledger *l, const json_t *rec, struct names *nm)
 	uid = (uid_t)json_integer_value(u);
 	if (profile != NULL && key != NULL &&
 	    (i = ledger_key_index(l, uid, profile, key)) >= 0 &&
-	    nm->key[i] == NULL && (nm->key[i] = strdup(key)) == NULL)
-		fatal("out of memory");
+	    nm->key[i] == NULL)
+		nm->key[i] = xstrdup(key);
 	if (sha != NULL && strlen(sha) == SHA256_HEX_LEN &&
 	    hex_decode(sha, b, SHA256_LEN) == 0 &&
 	    (i = ledger_content_index(l, uid, b)) >= 0) {
@@ -168,11 +169,9 @@ names_read(const char *home, const struct ledger *l, struct names *nm)
 	FILE *f;
 	int fd;
 
-	nm->key = calloc(ledger_nkeys(l) + 1, sizeof(*nm->key));
-	nm->sha = calloc(ledger_ncontents(l) + 1, sizeof(*nm->sha));
-	nm->sha_known = calloc(ledger_ncontents(l) + 1, 1);
-	if (nm->key == NULL || nm->sha == NULL || nm->sha_known == NULL)
-		fatal("out of memory");
+	nm->key = xcalloc(ledger_nkeys(l) + 1, sizeof(*nm->key));
+	nm->sha = xcalloc(ledger_ncontents(l) + 1, sizeof(*nm->sha));
+	nm->sha_known = xcalloc(ledger_ncontents(l) + 1, 1);
 	if (str_fmt(path, sizeof(path), "%s/%s", home, LF_HOME_AUDIT) != STR_OK)
 		return;
 	fd = open(path, OPEN_RO_SAFE);

@@ -10,6 +10,7 @@
 #include "lib/num.h"
 #include "lib/render.h"
 #include "lib/str.h"
+#include "lib/xmalloc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -69,9 +70,7 @@ read_ca(struct console_hub *h, const char *path, const char **why)
 		close(fd);
 		return -1;
 	}
-	h->ca = calloc(1, (size_t)st.st_size);
-	if (h->ca == NULL)
-		fatal("out of memory");
+	h->ca = xcalloc(1, (size_t)st.st_size);
 	n = read_full(fd, h->ca, (size_t)st.st_size);
 	close(fd);
 	if (n != st.st_size)
@@ -125,9 +124,7 @@ confirm_approvers(struct console_hub *h)
 		return -1;
 	fd = open(path, OPEN_RO_SAFE);
 	if (fd >= 0) {
-		text = calloc(1, 64 * 1024 + 1);
-		if (text == NULL)
-			fatal("out of memory");
+		text = xcalloc(1, 64 * 1024 + 1);
 		if (check_fd_owner_mode(fd, geteuid(), 1) == 0) {
 			ssize_t n = read_full(fd, text, 64 * 1024);
 			len = n > 0 ? (size_t)n : 0;
@@ -459,10 +456,8 @@ job_sign(struct hub_job *j)
 static struct job_ticket *
 job_new(struct console_hub *h)
 {
-	struct job_ticket *jt = calloc(1, sizeof(*jt));
+	struct job_ticket *jt = xcalloc(1, sizeof(*jt));
 
-	if (jt == NULL)
-		fatal("out of memory");
 	jt->j.hc = &h->hc;
 	jt->j.poll_ms = h->poll_ms;
 	jt->j.ttl_ms = (long long)h->pol->hub.ticket_ttl_s * 1000;
@@ -1017,9 +1012,7 @@ hub_save(void *ctx, const char *plan, json_t *rec)
 		return -1;
 	tlen = strlen(text);
 	olen = REC_HEAD + REC_NONCE + tlen + REC_ABYTES;
-	out = calloc(1, olen);
-	if (out == NULL)
-		fatal("out of memory");
+	out = xcalloc(1, olen);
 	rec_head(head, until);
 	memcpy(out, head, REC_HEAD);
 	randombytes_buf(out + REC_HEAD, REC_NONCE);
@@ -1061,10 +1054,8 @@ hub_load(void *ctx, const char *plan)
 
 	if (plan_path(h, plan, path, sizeof(path)) != 0)
 		return NULL;
-	raw = malloc(max + 1);
-	text = malloc(PLAN_REC_MAX + 1);
-	if (raw == NULL || text == NULL)
-		fatal("out of memory");
+	raw = xmalloc(max + 1);
+	text = xmalloc(PLAN_REC_MAX + 1);
 	n = rec_read(path, raw, max + 1);
 	if (n < 0) {
 		free(raw);

@@ -6,6 +6,7 @@
 #include "lib/jsonx.h"
 #include "lib/log.h"
 #include "lib/str.h"
+#include "lib/xmalloc.h"
 
 #include <pwd.h>
 #include <stdio.h>
@@ -142,9 +143,7 @@ hub_names_snapshot(struct console_hub *h)
 {
 	struct passwd *pw;
 
-	h->names = calloc(HUB_MAX_NAMES, sizeof(*h->names));
-	if (h->names == NULL)
-		fatal("out of memory");
+	h->names = xcalloc(HUB_MAX_NAMES, sizeof(*h->names));
 	setpwent();
 	while (h->nnames < HUB_MAX_NAMES && (pw = getpwent()) != NULL) {
 		if (!plain_name(pw->pw_name))

@@ -9,6 +9,7 @@
 #include "lib/num.h"
 #include "lib/paths.h"
 #include "lib/str.h"
+#include "lib/xmalloc.h"
 #include "protocol/shape.h"
 
 #include <errno.h>
@@ -43,17 +44,14 @@ void *
 lg_grow(void *ptr, size_t *cap, size_t need, size_t elem)
 {
 	size_t n = *cap ? *cap : 8;
-	void *q;
 
 	if (need <= *cap)
 		return ptr;
 	while (n < need)
 		n *= 2;
-	q = reallocarray(ptr, n, elem);
-	if (q == NULL)
-		fatal("out of memory");
+	ptr = xreallocarray(ptr, n, elem);
 	*cap = n;
-	return q;
+	return ptr;
 }
 
 long long
@@ -214,9 +212,7 @@ rehash(struct ledger *l, int keys)
 	while (n * 2 > newcap)
 		newcap *= 2;
 	free(*tab);
-	*tab = calloc(newcap, sizeof(**tab));
-	if (*tab == NULL)
-		fatal("out of memory");
+	*tab = xcalloc(newcap, sizeof(**tab));
 	*cap = newcap;
 	for (i = 0; i < n; i++) {
 		if (keys)
@@ -278,9 +274,9 @@ lg_add_key(struct ledger *l, uid_t uid, const char *profile, const uint8_t *id,
 
 	if (l->nkeys >= LEDGER_MAX_KEYS)
 		return NULL;
-	k = calloc(1, sizeof(*k));
-	if (k == NULL || (name != NULL && (k->name = strdup(name)) == NULL))
-		fatal("out of memory");
+	k = xcalloc(1, sizeof(*k));
+	if (name != NULL)
+		k->name = xstrdup(name);
 	k->uid = uid;
 	memcpy(k->profile, profile, strlen(profile) + 1);
 	memcpy(k->id, id, LEDGER_ID_LEN);
@@ -551,10 +547,10 @@ ledger_key_is(const struct ledger *l, const struct ledger_key_view *v,
 struct ledger *
 lg_new(const struct ledger_clock *clk, unsigned long long window_s)
 {
-	struct ledger *l = calloc(1, sizeof(*l));
+	struct ledger *l = xcalloc(1, sizeof(*l));
 
-	if (l == NULL || sodium_init() < 0)
-		fatal("out of memory");
+	if (sodium_init() < 0)
+		fatal("libsodium cannot be initialised");
 	l->dirfd = l->fd = -1;
 	l->clk = *clk;
 	l->window_s = window_s;

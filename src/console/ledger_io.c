@@ -9,6 +9,7 @@
 #include "lib/log.h"
 #include "lib/paths.h"
 #include "lib/str.h"
+#include "lib/xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -63,9 +64,7 @@ read_file(int fd, uint8_t **data, size_t *len, struct ledger_problem *p)
 	if (fstat(fd, &st) != 0)
 		return lg_io_problem(p, "the ledger cannot be examined");
 	*len = (size_t)st.st_size;
-	*data = malloc(*len + 1);
-	if (*data == NULL)
-		fatal("out of memory");
+	*data = xmalloc(*len + 1);
 	n = pread(fd, *data, *len, 0);
 	if (n < 0 || (size_t)n != *len) {
 		free(*data);
@@ -194,8 +193,6 @@ write_generation(struct ledger *l, int fd, struct writer *w,
 	memset(w->chain, 0, sizeof(w->chain));
 	w->lines = 0;
 	w->out = buf_new(2 * WRITE_CHUNK);
-	if (w->out == NULL)
-		fatal("out of memory");
 	if (lg_emit(w, "L %s %d %lld", MAGIC, LEDGER_VERSION, t) != 0)
 		goto toolong;
 	for (i = 0; i < l->nkeys; i++) {

@@ -91,8 +91,6 @@ ledger_record(struct ledger *l, uid_t uid, const char *profile,
 	memcpy(w.chain, l->chain, SHA256_LEN);
 	w.seq = l->seq;
 	w.out = buf_new(4 * LEDGER_MAX_LINE + 16);
-	if (w.out == NULL)
-		fatal("out of memory");
 	if (sha256 != NULL)
 		hex_encode(cid, LEDGER_ID_LEN, hex);
 	/* The object's line carries no content: the content totals count a

@@ -4,6 +4,7 @@
 #include "lib/crypto.h"
 #include "lib/log.h"
 #include "lib/str.h"
+#include "lib/xmalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -45,9 +46,7 @@ plan_record(const struct plan *pl, const char *planid, const char *ticket,
 	{
 		/* what the agent typed, for the renewal's card (in hex: it
 		 * need not be UTF-8) */
-		char *hex = calloc(1, 2 * PROTO_MAX_KEY + 1);
-		if (hex == NULL)
-			fatal("out of memory");
+		char *hex = xcalloc(1, 2 * PROTO_MAX_KEY + 1);
 		if (req->has_key)
 			hex_encode((const uint8_t *)req->key, req->key_len, hex);
 		json_object_set_new(r, "typed", json_string(hex));
@@ -108,14 +107,12 @@ int
 plan_restore(struct plan *pl, const json_t *r, const char *planid,
     enum plan_content *content, uint8_t sha[32], unsigned long long *size)
 {
-	struct request *rq = calloc(1, sizeof(*rq));
+	struct request *rq = xcalloc(1, sizeof(*rq));
 	const json_t *plugins = json_object_get(r, "plugins"), *p;
 	const char *s, *prof, *key, *handle;
 	uint8_t fp[32];
 	size_t i, j;
 
-	if (rq == NULL)
-		fatal("out of memory");
 	pl->own_req = rq;
 	pl->req = rq;
 	if ((s = plan_rstr(r, "plan", 40)) == NULL || strcmp(s, planid) != 0 ||

@@ -15,6 +15,7 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/str.h"
+#include "lib/xmalloc.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -96,11 +97,9 @@ struct plan *
 plan_new(const struct plan_env *e, enum lf_method method,
     const struct request *req, const struct peer *peer)
 {
-	struct plan *pl = calloc(1, sizeof(*pl));
+	struct plan *pl = xcalloc(1, sizeof(*pl));
 	size_t i;
 
-	if (pl == NULL)
-		fatal("out of memory");
 	ASSERT(e->ledger != NULL && e->ledger_ops != NULL);
 	for (i = 0; i < PROTO_MAX_PLUGINS; i++)
 		pl->op[i].binfd = -1;

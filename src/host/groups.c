@@ -4,6 +4,7 @@
 #include "host/agents.h"
 #include "lib/log.h"
 #include "lib/str.h"
+#include "lib/xmalloc.h"
 
 #include <grp.h>
 #include <pwd.h>
@@ -24,9 +25,7 @@ user_has_gid(const char *name, gid_t primary, gid_t g)
 	if (getgrouplist(name, primary, groups, &n) < 0) {
 		if (n <= 64 || n > 65536)
 			return 1;	/* cannot list: fail closed */
-		groups = calloc((size_t)n, sizeof(gid_t));
-		if (groups == NULL)
-			fatal("out of memory");
+		groups = xcalloc((size_t)n, sizeof(gid_t));
 		if (getgrouplist(name, primary, groups, &n) < 0) {
 			free(groups);
 			return 1;
@@ -133,12 +132,9 @@ iso_agent_has_gid(const struct iso_agents *a, gid_t g, char *who,
 		for (m = gr->gr_mem; m != NULL && *m != NULL; m++)
 			k++;
 		/* getpwnam below reuses NSS buffers: copy the names first. */
-		names = calloc(k + 1, sizeof(char *));
-		if (names == NULL)
-			fatal("out of memory");
+		names = xcalloc(k + 1, sizeof(char *));
 		for (i = 0; i < k; i++)
-			if ((names[i] = strdup(gr->gr_mem[i])) == NULL)
-				fatal("out of memory");
+			names[i] = xstrdup(gr->gr_mem[i]);
 		for (i = 0; i < k && !found; i++) {
 			pw = getpwnam(names[i]);
 			if (pw != NULL)

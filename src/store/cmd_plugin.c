@@ -13,6 +13,7 @@
 #include "lib/log.h"
 #include "lib/paths.h"
 #include "lib/str.h"
+#include "lib/xmalloc.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -128,9 +129,7 @@ pcmd_remove(struct pcmd *c, const char *name)
 		logit("%s is not installed", name);
 		return PCMD_REFUSED;
 	}
-	db = malloc(sizeof(*db));
-	if (db == NULL)
-		fatal("out of memory");
+	db = xmalloc(sizeof(*db));
 	*db = c->st.db;
 	for (i = 0; i < db->n; i++)
 		if (strcmp(db->e[i].name, name) == 0)
@@ -190,9 +189,7 @@ cmd_plugin(int argc, char **argv)
 	int ch, rc = PCMD_CANNOT;
 	size_t i;
 
-	c = calloc(1, sizeof(*c));
-	if (c == NULL)
-		fatal("out of memory");
+	c = xcalloc(1, sizeof(*c));
 	c->sg.storefd = c->sg.fd = -1;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {

@@ -16,6 +16,7 @@
 #include "lib/log.h"
 #include "lib/render.h"
 #include "lib/str.h"
+#include "lib/xmalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,9 +166,7 @@ record_accepted(struct pcmd *c, int with_orphans)
 
 	if (c->trust.root == NULL)
 		return;		/* no trust configuration: nothing read */
-	db = malloc(sizeof(*db));
-	if (db == NULL)
-		fatal("out of memory");
+	db = xmalloc(sizeof(*db));
 	*db = c->st.db;
 	if (with_orphans)
 		(void)orphans(c, db);
@@ -440,10 +439,8 @@ pcmd_install(struct pcmd *c, const char *spec)
 	if (pcmd_need_trust(c) != 0)
 		return PCMD_CANNOT;
 	cur = lockdb_find_const(&c->st.db, name);
-	ch = calloc(1, sizeof(*ch));
-	db = malloc(sizeof(*db));
-	if (ch == NULL || db == NULL)
-		fatal("out of memory");
+	ch = xcalloc(1, sizeof(*ch));
+	db = xmalloc(sizeof(*db));
 	if ((ch->m = choose_market(c, name, cur)) == NULL)
 		goto out;
 	ix = get_index(c, ch->m);
@@ -504,10 +501,8 @@ pcmd_update(struct pcmd *c, const char *name)
 	}
 	if (pcmd_need_trust(c) != 0)
 		return PCMD_CANNOT;
-	chs = calloc(LOCKDB_MAX_PLUGINS, sizeof(*chs));
-	db = malloc(sizeof(*db));
-	if (chs == NULL || db == NULL)
-		fatal("out of memory");
+	chs = xcalloc(LOCKDB_MAX_PLUGINS, sizeof(*chs));
+	db = xmalloc(sizeof(*db));
 	*db = c->st.db;
 	(void)orphans(c, db);
 	for (i = 0; i < c->st.db.n; i++) {
@@ -591,9 +586,7 @@ pcmd_verify(struct pcmd *c)
 		    get_index(c, m) == NULL)
 			failed = 1;
 	}
-	db = malloc(sizeof(*db));
-	if (db == NULL)
-		fatal("out of memory");
+	db = xmalloc(sizeof(*db));
 	*db = c->st.db;
 	bad += orphans(c, db);
 	/* The installed files, against the record and their signatures. */
