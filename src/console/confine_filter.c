@@ -220,8 +220,11 @@ build(scmp_filter_ctx ctx, int network)
 	r |= rule(ctx, SCMP_ACT_ALLOW, SCMP_SYS(fchmodat), 1, &m2);
 
 	/* Sockets: the parser worker's pair; inet and netlink (the resolver)
-	 * only for network profiles. A pathname Unix socket is never opened:
-	 * Landlock does not cover connect() to one before ABI 9. */
+	 * only for network profiles, and sendmmsg: glibc's stub resolver
+	 * sends a lookup's A and AAAA queries in one call (res_send.c) and
+	 * fails the lookup when it is refused; it reads the answers with
+	 * recvfrom. A pathname Unix socket is never opened: Landlock does not
+	 * cover connect() to one before ABI 9 (docs/isolation.md). */
 	struct scmp_arg_cmp unix_only = SCMP_A0(SCMP_CMP_EQ, AF_UNIX);
 	r |= rule(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socketpair), 1, &unix_only);
 	if (network) {
@@ -233,6 +236,7 @@ build(scmp_filter_ctx ctx, int network)
 		}
 		r |= rule(ctx, SCMP_ACT_ALLOW, SCMP_SYS(connect), 0, NULL);
 		r |= rule(ctx, SCMP_ACT_ALLOW, SCMP_SYS(bind), 0, NULL);
+		r |= rule(ctx, SCMP_ACT_ALLOW, SCMP_SYS(sendmmsg), 0, NULL);
 	}
 	return r;
 }
