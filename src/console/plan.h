@@ -236,10 +236,20 @@ char *plan_handle(const struct plan_env *e, const struct request *req,
  * renew its ticket. */
 char *plan_run(const struct plan_env *e, const struct request *req,
     const struct peer *peer);
+/* The same, but a pending answer (no decision yet) is not held on the
+ * serving thread: it is returned with *release_ms, the end of its quantum,
+ * when the caller sends it (the console parks it, serve.h), and nothing
+ * waits for the hub meanwhile. *release_ms is 0 for any other answer
+ * (held to its quantum here, as plan_run's). Issue 27: no agent is busy
+ * while another waits for its decision. */
+char *plan_run_parked(const struct plan_env *e, const struct request *req,
+    const struct peer *peer, long long *release_ms);
 
 /* Sleep until the first multiple of the policy's quantum after start_ms
  * (at least one): every answer that follows an approval, a fetch or a
  * deletion leaves then (docs/security.md, "Side channels"). */
 void plan_hold_quantum(const struct plan_env *e, long long start_ms);
+/* That time itself, not slept. */
+long long plan_quantum_end(const struct plan_env *e, long long start_ms);
 
 #endif

@@ -559,6 +559,62 @@ def test_undecided_run_holds_nobody():
         w.cleanup()
 
 
+def test_waiting_run_never_makes_another_agent_busy():
+    """Issue 27: while agent 1 waits for its decision (file.run asked
+    again at once after every pending answer, as `lockfile run` does),
+    agent 2 (another uid) is never busy: every status, the client's busy
+    probe (CLIENT_PROBE_MS, 2 s), is answered well within the probe, over
+    several asks in about 15 s. The quantum is 3 s (the default is 5),
+    longer than the probe: each pending run answer still leaves at its
+    quantum, but no longer holds the console until then. Before: each
+    pending answer held the console for its quantum and a probe landing
+    in it waited up to 3 s."""
+    import threading
+    w = HubConsole(real=False, quantum=3)
+    try:
+        w.start()
+        plan, tid = plan_on(w)
+        stop = threading.Event()
+        runs = []
+
+        def agent1():
+            while not stop.is_set():
+                req, doc, secs = w.run_once(plan, timeout=30)
+                runs.append((pending(gated(req, doc)), secs))
+        th = threading.Thread(target=agent1)
+        th.start()
+        slow = []
+        try:
+            time.sleep(0.5)
+            t_end = time.monotonic() + 15
+            n = 0
+            while time.monotonic() < t_end:
+                req = w.env.request("status")
+                line, secs = w.env.rpc_as_peer(
+                    (json.dumps(req) + "\n").encode(), "lf-allowed",
+                    timeout=10)
+                n += 1
+                assert b'"result"' in line, line
+                if secs >= 1.5:
+                    slow.append(round(secs, 2))
+                time.sleep(0.7)
+        finally:
+            stop.set()
+            th.join(60)
+        assert n >= 8 and not slow, (n, slow)
+        # agent 1 kept waiting: pending again each time, at its quantum
+        assert len(runs) >= 3, runs
+        for (p, t), secs in runs:
+            assert (p, t) == (plan, tid)
+            assert 2.9 <= secs < 5, runs
+        # decided: the next run runs it
+        w.decisions[tid] = w.decision(tid)
+        req, doc, _ = w.run(plan)
+        assert answers(gated(req, doc)) == {"is-pdf": 1}
+    finally:
+        w.cleanup()
+
+
 # ---- expiry, renewal, restart ---------------------------------------------
 
 def test_expiry_renewal_and_moved_inputs():
