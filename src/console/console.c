@@ -120,7 +120,8 @@ dispatch(struct console *c, const struct request *req, const struct peer *p,
 	case M_FILE_PLUGINS:
 		return handle_plugins(&c->methods, req);
 	case M_FILE_PLAN:
-		return plan_handle(&c->env, req, p);
+		/* in hub mode the pending answer is parked, as a run's */
+		return plan_handle_parked(&c->env, req, p, release_ms);
 	case M_FILE_RUN:
 		/* a pending answer is parked until its quantum, not held
 		 * here: no agent's wait makes another busy (issue 27) */

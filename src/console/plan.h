@@ -232,6 +232,14 @@ struct plan_env {
  * closed table. In hub mode the answer is the pending shape. */
 char *plan_handle(const struct plan_env *e, const struct request *req,
     const struct peer *peer);
+/* The same, but in hub mode an answer that waits only for its quantum
+ * (the pending shape, or a refusal of the ticket) is returned with
+ * *release_ms, the end of that quantum, for the caller to send then (the
+ * console parks it, serve.h); *release_ms is 0 for any other answer
+ * (a local plan's, held here: it follows the human and a fetch). Issue 27:
+ * no agent is busy while another plans. */
+char *plan_handle_parked(const struct plan_env *e, const struct request *req,
+    const struct peer *peer, long long *release_ms);
 /* file.run (hub mode): wait for the plan's decision and run it, or
  * renew its ticket. */
 char *plan_run(const struct plan_env *e, const struct request *req,

@@ -37,6 +37,18 @@ pending_line(struct plan *pl, const char *planid, const char *ticket,
 	return proto_result_line(pl->method, pl->id, r);
 }
 
+/* Hold a hub answer that waits only for its quantum from t0: parked when
+ * the caller parks (its end in *pl->release_ms, the console sends it
+ * then, serve_park), else slept here. Never shorter either way. */
+static void
+hub_hold(struct plan *pl, long long t0)
+{
+	if (pl->release_ms != NULL)
+		*pl->release_ms = plan_quantum_end(pl->e, t0);
+	else
+		plan_hold_quantum(pl->e, t0);
+}
+
 /* Ask the hub side for a ticket and keep the plan's record. */
 static char *
 ticket_for(struct plan *pl, const char *planid, enum plan_content content,
@@ -133,7 +145,7 @@ plan_hub_ask(struct plan *pl, const char *planid)
 	 * quantum, so planning is no existence or size oracle (docs/hub.md,
 	 * "The console's side"). */
 	line = ticket_for(pl, planid, content, sha, size, "", NULL, 0);
-	plan_hold_quantum(e, t0);
+	hub_hold(pl, t0);
 	return line;
 }
 
@@ -228,12 +240,12 @@ renew(struct plan *pl, const json_t *r, enum plan_content content,
 	line = ticket_for(pl, pl->planid, content == PLAN_CONTENT_FAILED ||
 	    content == PLAN_CONTENT_LATER ? content : PLAN_CONTENT_UNCHECKED,
 	    sha, size, ticket, mp, nmoved);
-	plan_hold_quantum(e, t0);
+	hub_hold(pl, t0);
 	return line;
 out:
 	e->hub->forget(e->hub_ctx, pl->planid);
 	e->hub->drop(e->hub_ctx, pl->planid);
-	plan_hold_quantum(e, t0);
+	hub_hold(pl, t0);
 	return line;
 }
 
@@ -452,6 +464,7 @@ plan_run_parked(const struct plan_env *e, const struct request *req,
 	s.until = release_ms != NULL ? s.tstart : s.quantum_end;
 	if (release_ms != NULL)
 		*release_ms = 0;
+	pl->release_ms = release_ms;	/* a renewal's answer too */
 	json_object_set_new(pl->rec, "method", json_string("file.run"));
 	json_object_set_new(pl->rec, "peer_uid", json_integer(peer->uid));
 	json_object_set_new(pl->rec, "plan", json_string(req->plan));
