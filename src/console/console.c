@@ -99,7 +99,8 @@ send_line(int fd, const char *line)
 }
 
 static char *
-dispatch(struct console *c, const struct request *req, const struct peer *p)
+dispatch(struct console *c, const struct request *req, const struct peer *p,
+    long long *release_ms)
 {
 	json_t *id;
 	char *line;
@@ -119,9 +120,12 @@ dispatch(struct console *c, const struct request *req, const struct peer *p)
 	case M_FILE_PLUGINS:
 		return handle_plugins(&c->methods, req);
 	case M_FILE_PLAN:
-		return plan_handle(&c->env, req, p);
+		/* in hub mode the pending answer is parked, as a run's */
+		return plan_handle_parked(&c->env, req, p, release_ms);
 	case M_FILE_RUN:
-		return plan_run(&c->env, req, p);
+		/* a pending answer is parked until its quantum, not held
+		 * here: no agent's wait makes another busy (issue 27) */
+		return plan_run_parked(&c->env, req, p, release_ms);
 	case M_FILE_RELEASE:
 		return handle_release(&c->methods, req, p);
 	case M_CHANGE_REQUEST:
@@ -196,6 +200,7 @@ serve_one(struct console *c, struct serve_conn *cn)
 	const char *line;
 	size_t len;
 	char *ans;
+	long long release = 0;
 	int ok;
 
 	c->last_request_ms = t0;
@@ -209,13 +214,34 @@ serve_one(struct console *c, struct serve_conn *cn)
 	parser_begin(&c->parser, cn->peer.uid);	/* its peer's own worker */
 	parser_parse(&c->parser, line, len, &req);
 	parser_end(&c->parser);
-	ans = dispatch(c, &req, &cn->peer);
+	ans = dispatch(c, &req, &cn->peer, &release);
 	explicit_bzero(&req, sizeof(req));
+	if (release != 0) {
+		c->last_request_ms = now_ms();
+		serve_park(&c->conns, cn, ans, release, c->last_request_ms - t0);
+		return;
+	}
 	ok = send_line(cn->fd, ans) == 0;
 	free(ans);
 	c->last_request_ms = now_ms();
 	serve_done(&c->conns, cn, ok, c->last_request_ms,
 	    c->last_request_ms - t0);
+}
+
+/* A parked answer whose quantum has come leaves now (serve.h). */
+static void
+send_parked(struct console *c)
+{
+	struct serve_conn *cn;
+	char *ans;
+
+	while ((cn = serve_due(&c->conns, now_ms(), &ans)) != NULL) {
+		int ok = send_line(cn->fd, ans) == 0;
+
+		explicit_bzero(ans, strlen(ans));
+		free(ans);
+		serve_done(&c->conns, cn, ok, now_ms(), 0);
+	}
 }
 
 static void
@@ -794,7 +820,8 @@ cmd_console(int argc, char **argv)
 		pfd[1] = (struct pollfd){ .fd = c->sigfd, .events = POLLIN };
 		nc = serve_pollfds(&c->conns, pfd + 2, slot, SERVE_MAX_CONNS);
 		timeout = serve_ready(&c->conns) ? 0 :
-		    (int)(wake - now > 60000 ? 60000 : wake - now + 1);
+		    (int)(wake - now > 60000 ? 60000 : wake > now ?
+		    wake - now + 1 : 0);
 		if (poll(pfd, 2 + nc, timeout) < 0) {
 			if (errno != EINTR)
 				fatal_errno("poll");
@@ -807,11 +834,13 @@ cmd_console(int argc, char **argv)
 				break;
 			}
 		}
+		send_parked(c);
 		serve_read(&c->conns, pfd + 2, slot, nc, now_ms());
 		if (pfd[0].revents & POLLIN)
 			accept_some(c);
 		if ((cn = serve_next(&c->conns)) != NULL)
 			serve_one(c, cn);
+		send_parked(c);	/* due while that one was served */
 	}
 	if (audit_has_failed(&c->audit))	/* its SIGTERM ended the loop */
 		console_audit_failed(c);

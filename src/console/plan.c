@@ -42,10 +42,22 @@ char *
 plan_handle(const struct plan_env *e, const struct request *req,
     const struct peer *peer)
 {
+	return plan_handle_parked(e, req, peer, NULL);
+}
+
+char *
+plan_handle_parked(const struct plan_env *e, const struct request *req,
+    const struct peer *peer, long long *release_ms)
+{
 	struct plan *pl = plan_new(e, M_FILE_PLAN, req, peer);
 	char planid[PLAN_ID_TEXT], *line;
 	int recorded = 0;
 
+	if (release_ms != NULL)
+		*release_ms = 0;
+	/* only the hub's holds park (plan_hub.c): a local plan's answer
+	 * follows the human and a fetch, on this thread */
+	pl->release_ms = e->hub != NULL ? release_ms : NULL;
 	pl->req = req;
 	random_id(PROTO_PREFIX_PLAN, planid, sizeof(planid));
 	json_object_set_new(pl->rec, "plan", json_string(planid));

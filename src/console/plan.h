@@ -232,14 +232,32 @@ struct plan_env {
  * closed table. In hub mode the answer is the pending shape. */
 char *plan_handle(const struct plan_env *e, const struct request *req,
     const struct peer *peer);
+/* The same, but in hub mode an answer that waits only for its quantum
+ * (the pending shape, or a refusal of the ticket) is returned with
+ * *release_ms, the end of that quantum, for the caller to send then (the
+ * console parks it, serve.h); *release_ms is 0 for any other answer
+ * (a local plan's, held here: it follows the human and a fetch). Issue 27:
+ * no agent is busy while another plans. */
+char *plan_handle_parked(const struct plan_env *e, const struct request *req,
+    const struct peer *peer, long long *release_ms);
 /* file.run (hub mode): wait for the plan's decision and run it, or
  * renew its ticket. */
 char *plan_run(const struct plan_env *e, const struct request *req,
     const struct peer *peer);
+/* The same, but a pending answer (no decision yet) is not held on the
+ * serving thread: it is returned with *release_ms, the end of its quantum,
+ * when the caller sends it (the console parks it, serve.h), and nothing
+ * waits for the hub meanwhile. *release_ms is 0 for any other answer
+ * (held to its quantum here, as plan_run's). Issue 27: no agent is busy
+ * while another waits for its decision. */
+char *plan_run_parked(const struct plan_env *e, const struct request *req,
+    const struct peer *peer, long long *release_ms);
 
 /* Sleep until the first multiple of the policy's quantum after start_ms
  * (at least one): every answer that follows an approval, a fetch or a
  * deletion leaves then (docs/security.md, "Side channels"). */
 void plan_hold_quantum(const struct plan_env *e, long long start_ms);
+/* That time itself, not slept. */
+long long plan_quantum_end(const struct plan_env *e, long long start_ms);
 
 #endif

@@ -37,6 +37,18 @@ pending_line(struct plan *pl, const char *planid, const char *ticket,
 	return proto_result_line(pl->method, pl->id, r);
 }
 
+/* Hold a hub answer that waits only for its quantum from t0: parked when
+ * the caller parks (its end in *pl->release_ms, the console sends it
+ * then, serve_park), else slept here. Never shorter either way. */
+static void
+hub_hold(struct plan *pl, long long t0)
+{
+	if (pl->release_ms != NULL)
+		*pl->release_ms = plan_quantum_end(pl->e, t0);
+	else
+		plan_hold_quantum(pl->e, t0);
+}
+
 /* Ask the hub side for a ticket and keep the plan's record. */
 static char *
 ticket_for(struct plan *pl, const char *planid, enum plan_content content,
@@ -133,7 +145,7 @@ plan_hub_ask(struct plan *pl, const char *planid)
 	 * quantum, so planning is no existence or size oracle (docs/hub.md,
 	 * "The console's side"). */
 	line = ticket_for(pl, planid, content, sha, size, "", NULL, 0);
-	plan_hold_quantum(e, t0);
+	hub_hold(pl, t0);
 	return line;
 }
 
@@ -228,12 +240,12 @@ renew(struct plan *pl, const json_t *r, enum plan_content content,
 	line = ticket_for(pl, pl->planid, content == PLAN_CONTENT_FAILED ||
 	    content == PLAN_CONTENT_LATER ? content : PLAN_CONTENT_UNCHECKED,
 	    sha, size, ticket, mp, nmoved);
-	plan_hold_quantum(e, t0);
+	hub_hold(pl, t0);
 	return line;
 out:
 	e->hub->forget(e->hub_ctx, pl->planid);
 	e->hub->drop(e->hub_ctx, pl->planid);
-	plan_hold_quantum(e, t0);
+	hub_hold(pl, t0);
 	return line;
 }
 
@@ -271,6 +283,8 @@ struct run_state {
 	long long tstart, quantum_end;
 	long long t0;			/* the answer leaves at its quantum... */
 	int hold;			/* ...when this is set */
+	int pending;			/* the pending shape again */
+	long long until;		/* the hub is waited for until then */
 };
 
 /* The value of a placeholder not held yet: the one sealed in the
@@ -341,9 +355,9 @@ run_prepared(struct plan *pl, struct run_state *s)
 	if (s->content != PLAN_CONTENT_LATER)
 		return NULL;
 	switch (e->hub->prepared(e->hub_ctx, pl->planid, &s->content, s->sha,
-	    &s->size, s->quantum_end)) {
+	    &s->size, s->until)) {
 	case PLAN_PREP_BUSY:
-		s->hold = 1;
+		s->hold = s->pending = 1;
 		s->t0 = s->tstart;
 		return pending_again(pl, s->r);
 	case PLAN_PREP_REFUSED:
@@ -398,13 +412,13 @@ run_decision(struct plan *pl, struct run_state *s)
 	const struct plan_env *e = pl->e;
 
 	switch (e->hub->await(e->hub_ctx, pl->planid, pl->peer->uid,
-	    s->quantum_end)) {
+	    s->until)) {
 	case PLAN_EXPIRED:
 		return renew(pl, s->r, s->content, s->sha, s->size);
 	case PLAN_UNDECIDED:
 		/* No decision yet: pending again, at the quantum; the console
 		 * is held by no agent's wait (docs/hub.md). */
-		s->hold = 1;
+		s->hold = s->pending = 1;
 		s->t0 = s->tstart;
 		return pending_again(pl, s->r);
 	case PLAN_NO_DECISION:
@@ -426,6 +440,13 @@ char *
 plan_run(const struct plan_env *e, const struct request *req,
     const struct peer *peer)
 {
+	return plan_run_parked(e, req, peer, NULL);
+}
+
+char *
+plan_run_parked(const struct plan_env *e, const struct request *req,
+    const struct peer *peer, long long *release_ms)
+{
 	struct plan *pl = plan_new(e, M_FILE_RUN, req, peer);
 	const char *outcome;
 	struct run_state s;
@@ -437,6 +458,13 @@ plan_run(const struct plan_env *e, const struct request *req,
 	/* A pending answer leaves at the quantum: until then a decision (or
 	 * the ticket's post) that comes is taken, and never later. */
 	s.quantum_end = s.tstart + (long long)e->pol->answer_quantum_s * 1000;
+	/* Parked, the pending answer waits for nothing on the serving
+	 * thread: what the ticket's thread has by now is taken, the rest at
+	 * the agent's next run (docs/hub.md, "The console's side"). */
+	s.until = release_ms != NULL ? s.tstart : s.quantum_end;
+	if (release_ms != NULL)
+		*release_ms = 0;
+	pl->release_ms = release_ms;	/* a renewal's answer too */
 	json_object_set_new(pl->rec, "method", json_string("file.run"));
 	json_object_set_new(pl->rec, "peer_uid", json_integer(peer->uid));
 	json_object_set_new(pl->rec, "plan", json_string(req->plan));
@@ -452,7 +480,10 @@ plan_run(const struct plan_env *e, const struct request *req,
 	if (s.hold) {
 		/* durable inside the quantum, as in plan_local() */
 		e->audit->write(e->audit_ctx, json_incref(pl->rec));
-		plan_hold_quantum(e, s.t0);
+		if (s.pending && release_ms != NULL)
+			*release_ms = plan_quantum_end(e, s.t0);
+		else
+			plan_hold_quantum(e, s.t0);
 	}
 	outcome = json_string_value(json_object_get(pl->rec, "outcome"));
 	plan_window(pl, "  run %s: %s", pl->planid[0] ? pl->planid : "?",

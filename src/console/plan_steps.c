@@ -45,8 +45,8 @@ plan_window(const struct plan *pl, const char *fmt, ...)
 	pl->e->human->window(pl->e->human_ctx, buf);
 }
 
-void
-plan_hold_quantum(const struct plan_env *e, long long start_ms)
+long long
+plan_quantum_end(const struct plan_env *e, long long start_ms)
 {
 	long long q = (long long)e->pol->answer_quantum_s * 1000;
 	long long elapsed = e->clock->now_ms(e->clock_ctx) - start_ms;
@@ -56,7 +56,13 @@ plan_hold_quantum(const struct plan_env *e, long long start_ms)
 	 * less than one: a run longer than k quanta shows only that. */
 	if (k < 1)
 		k = 1;
-	e->clock->sleep_until(e->clock_ctx, start_ms + k * q);
+	return start_ms + k * q;
+}
+
+void
+plan_hold_quantum(const struct plan_env *e, long long start_ms)
+{
+	e->clock->sleep_until(e->clock_ctx, plan_quantum_end(e, start_ms));
 }
 
 static json_t *

@@ -41,6 +41,9 @@ struct plan {
 	/* hub mode: the plan as it waits */
 	char planid[PLAN_ID_TEXT];
 	struct request *own_req;	/* restored from its record */
+	/* hub mode: where a pending answer's quantum end goes when it is
+	 * parked rather than held (serve.h, issue 27); NULL: held */
+	long long *release_ms;
 };
 
 /* A plan for method, its audit record begun empty (the caller fills

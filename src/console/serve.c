@@ -29,6 +29,10 @@ conn_close(struct serve *s, size_t i)
 		explicit_bzero(cn->buf, cn->cap);
 		free(cn->buf);
 	}
+	if (cn->parked != NULL) {
+		explicit_bzero(cn->parked, strlen(cn->parked));
+		free(cn->parked);
+	}
 	close(cn->fd);
 	explicit_bzero(cn, sizeof(*cn));
 	free(cn);
@@ -74,6 +78,29 @@ held_by(const struct serve *s, uid_t uid)
 		if (s->conns[i] != NULL && s->conns[i]->peer.uid == uid)
 			k++;
 	return k;
+}
+
+/* Whether uid has an answer parked: its other requests wait until it
+ * leaves, so each agent still has one request at a time in the console,
+ * as before answers were parked (its runs, and their nudges of the hub's
+ * poll, stay one a quantum: docs/hub.md). */
+static int
+uid_parked(const struct serve *s, uid_t uid)
+{
+	size_t i;
+
+	for (i = 0; i < SERVE_MAX_CONNS; i++)
+		if (s->conns[i] != NULL && s->conns[i]->parked != NULL &&
+		    s->conns[i]->peer.uid == uid)
+			return 1;
+	return 0;
+}
+
+/* A request that waits its turn behind its uid's parked answer. */
+static int
+held_back(const struct serve *s, const struct serve_conn *cn)
+{
+	return cn->parked != NULL || (ready(cn) && uid_parked(s, cn->peer.uid));
 }
 
 /* The slot to free when every one is taken: the newest connection of the
@@ -139,7 +166,7 @@ serve_pollfds(const struct serve *s, struct pollfd *pfd, size_t *slot,
 		/* A connection with a request waiting is not read further
 		 * until it is served (the socket holds the rest); it is asked
 		 * whether its answer can be written without waiting. */
-		if (cn == NULL || (cn->eof && !ready(cn)))
+		if (cn == NULL || held_back(s, cn) || (cn->eof && !ready(cn)))
 			continue;
 		pfd[n] = (struct pollfd){ .fd = cn->fd,
 		    .events = ready(cn) ? POLLOUT : POLLIN };
@@ -235,8 +262,17 @@ serve_expire(struct serve *s, long long now)
 		struct serve_conn *cn = s->conns[i];
 		/* A request waiting its turn has no deadline; one whose peer
 		 * reads no answers (its socket full) has the same as a line. */
-		if (cn == NULL || (ready(cn) && cn->writable))
+		if (cn == NULL || (ready(cn) && cn->writable &&
+		    cn->parked == NULL))
 			continue;
+		if (cn->parked == NULL && held_back(s, cn))
+			continue;	/* waiting its turn */
+		if (cn->parked != NULL) {
+			/* answered at its release: the loop wakes for it */
+			if (next == 0 || cn->release_ms < next)
+				next = cn->release_ms;
+			continue;
+		}
 		if (now >= cn->deadline) {
 			conn_close(s, i);
 			continue;
@@ -254,7 +290,7 @@ serve_ready(const struct serve *s)
 
 	for (i = 0; i < SERVE_MAX_CONNS; i++)
 		if (s->conns[i] != NULL && ready(s->conns[i]) &&
-		    s->conns[i]->writable)
+		    s->conns[i]->writable && !held_back(s, s->conns[i]))
 			return 1;
 	return 0;
 }
@@ -280,7 +316,8 @@ serve_next(struct serve *s)
 		struct serve_conn *cn = s->conns[i];
 		/* never one whose answer would wait for its peer to read:
 		 * the console would wait with everyone else behind it */
-		if (cn == NULL || !ready(cn) || !cn->writable)
+		if (cn == NULL || !ready(cn) || !cn->writable ||
+		    held_back(s, cn))
 			continue;
 		if (before(cn, first))
 			first = cn;
@@ -345,6 +382,40 @@ serve_done(struct serve *s, struct serve_conn *cn, int ok, long long now,
 	 * otherwise the next one must begin soon (docs/protocol.md). */
 	cn->waiting_next = cn->len == 0;
 	cn->deadline = now + (cn->len > 0 ? SERVE_READ_MS : SERVE_NEXT_MS);
+}
+
+void
+serve_park(struct serve *s, struct serve_conn *cn, char *answer,
+    long long release_ms, long long took_ms)
+{
+	size_t i;
+
+	ASSERT(cn->parked == NULL && answer != NULL);
+	cn->parked = answer;
+	cn->release_ms = release_ms;
+	/* the others' clocks stopped while it was served, as in serve_done */
+	for (i = 0; i < SERVE_MAX_CONNS; i++)
+		if (s->conns[i] != NULL && s->conns[i] != cn)
+			s->conns[i]->deadline += took_ms;
+}
+
+struct serve_conn *
+serve_due(struct serve *s, long long now, char **answer)
+{
+	struct serve_conn *first = NULL;
+	size_t i;
+
+	for (i = 0; i < SERVE_MAX_CONNS; i++) {
+		struct serve_conn *cn = s->conns[i];
+		if (cn != NULL && cn->parked != NULL && cn->release_ms <= now &&
+		    (first == NULL || cn->release_ms < first->release_ms))
+			first = cn;
+	}
+	if (first != NULL) {
+		*answer = first->parked;
+		first->parked = NULL;
+	}
+	return first;
 }
 
 void

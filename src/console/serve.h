@@ -42,6 +42,8 @@ struct serve_conn {
 	unsigned long long born;	/* accept order */
 	unsigned long long seq;	/* when last served (or accepted): round
 				 * robin among one uid's connections */
+	char *parked;		/* an answer that leaves at release_ms */
+	long long release_ms;
 };
 
 struct serve {
@@ -114,6 +116,17 @@ void serve_done(struct serve *s, struct serve_conn *cn, int ok,
     long long now, long long took_ms);
 
 /* Close every connection (the session ends). */
+/* Park cn's answer (taken, malloc'ed) until release_ms: a pending hub
+ * answer that only waits for its quantum, while the console serves the
+ * others (docs/hub.md, "The console's side"). A parked connection is not
+ * read, picked or expired until it is answered. */
+void serve_park(struct serve *s, struct serve_conn *cn, char *answer,
+    long long release_ms, long long took_ms);
+
+/* A parked connection whose release time has come, or NULL. *answer is
+ * its answer, given back to the caller (who sends it, then serve_done). */
+struct serve_conn *serve_due(struct serve *s, long long now, char **answer);
+
 void serve_close_all(struct serve *s);
 
 #endif

@@ -559,6 +559,119 @@ def test_undecided_run_holds_nobody():
         w.cleanup()
 
 
+def test_waiting_run_never_makes_another_agent_busy():
+    """Issue 27: while agent 1 waits for its decision (file.run asked
+    again at once after every pending answer, as `lockfile run` does),
+    agent 2 (another uid) is never busy: every status, the client's busy
+    probe (CLIENT_PROBE_MS, 2 s), is answered well within the probe, over
+    several asks in about 15 s. The quantum is 3 s (the default is 5),
+    longer than the probe: each pending run answer still leaves at its
+    quantum, but no longer holds the console until then. Before: each
+    pending answer held the console for its quantum and a probe landing
+    in it waited up to 3 s."""
+    import threading
+    w = HubConsole(real=False, quantum=3)
+    try:
+        w.start()
+        plan, tid = plan_on(w)
+        stop = threading.Event()
+        runs = []
+
+        def agent1():
+            while not stop.is_set():
+                req, doc, secs = w.run_once(plan, timeout=30)
+                runs.append((pending(gated(req, doc)), secs))
+        th = threading.Thread(target=agent1)
+        th.start()
+        slow = []
+        try:
+            time.sleep(0.5)
+            t_end = time.monotonic() + 15
+            n = 0
+            while time.monotonic() < t_end:
+                req = w.env.request("status")
+                line, secs = w.env.rpc_as_peer(
+                    (json.dumps(req) + "\n").encode(), "lf-allowed",
+                    timeout=10)
+                n += 1
+                assert b'"result"' in line, line
+                if secs >= 1.5:
+                    slow.append(round(secs, 2))
+                time.sleep(0.7)
+        finally:
+            stop.set()
+            th.join(60)
+        assert n >= 8 and not slow, (n, slow)
+        # agent 1 kept waiting: pending again each time, at its quantum
+        assert len(runs) >= 3, runs
+        for (p, t), secs in runs:
+            assert (p, t) == (plan, tid)
+            assert 2.9 <= secs < 5, runs
+        # decided: the next run runs it
+        w.decisions[tid] = w.decision(tid)
+        req, doc, _ = w.run(plan)
+        assert answers(gated(req, doc)) == {"is-pdf": 1}
+    finally:
+        w.cleanup()
+
+
+def test_plan_asked_again_never_makes_another_agent_busy():
+    """Issue 27, file.plan's side: while agent 1 asks new hub plans one
+    after another (each answered pending, its ticket posted behind it),
+    agent 2 (another uid) is never busy: every status, the client's busy
+    probe (2 s), is answered in under 1.5 s under a 3 s quantum. Each
+    plan's pending answer still leaves at its quantum, parked rather than
+    held on the serving thread. Before: each pending plan answer held the
+    console for its quantum and a probe landing in it waited up to 3 s."""
+    import threading
+    w = HubConsole(real=False, quantum=3)
+    try:
+        w.start()
+        stop = threading.Event()
+        plans = []
+
+        def agent1():
+            # at most 4 plans: well inside the agent's share (8)
+            while not stop.is_set() and len(plans) < 4:
+                req, doc, secs = w.plan(PDF_PLAN, timeout=30)
+                plans.append((pending(gated(req, doc)), secs))
+        th = threading.Thread(target=agent1)
+        th.start()
+        slow = []
+        n = 0
+        try:
+            time.sleep(0.5)
+            t_end = time.monotonic() + 8
+            while time.monotonic() < t_end:
+                req = w.env.request("status")
+                line, secs = w.env.rpc_as_peer(
+                    (json.dumps(req) + "\n").encode(), "lf-allowed",
+                    timeout=10)
+                n += 1
+                assert b'"result"' in line, line
+                if secs >= 1.5:
+                    slow.append(round(secs, 2))
+                time.sleep(0.5)
+        finally:
+            stop.set()
+            th.join(60)
+        assert n >= 6 and not slow, (n, slow)
+        # each plan pending, its answer at its quantum, never before
+        assert len(plans) >= 3, plans
+        for (p, t), secs in plans:
+            assert 2.9 <= secs < 5, plans
+        assert len({t for (p, t), _ in plans}) == len(plans)
+        # the tickets were posted behind the answers; one decided runs
+        (plan, tid), _ = plans[0]
+        while not any(hw.dec_ticket(b)["id"] == tid for b in w.tickets):
+            time.sleep(0.2)
+        w.decisions[tid] = w.decision(tid)
+        req, doc, _ = w.run(plan)
+        assert answers(gated(req, doc)) == {"is-pdf": 1}
+    finally:
+        w.cleanup()
+
+
 # ---- expiry, renewal, restart ---------------------------------------------
 
 def test_expiry_renewal_and_moved_inputs():
@@ -571,9 +684,11 @@ def test_expiry_renewal_and_moved_inputs():
             version="1.0.1"))
         w.decisions[tid] = w.decision(tid)   # too late: past its expiry
         time.sleep(5.5)
-        req, doc, _ = w.run(plan)
+        req, doc, secs = w.run(plan)
         plan2, tid2 = pending(gated(req, doc))
         assert plan2 == plan and tid2 != tid
+        # the renewal's answer, parked, still leaves at its quantum (1 s)
+        assert secs >= 0.95, secs
         t = hw.dec_ticket(w.ticket(tid2))
         assert t["renews"] == tid
         # named unchecked, never presented as unchanged; what moved, by name

@@ -346,6 +346,53 @@ test_peer_reading_nothing_not_waited_for(void **state)
 	close(b);
 }
 
+/* A parked answer (a hub run's pending answer, issue 27): the other uids
+ * are served meanwhile; the same uid's next request waits until it has
+ * left, with no deadline meanwhile; it leaves at its release, not before;
+ * the loop is woken for it. */
+static void
+test_parked(void **state)
+{
+	struct serve s;
+	struct serve_conn *cn;
+	char *ans = NULL;
+	int a1, a1b, b;
+
+	(void)state;
+	serve_init(&s);
+	a1 = conn(&s, 1000, 0, NULL);
+	say(a1, REQ, strlen(REQ));
+	pump(&s, 0);
+	cn = serve_next(&s);
+	assert_non_null(cn);
+	assert_int_equal(cn->peer.uid, 1000);
+	serve_park(&s, cn, strdup("pending\n"), 3000, 10);
+	/* uid 1000 again, and uid 2000 */
+	a1b = conn(&s, 1000, 10, NULL);
+	say(a1b, REQ, strlen(REQ));
+	b = conn(&s, 2000, 10, NULL);
+	say(b, REQ, strlen(REQ));
+	pump(&s, 10);
+	assert_null(serve_due(&s, 2999, &ans));
+	assert_int_equal(serve_expire(&s, 20), 3000);
+	assert_int_equal(serve_one(&s, 20), 2000);
+	assert_int_equal(serve_one(&s, 20), (uid_t)-1);	/* 1000 waits */
+	assert_int_equal(serve_ready(&s), 0);		/* no spin */
+	/* past the read allowance: the waiting one is not closed */
+	(void)serve_expire(&s, 2990);
+	cn = serve_due(&s, 3000, &ans);
+	assert_non_null(cn);
+	assert_string_equal(ans, "pending\n");
+	free(ans);
+	serve_done(&s, cn, 1, 3000, 0);
+	pump(&s, 3000);
+	assert_int_equal(serve_one(&s, 3000), 1000);
+	serve_close_all(&s);
+	close(a1);
+	close(a1b);
+	close(b);
+}
+
 int
 main(void)
 {
@@ -357,6 +404,7 @@ main(void)
 		cmocka_unit_test(test_deadlines),
 		cmocka_unit_test(test_half_close),
 		cmocka_unit_test(test_peer_reading_nothing_not_waited_for),
+		cmocka_unit_test(test_parked),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
