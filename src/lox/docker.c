@@ -8,6 +8,7 @@
 #include "lib/log.h"
 #include "lib/paths.h"
 #include "lib/str.h"
+#include "lib/xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,15 +29,11 @@ argv_add(struct argv *a, const char *s)
 {
 	if (a->n + 2 > a->cap) {
 		size_t cap = a->cap ? a->cap * 2 : 64;
-		char **v = realloc(a->v, cap * sizeof(*v));
-		if (v == NULL)
-			fatal("out of memory");
-		a->v = v;
+
+		a->v = xreallocarray(a->v, cap, sizeof(*a->v));
 		a->cap = cap;
 	}
-	a->v[a->n] = strdup(s);
-	if (a->v[a->n] == NULL)
-		fatal("out of memory");
+	a->v[a->n] = xstrdup(s);
 	a->v[++a->n] = NULL;
 }
 
@@ -204,9 +201,7 @@ seccomp_profile_fd(void)
 		    "1 MiB", path);
 		goto out;
 	}
-	data = malloc((size_t)st.st_size);
-	if (data == NULL)
-		fatal("out of memory");
+	data = xmalloc((size_t)st.st_size);
 	n = read(fd, data, (size_t)st.st_size);
 	if (n != (ssize_t)st.st_size) {
 		lox_err("the seccomp profile %s could not be read", path);
