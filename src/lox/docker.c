@@ -105,19 +105,6 @@ argv_print(FILE *f, const struct argv *a)
 	fputc('\n', f);
 }
 
-void
-lox_err(const char *fmt, ...)
-{
-	char raw[1024], esc[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	str_vmsg(raw, sizeof(raw), fmt, ap);
-	va_end(ap);
-	escape_text(raw, strlen(raw), esc, sizeof(esc));
-	fprintf(stderr, "lox: %s\n", esc);
-}
-
 int
 lox_opt(int argc, char **argv, int *i, const char *name, const char **val)
 {
