@@ -163,10 +163,9 @@ lox_set_instance(struct lox *l, const char *name)
  * keys case-insensitively, last one wins, so a "DefaultAction" after a
  * checked "defaultAction" turned the filter into allow-all. The checked
  * bytes go to docker in a sealed memfd it reads as /dev/fd/N, never as a
- * path it could read again after the check (docs/docker.md). Returns the
- * descriptor (inherited by the docker client), or -1 after saying why. */
-static int
-seccomp_profile_fd(void)
+ * path it could read again after the check (docs/docker.md). */
+int
+lox_seccomp_fd(void)
 {
 	const char *p = getenv("LOX_SECCOMP");
 	char path[PATH_MAX], *data = NULL, hex[2 * SHA256_LEN + 1];
@@ -199,7 +198,7 @@ seccomp_profile_fd(void)
 	if (strcmp(hex, LOX_SECCOMP_SHA256) != 0) {
 		lox_err("the seccomp profile %s is not the one this lox ships "
 		    "(its sha256 differs): refused; only the shipped profile "
-		    "runs the console (docs/docker.md)", path);
+		    "runs lox's containers (docs/docker.md)", path);
 		goto out;
 	}
 	mfd = memfd_create("lockfile-seccomp.json", MFD_ALLOW_SEALING);
@@ -226,7 +225,7 @@ lox_console_flags(const struct lox *l, struct argv *a, int network)
 	if (!network && l->hub.on && !l->dry_run &&
 	    lox_hub_network(l, &l->hub) != 0)
 		return -1;
-	if ((profile = seccomp_profile_fd()) < 0)
+	if ((profile = lox_seccomp_fd()) < 0)
 		return -1;
 	/* docker-init as pid 1 reaps and forwards signals; the console runs
 	 * as its account with nothing to gain (no capabilities, no setuid
@@ -407,6 +406,22 @@ lox_console_uid(const struct lox *l, unsigned long *uid)
 }
 
 int
+lox_image_uid(const struct lox *l, const char *image, const char *label,
+    unsigned long *uid)
+{
+	char fmt[128], buf[32], *end;
+	const char *args[] = { "image", "inspect", "--format", fmt, image,
+	    NULL };
+
+	if (str_fmt(fmt, sizeof(fmt), "{{index .Config.Labels \"%s\"}}",
+	    label) != STR_OK || docker_output(l, args, buf, sizeof(buf)) != 0 ||
+	    buf[0] < '0' || buf[0] > '9')
+		return -1;
+	*uid = strtoul(buf, &end, 10);
+	return strcmp(end, "\n") == 0 && *uid <= 0x7fffffffUL ? 0 : -1;
+}
+
+int
 lox_image_allows_uid(const struct lox *l, const char *image,
     unsigned long uid)
 {
@@ -430,6 +445,30 @@ lox_image_allows_uid(const struct lox *l, const char *image,
 			break;
 	}
 	return 0;
+}
+
+int
+lox_spawn(const struct lox *l, struct argv *a)
+{
+	int status;
+	pid_t pid;
+
+	if (l->dry_run) {
+		argv_print(stdout, a);
+		return 0;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		execvp(a->v[0], a->v);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
 int
