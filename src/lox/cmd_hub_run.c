@@ -157,7 +157,7 @@ check_tls(const char *dir, const char *certf, const char *keyf, int write,
 {
 	char *ct = NULL, *kt = NULL, *cd, *kd;
 	const char *why = "not a regular file of at most 256 KiB";
-	BIO *co = BIO_new(BIO_s_mem()), *ko = BIO_new(BIO_s_mem());
+	BIO *co = BIO_new(BIO_s_mem()), *ko = BIO_new(BIO_s_mem()), *first;
 	X509 *x = NULL;
 	ssize_t cn, kn;
 	long cl, kl;
@@ -171,8 +171,12 @@ check_tls(const char *dir, const char *certf, const char *keyf, int write,
 		    certf, why);
 		goto out;
 	}
-	x = PEM_read_bio_X509(co, NULL, NULL, NULL);
-	(void)BIO_reset(co);	/* a memory BIO reads again from the start */
+	/* the first certificate, read from a view of the copy (reading co
+	 * itself would consume it) */
+	cl = BIO_get_mem_data(co, &cd);
+	if ((first = BIO_new_mem_buf(cd, (int)cl)) != NULL)
+		x = PEM_read_bio_X509(first, NULL, NULL, NULL);
+	BIO_free(first);
 	why = "not a regular file of at most 256 KiB";
 	kn = read_small(keyf, &kt);
 	if (x == NULL || kn < 0 || parse_key(kt, (size_t)kn, x, ko, &why) != 0) {
@@ -180,7 +184,6 @@ check_tls(const char *dir, const char *certf, const char *keyf, int write,
 		    keyf, why);
 		goto out;
 	}
-	cl = BIO_get_mem_data(co, &cd);
 	kl = BIO_get_mem_data(ko, &kd);
 	ret = !write ? 0 :
 	    write_copy(dir, "lockhub-cert.pem", cd, cl, 0644, -1) != 0 ||

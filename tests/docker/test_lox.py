@@ -775,3 +775,39 @@ def test_hub_run_refusals(tmp, what):
             "ip": "172.29.1.10"}
     r = lox(*cmd(good), env={"LOX_HOME": home})
     assert r.returncode == 0, r.stderr
+
+
+def test_hub_run_keeps_reencoded_tls_copies(tmp):
+    """A real hub-run (a stand-in docker client: the image's hub uid label,
+    the labelled network, then the run) writes the copies: the
+    certificate re-encoded, 0644; the key as PKCS#8, 0600, the label's
+    uid; the operator's bytes around them never."""
+    home = os.path.join(tmp, "loxhome-hubkeep")
+    cert, key = _hub_tls(tmp)
+    fake = os.path.join(tmp, "fake-docker")
+    with open(fake, "w") as f:
+        f.write("#!/bin/sh\ncase \"$1 $2\" in\n"
+                "'image inspect') echo %d ;;\n"
+                "'network inspect') echo team ;;\n"
+                "esac\nexit 0\n" % os.getuid())
+    os.chmod(fake, 0o755)
+    r = lox("hub-run", "--instance", "team", "--image", HUB_ID,
+            "--tls-cert", cert, "--tls-key", key, "--ip", "172.29.1.10",
+            env={"LOX_HOME": home, "LOX_DOCKER": fake})
+    assert r.returncode == 0, r.stderr
+    d = os.path.join(home, "instances", "team")
+    c, k = os.path.join(d, "lockhub-cert.pem"), os.path.join(d,
+                                                             "lockhub-key.pem")
+    assert os.stat(c).st_mode & 0o777 == 0o644
+    assert os.stat(k).st_mode & 0o777 == 0o600
+    assert os.stat(k).st_uid == os.getuid()
+    with open(c, "rb") as f, open(cert, "rb") as g:
+        assert f.read().replace(b"\n", b"") == g.read().replace(b"\n", b"")
+    with open(k, "rb") as f:
+        kb = f.read()
+    assert kb.startswith(b"-----BEGIN PRIVATE KEY-----\n"), kb[:40]
+    # the same key: openssl derives the same public key from both
+    pub = [subprocess.run(["openssl", "pkey", "-in", p, "-pubout"],
+                          stdout=subprocess.PIPE, check=True).stdout
+           for p in (k, key)]
+    assert pub[0] == pub[1]
