@@ -157,7 +157,7 @@ check_tls(const char *dir, const char *certf, const char *keyf, int write,
 {
 	char *ct = NULL, *kt = NULL, *cd, *kd;
 	const char *why = "not a regular file of at most 256 KiB";
-	BIO *co = BIO_new(BIO_s_mem()), *ko = BIO_new(BIO_s_mem()), *first;
+	BIO *co = BIO_new(BIO_s_mem()), *ko = BIO_new(BIO_s_secmem()), *first;
 	X509 *x = NULL;
 	ssize_t cn, kn;
 	long cl, kl;
