@@ -8,6 +8,7 @@
 #include "lib/log.h"
 #include "lib/paths.h"
 #include "lib/str.h"
+#include "lib/xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,15 +29,11 @@ argv_add(struct argv *a, const char *s)
 {
 	if (a->n + 2 > a->cap) {
 		size_t cap = a->cap ? a->cap * 2 : 64;
-		char **v = realloc(a->v, cap * sizeof(*v));
-		if (v == NULL)
-			fatal("out of memory");
-		a->v = v;
+
+		a->v = xreallocarray(a->v, cap, sizeof(*a->v));
 		a->cap = cap;
 	}
-	a->v[a->n] = strdup(s);
-	if (a->v[a->n] == NULL)
-		fatal("out of memory");
+	a->v[a->n] = xstrdup(s);
 	a->v[++a->n] = NULL;
 }
 
@@ -108,19 +105,6 @@ argv_print(FILE *f, const struct argv *a)
 	fputc('\n', f);
 }
 
-void
-lox_err(const char *fmt, ...)
-{
-	char raw[1024], esc[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	str_vmsg(raw, sizeof(raw), fmt, ap);
-	va_end(ap);
-	escape_text(raw, strlen(raw), esc, sizeof(esc));
-	fprintf(stderr, "lox: %s\n", esc);
-}
-
 int
 lox_opt(int argc, char **argv, int *i, const char *name, const char **val)
 {
@@ -179,10 +163,9 @@ lox_set_instance(struct lox *l, const char *name)
  * keys case-insensitively, last one wins, so a "DefaultAction" after a
  * checked "defaultAction" turned the filter into allow-all. The checked
  * bytes go to docker in a sealed memfd it reads as /dev/fd/N, never as a
- * path it could read again after the check (docs/docker.md). Returns the
- * descriptor (inherited by the docker client), or -1 after saying why. */
-static int
-seccomp_profile_fd(void)
+ * path it could read again after the check (docs/docker.md). */
+int
+lox_seccomp_fd(void)
 {
 	const char *p = getenv("LOX_SECCOMP");
 	char path[PATH_MAX], *data = NULL, hex[2 * SHA256_LEN + 1];
@@ -204,9 +187,7 @@ seccomp_profile_fd(void)
 		    "1 MiB", path);
 		goto out;
 	}
-	data = malloc((size_t)st.st_size);
-	if (data == NULL)
-		fatal("out of memory");
+	data = xmalloc((size_t)st.st_size);
 	n = read(fd, data, (size_t)st.st_size);
 	if (n != (ssize_t)st.st_size) {
 		lox_err("the seccomp profile %s could not be read", path);
@@ -217,7 +198,7 @@ seccomp_profile_fd(void)
 	if (strcmp(hex, LOX_SECCOMP_SHA256) != 0) {
 		lox_err("the seccomp profile %s is not the one this lox ships "
 		    "(its sha256 differs): refused; only the shipped profile "
-		    "runs the console (docs/docker.md)", path);
+		    "runs lox's containers (docs/docker.md)", path);
 		goto out;
 	}
 	mfd = memfd_create("lockfile-seccomp.json", MFD_ALLOW_SEALING);
@@ -244,7 +225,7 @@ lox_console_flags(const struct lox *l, struct argv *a, int network)
 	if (!network && l->hub.on && !l->dry_run &&
 	    lox_hub_network(l, &l->hub) != 0)
 		return -1;
-	if ((profile = seccomp_profile_fd()) < 0)
+	if ((profile = lox_seccomp_fd()) < 0)
 		return -1;
 	/* docker-init as pid 1 reaps and forwards signals; the console runs
 	 * as its account with nothing to gain (no capabilities, no setuid
@@ -425,6 +406,22 @@ lox_console_uid(const struct lox *l, unsigned long *uid)
 }
 
 int
+lox_image_uid(const struct lox *l, const char *image, const char *label,
+    unsigned long *uid)
+{
+	char fmt[128], buf[32], *end;
+	const char *args[] = { "image", "inspect", "--format", fmt, image,
+	    NULL };
+
+	if (str_fmt(fmt, sizeof(fmt), "{{index .Config.Labels \"%s\"}}",
+	    label) != STR_OK || docker_output(l, args, buf, sizeof(buf)) != 0 ||
+	    buf[0] < '0' || buf[0] > '9')
+		return -1;
+	*uid = strtoul(buf, &end, 10);
+	return strcmp(end, "\n") == 0 && *uid <= 0x7fffffffUL ? 0 : -1;
+}
+
+int
 lox_image_allows_uid(const struct lox *l, const char *image,
     unsigned long uid)
 {
@@ -448,6 +445,30 @@ lox_image_allows_uid(const struct lox *l, const char *image,
 			break;
 	}
 	return 0;
+}
+
+int
+lox_spawn(const struct lox *l, struct argv *a)
+{
+	int status;
+	pid_t pid;
+
+	if (l->dry_run) {
+		argv_print(stdout, a);
+		return 0;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		execvp(a->v[0], a->v);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
 int

@@ -41,9 +41,8 @@
 #define PEM_BEGIN	"-----BEGIN CERTIFICATE-----"
 #define PEM_END		"-----END CERTIFICATE-----"
 
-/* $LOX_HOME/instances/NAME, made 0700 (with its parents) when mk. */
-static int
-instance_dir(const struct lox *l, char *out, size_t len, int mk)
+int
+lox_instance_dir(const struct lox *l, char *out, size_t len, int mk)
 {
 	const char *env = getenv("LOX_HOME");
 	char base[PATH_MAX];
@@ -110,10 +109,8 @@ out:
 	return ret;
 }
 
-/* The text as PEM CERTIFICATE blocks, blank lines between them and
- * nothing else; out gets them re-encoded. 0, or -1 with *why. */
-static int
-parse_ca(const char *t, size_t n, BIO *out, const char **why)
+int
+lox_pem_certs(const char *t, size_t n, BIO *out, const char **why)
 {
 	const char *p = t, *e = t + n, *body, *stop;
 	size_t certs = 0;
@@ -178,7 +175,7 @@ save_ca(const char *dir, const char *file, int write)
 	out = BIO_new(BIO_s_mem());
 	if (out == NULL)
 		fatal("out of memory");
-	if (n < 0 || n > CA_MAX || parse_ca(text, (size_t)n, out, &why) != 0) {
+	if (n < 0 || n > CA_MAX || lox_pem_certs(text, (size_t)n, out, &why) != 0) {
 		lox_err("--hub-ca %s: %s (docs/docker.md, \"Hub mode\")", file,
 		    why);
 		goto out;
@@ -244,7 +241,7 @@ lox_hub_save(const struct lox *l, const char *url, const char *ca_file,
 		lox_err("--hub: http(s)://HOST[:PORT] and nothing else");
 		return -1;
 	}
-	if (instance_dir(l, dir, sizeof(dir), write) < 0 ||
+	if (lox_instance_dir(l, dir, sizeof(dir), write) < 0 ||
 	    str_fmt(h->network, sizeof(h->network), "lockfile-%s-hub",
 	    l->instance) != STR_OK)
 		return -1;
@@ -271,7 +268,7 @@ int
 lox_hub_forget(const struct lox *l)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 32];
-	int r = instance_dir(l, dir, sizeof(dir), 0);
+	int r = lox_instance_dir(l, dir, sizeof(dir), 0);
 
 	if (r <= 0)
 		return r;
@@ -296,7 +293,7 @@ lox_hub_load(const struct lox *l, struct lox_hub *h)
 	memset(h, 0, sizeof(*h));
 	if (l->instance[0] == '\0')
 		return 0;	/* the default instance is never in hub mode */
-	if ((r = instance_dir(l, dir, sizeof(dir), 0)) <= 0)
+	if ((r = lox_instance_dir(l, dir, sizeof(dir), 0)) <= 0)
 		return r;
 	if (str_fmt(path, sizeof(path), "%s/hub-url", dir) != STR_OK)
 		return -1;

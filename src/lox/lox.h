@@ -54,10 +54,19 @@ struct lox_sources {
 	size_t n;
 };
 
+/* The text as PEM CERTIFICATE blocks (1 to 16), blank lines between them
+ * and nothing else, each one X.509 certificate to its last byte; out (an
+ * OpenSSL BIO) gets them re-encoded (instance.c). 0, or -1 with *why. */
+struct bio_st;
+int lox_pem_certs(const char *t, size_t n, struct bio_st *out,
+    const char **why);
+
 /* Hub mode under Docker (instance.c, docs/docker.md "Hub mode"): what
  * `lox run --instance NAME --hub URL [--hub-ca FILE]` keeps for NAME. */
 #define LOX_HUB_CA		"/etc/lockfile/hub-ca.pem"	/* in the container */
 #define LOX_HUB_NET_LABEL	"org.lockfile.hub-network"
+/* lockhub's container (cmd_hub_run.c): its uid label (docker/Dockerfile). */
+#define LOX_HUB_UID_LABEL	"org.lockfile.hub-uid"
 struct lox_hub {
 	int on;
 	char url[HC_MAX_URL + 1];
@@ -91,6 +100,10 @@ int lox_hub_load(const struct lox *l, struct lox_hub *h);
  * with. 0, or -1 after lox_err(). */
 int lox_hub_save(const struct lox *l, const char *url, const char *ca_file,
     int write, struct lox_hub *h);
+/* $LOX_HOME/instances/NAME (instance.c), made 0700 when mk: 1 when it
+ * exists, 0 when not, -1 after lox_err(). */
+int lox_instance_dir(const struct lox *l, char *out, size_t len, int mk);
+
 /* Forget them (lox run --no-hub). 0, or -1. */
 int lox_hub_forget(const struct lox *l);
 /* The instance's hub network exists, labelled as lox's (made when it does
@@ -104,6 +117,11 @@ int lox_hub_network(const struct lox *l, const struct lox_hub *h);
  * instance's hub network and its CA copy, read-only, at LOX_HUB_CA. 0, or
  * -1 after lox_err() (the seccomp profile, the hub network). */
 int lox_console_flags(const struct lox *l, struct argv *a, int network);
+
+/* The shipped seccomp profile, checked against its compiled-in sha256, in
+ * a sealed memfd docker reads as /dev/fd/N (docker.c). The descriptor
+ * (inherited by the docker client), or -1 after lox_err(). */
+int lox_seccomp_fd(void);
 
 /* An image ID, "sha256:" and 64 lowercase hex digits: never a tag, which
  * can be moved. 0, or -1 after lox_err(). */
@@ -129,6 +147,11 @@ int lox_console_uid(const struct lox *l, unsigned long *uid);
  * (docker/Dockerfile, ALLOWED_UIDS). */
 #define LOX_ALLOWED_LABEL	"org.lockfile.allowed-uids"
 
+/* A uid label of IMAGE (e.g. LOX_HUB_UID_LABEL). 0, or -1 when the engine
+ * cannot tell. */
+int lox_image_uid(const struct lox *l, const char *image, const char *label,
+    unsigned long *uid);
+
 /* 1 when IMAGE's LOX_ALLOWED_LABEL lists uid (the image has an account for
  * it in lockfile-clients), 0 when not or the engine cannot tell. */
 int lox_image_allows_uid(const struct lox *l, const char *image,
@@ -139,6 +162,10 @@ int lox_image_allows_uid(const struct lox *l, const char *image,
  * container (nothing when it does not). */
 int lox_lxcfs_available(void);
 void lox_lxcfs_mounts(struct argv *a);
+
+/* Run (or, with --dry-run, print) the docker command and wait for it: 0
+ * when it exited 0, else -1. */
+int lox_spawn(const struct lox *l, struct argv *a);
 
 /* Run (or, with --dry-run, print) the docker command; returns only on
  * failure, with an exit status. */
@@ -161,6 +188,7 @@ int cmd_policy(struct lox *l, int argc, char **argv);
 int cmd_plugin(struct lox *l, int argc, char **argv);
 int cmd_image(struct lox *l, int argc, char **argv);
 int cmd_hub_key(struct lox *l, int argc, char **argv);
+int cmd_hub_run(struct lox *l, int argc, char **argv);
 
 /* Option scanning shared by the commands: "--name VALUE" and
  * "--name=VALUE". Returns 1 and sets *val (advancing *i) when argv[*i] is

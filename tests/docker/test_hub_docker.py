@@ -48,8 +48,9 @@ PREFIX = free_subnet()
 SUBNET = PREFIX + ".0/24"
 HUB_IP = PREFIX + ".10"
 URL = "https://%s:8443" % HUB_IP
-HUB_STATE = "lftest-hub-state"
-HUB_CTR = "lftest-hub"
+# the names `lox hub-run --instance team` gives
+HUB_STATE = "lockfile-%s-lockhub-state" % INSTANCE
+HUB_CTR = "lockfile-%s-lockhub" % INSTANCE
 
 
 def openssl(*args, cwd):
@@ -78,16 +79,6 @@ def make_tls(d):
     os.chmod(os.path.join(d, "key.pem"), 0o600)
     os.chmod(os.path.join(d, "cert.pem"), 0o644)
     os.chmod(os.path.join(d, "ca.pem"), 0o644)
-
-
-def hub_flags(eng):
-    """What the compose file gives lockhub (docs/docker.md, "Hub mode")."""
-    return ["--pull", "never", "--init", "--cap-drop", "ALL",
-            "--security-opt", "no-new-privileges",
-            "--security-opt", "seccomp=" + D.PROFILE, "--read-only",
-            "--tmpfs", "/tmp:rw,nosuid,nodev,noexec,size=16m",
-            "--pids-limit", "128", "--memory", "512m",
-            "--volume", HUB_STATE + ":/var/lib/lockhub"]
 
 
 class Team:
@@ -119,23 +110,35 @@ class Team:
         eng.docker("network", "create", "--label",
                    "org.lockfile.hub-network=" + INSTANCE, "--subnet", SUBNET,
                    NET)
-        # lockhub: init in its volume, then serve on the console's network
-        r = eng.docker("run", "--rm", *hub_flags(eng), "--network", "none",
-                       self.ids["hub"], "lockhub", "init", "--state",
-                       "/var/lib/lockhub")
+        # lockhub: init in its volume, then serve on the console's
+        # network, both through lox hub-run (the image by ID, the pinned
+        # profile, lox's checked copies of the TLS files)
+        r = eng.lox("hub-run", "--instance", INSTANCE, "--image",
+                    self.ids["hub"], "init")
+        assert r.returncode == 0, r.stderr
         line = [x for x in r.stdout.decode().splitlines()
                 if x.startswith("hub-key ")][0]
         self.hub_key = line.split()[1]
-        eng.docker("run", "-d", "--name", HUB_CTR, *hub_flags(eng),
-                   "--network", NET, "--ip", HUB_IP,
-                   "--mount", "type=bind,src=%s,dst=/etc/lockhub/cert.pem,"
-                   "readonly" % os.path.join(self.tls, "cert.pem"),
-                   "--mount", "type=bind,src=%s,dst=/etc/lockhub/key.pem,"
-                   "readonly" % os.path.join(self.tls, "key.pem"),
-                   self.ids["hub"], "lockhub", "serve", "--state",
-                   "/var/lib/lockhub", "--listen", "0.0.0.0:8443",
-                   "--tls-cert", "/etc/lockhub/cert.pem", "--tls-key",
-                   "/etc/lockhub/key.pem", "--poll-s", "2")
+        r = eng.lox("hub-run", "--instance", INSTANCE, "--image",
+                    self.ids["hub"], "--tls-cert",
+                    os.path.join(self.tls, "cert.pem"), "--tls-key",
+                    os.path.join(self.tls, "key.pem"), "--ip", HUB_IP,
+                    "--poll-s", "2")
+        assert r.returncode == 0, r.stderr
+        # what lox kept and mounts: the key re-encoded, the hub uid's, 0600
+        st = os.stat(os.path.join(self.loxhome, "instances", INSTANCE,
+                                  "lockhub-key.pem"))
+        hub_uid = int(eng.docker(
+            "image", "inspect", "--format",
+            '{{index .Config.Labels "org.lockfile.hub-uid"}}',
+            self.ids["hub"]).stdout)
+        assert st.st_uid == hub_uid and st.st_mode & 0o777 == 0o600, st
+        hc = json.loads(eng.docker("container", "inspect", HUB_CTR).stdout)[
+            0]["HostConfig"]
+        assert hc["CapDrop"] == ["ALL"] and hc["ReadonlyRootfs"], hc
+        assert "no-new-privileges" in hc["SecurityOpt"], hc
+        assert any(o.startswith("seccomp=") and "SCMP_ACT_ERRNO" in o
+                   for o in hc["SecurityOpt"]), hc["SecurityOpt"]
         # the approver, on the host
         self.lox = Lox()
         ca = os.path.join(self.lox.base, "ca.pem")

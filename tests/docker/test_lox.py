@@ -631,3 +631,183 @@ def test_hub_key_runs_in_the_console_container(tmp):
     assert argv[-2:] == ["lockfile", "hub-key"]
     r = lox("--dry-run", "hub-key")
     assert r.returncode == 64 and b"--instance" in r.stderr
+
+
+# ---- lockhub's container: lox hub-run (docs/docker.md, "Hub mode") --------
+
+HUB_ID = "sha256:" + "b" * 64
+
+
+def _hub_tls(tmp):
+    """A hub certificate and key (docs/hub.md's recipe, self-signed here:
+    lox checks the pair, not the chain)."""
+    d = os.path.join(tmp, "hubtls")
+    if not os.path.exists(os.path.join(d, "cert.pem")):
+        os.makedirs(d, exist_ok=True)
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                        "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+                        "key.pem", "-out", "cert.pem", "-days", "30", "-subj",
+                        "/CN=hub"], cwd=d, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return os.path.join(d, "cert.pem"), os.path.join(d, "key.pem")
+
+
+def _hub_common(argv):
+    """The flags every lockhub container gets: the image by ID, never
+    pulled, the shipped profile as checked bytes, its state volume."""
+    i = argv.index("--pull")
+    assert argv[i + 1] == "never"
+    s = [a for a in argv if a.startswith("seccomp=")]
+    assert len(s) == 1 and re.fullmatch(r"seccomp=/dev/fd/\d+", s[0]), argv
+    for f in (["--cap-drop", "ALL"], ["--user", "lockhub"],
+              ["--security-opt", "no-new-privileges"],
+              ["--volume", "lockfile-team-lockhub-state:/var/lib/lockhub"]):
+        assert any(argv[j:j + 2] == f for j in range(len(argv))), (f, argv)
+    assert "--read-only" in argv and "--init" in argv
+
+
+def test_hub_run_init_line(tmp):
+    argv = dry("hub-run", "--instance", "team", "--image", HUB_ID, "init")
+    assert argv[:3] == ["/nonexistent/docker", "run", "--rm"]
+    _hub_common(argv)
+    assert argv[argv.index("--network") + 1] == "none"
+    assert argv[argv.index(HUB_ID):] == [
+        HUB_ID, "/usr/local/bin/lockhub", "init", "--state",
+        "/var/lib/lockhub"]
+
+
+def test_hub_run_serve_line_tls_copies_network(tmp):
+    """serve: detached, on the instance's hub network at --ip, lox's copies
+    of the TLS files read-only; a dry run keeps nothing."""
+    home = os.path.join(tmp, "loxhome-hubrun")
+    os.makedirs(home, 0o700, exist_ok=True)
+    cert, key = _hub_tls(tmp)
+    argv = dry("hub-run", "--instance", "team", "--image", HUB_ID,
+               "--tls-cert", cert, "--tls-key", key, "--ip", "172.29.1.10",
+               "--poll-s", "2", env={"LOX_HOME": home})
+    assert argv[:6] == ["/nonexistent/docker", "run", "-d", "--name",
+                        "lockfile-team-lockhub", "--restart"]
+    _hub_common(argv)
+    d = os.path.join(home, "instances", "team")
+    mounts = [argv[i + 1] for i, a in enumerate(argv) if a == "--mount"]
+    assert mounts == [
+        "type=bind,src=%s/lockhub-cert.pem,dst=/etc/lockhub/cert.pem,"
+        "readonly" % d,
+        "type=bind,src=%s/lockhub-key.pem,dst=/etc/lockhub/key.pem,"
+        "readonly" % d]
+    i = argv.index("--network")
+    assert argv[i:i + 4] == ["--network", "lockfile-team-hub", "--ip",
+                             "172.29.1.10"]
+    assert argv[argv.index(HUB_ID):] == [
+        HUB_ID, "/usr/local/bin/lockhub", "serve", "--state",
+        "/var/lib/lockhub", "--listen", "0.0.0.0:8443", "--tls-cert",
+        "/etc/lockhub/cert.pem", "--tls-key", "/etc/lockhub/key.pem",
+        "--poll-s", "2"]
+    assert not os.path.exists(d)
+
+
+def test_hub_run_publish_then_joins_the_hub_network(tmp):
+    home = os.path.join(tmp, "loxhome-hubpub")
+    cert, key = _hub_tls(tmp)
+    r = lox("--dry-run", "hub-run", "--instance", "team", "--image", HUB_ID,
+            "--tls-cert", cert, "--tls-key", key, "--publish", "8443",
+            "--ip", "172.29.1.10", env={"LOX_HOME": home})
+    assert r.returncode == 0, r.stderr
+    run, conn = [shlex.split(x) for x in r.stdout.decode().splitlines()]
+    assert run[run.index("--publish") + 1] == "8443:8443"
+    assert "--network" not in run
+    assert conn == ["/nonexistent/docker", "network", "connect", "--ip",
+                    "172.29.1.10", "lockfile-team-hub",
+                    "lockfile-team-lockhub"]
+
+
+@pytest.mark.parametrize("what", ["otherkey", "keytext", "certkey",
+                                  "encrypted", "certasKey", "profile", "tag",
+                                  "noinstance", "ipv6ip"])
+def test_hub_run_refusals(tmp, what):
+    """The TLS files only as a parsed certificate and its own unencrypted
+    key; only the shipped profile; images by ID; hub mode names its
+    instance. Each against the same command without the fault."""
+    home = os.path.join(tmp, "loxhome-hubref")
+    cert, key = _hub_tls(tmp)
+    ca, cakey = _ca(tmp)
+    bad = os.path.join(tmp, "hubbad-%s.pem" % what)
+    key_bytes = open(key, "rb").read()
+    args = {"cert": cert, "key": key, "image": HUB_ID, "inst": "team",
+            "ip": "172.29.1.10"}
+    env = {"LOX_HOME": home}
+    if what == "otherkey":
+        args["key"] = cakey
+    elif what in ("keytext", "certkey", "encrypted", "certasKey"):
+        data = {"keytext": b"Bag Attributes\n" + key_bytes,
+                "certkey": open(cert, "rb").read() + key_bytes,
+                "certasKey": open(cert, "rb").read()}.get(what)
+        if what == "encrypted":
+            subprocess.run(["openssl", "pkey", "-in", key, "-aes256",
+                            "-passout", "pass:x", "-out", bad], check=True)
+        else:
+            with open(bad, "wb") as f:
+                f.write(data)
+        args["key"] = bad
+    elif what == "profile":
+        with open(PROFILE, "rb") as f:
+            prof = f.read()
+        with open(bad, "wb") as f:
+            f.write(prof.replace(b"{", b'{"DefaultAction": "SCMP_ACT_ALLOW",',
+                                 1))
+        env["LOX_SECCOMP"] = bad
+    elif what == "tag":
+        args["image"] = "lockfile-hub:latest"
+    elif what == "noinstance":
+        args["inst"] = None
+    elif what == "ipv6ip":
+        args["ip"] = "fd00::10"
+
+    def cmd(a):
+        c = ["--dry-run", "hub-run"]
+        if a["inst"]:
+            c += ["--instance", a["inst"]]
+        return c + ["--image", a["image"], "--tls-cert", a["cert"],
+                    "--tls-key", a["key"], "--ip", a["ip"]]
+    r = lox(*cmd(args), env=env)
+    assert r.returncode in (64, 66) and r.stdout == b"", (what, r.stderr)
+    good = {"cert": cert, "key": key, "image": HUB_ID, "inst": "team",
+            "ip": "172.29.1.10"}
+    r = lox(*cmd(good), env={"LOX_HOME": home})
+    assert r.returncode == 0, r.stderr
+
+
+def test_hub_run_keeps_reencoded_tls_copies(tmp):
+    """A real hub-run (a stand-in docker client: the image's hub uid label,
+    the labelled network, then the run) writes the copies: the
+    certificate re-encoded, 0644; the key as PKCS#8, 0600, the label's
+    uid; the operator's bytes around them never."""
+    home = os.path.join(tmp, "loxhome-hubkeep")
+    cert, key = _hub_tls(tmp)
+    fake = os.path.join(tmp, "fake-docker")
+    with open(fake, "w") as f:
+        f.write("#!/bin/sh\ncase \"$1 $2\" in\n"
+                "'image inspect') echo %d ;;\n"
+                "'network inspect') echo team ;;\n"
+                "esac\nexit 0\n" % os.getuid())
+    os.chmod(fake, 0o755)
+    r = lox("hub-run", "--instance", "team", "--image", HUB_ID,
+            "--tls-cert", cert, "--tls-key", key, "--ip", "172.29.1.10",
+            env={"LOX_HOME": home, "LOX_DOCKER": fake})
+    assert r.returncode == 0, r.stderr
+    d = os.path.join(home, "instances", "team")
+    c, k = os.path.join(d, "lockhub-cert.pem"), os.path.join(d,
+                                                             "lockhub-key.pem")
+    assert os.stat(c).st_mode & 0o777 == 0o644
+    assert os.stat(k).st_mode & 0o777 == 0o600
+    assert os.stat(k).st_uid == os.getuid()
+    with open(c, "rb") as f, open(cert, "rb") as g:
+        assert f.read().replace(b"\n", b"") == g.read().replace(b"\n", b"")
+    with open(k, "rb") as f:
+        kb = f.read()
+    assert kb.startswith(b"-----BEGIN PRIVATE KEY-----\n"), kb[:40]
+    # the same key: openssl derives the same public key from both
+    pub = [subprocess.run(["openssl", "pkey", "-in", p, "-pubout"],
+                          stdout=subprocess.PIPE, check=True).stdout
+           for p in (k, key)]
+    assert pub[0] == pub[1]
