@@ -115,6 +115,21 @@ lfp_pread(void *buf, size_t len, uint64_t off)
 	return (ssize_t)got;
 }
 
+ssize_t
+lfp_input_pread(void *ctx, void *buf, size_t len, uint64_t off)
+{
+	(void)ctx;
+	return lfp_pread(buf, len, off);
+}
+
+void
+lfp_result(int result, const char *why)
+{
+	if (result == 0 || result == 1)
+		lfp_answer(result);
+	lfp_fail(why);
+}
+
 enum { IN_MAP, IN_READ };
 
 int
