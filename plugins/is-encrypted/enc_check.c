@@ -17,19 +17,6 @@
 
 #define ZIP_TAIL_WINDOW (65535u + 22u)	/* the EOCD and a maximal comment */
 
-enum enc_answer
-enc_read(const struct pdf_src *src, void *buf, size_t len, uint64_t off)
-{
-	ssize_t n;
-
-	if (off > src->size || len > src->size - off)
-		return ENC_UNJUDGED;
-	n = src->pread(src->ctx, buf, len, off);
-	if (n < 0)
-		return ENC_IOERR;
-	return (size_t)n == len ? ENC_NO : ENC_UNJUDGED;
-}
-
 struct enc_trailer {
 	int encrypt;		/* an /Encrypt entry naming a dictionary */
 	int repeated;
