@@ -23,6 +23,7 @@
  *      declared size (AWL_NEST_ARENA for all levels together).
  * Every rule broken, every bound passed and every budget spent is 0. */
 #include "awl_check.h"
+#include "lfplugin.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +37,6 @@
 #define LFH_LEN 30
 #define TAIL_MAX (65535u + EOCD_LEN)
 #define BLOCK (256u << 10)
-#define CD_BLOCK (64u << 10)
 #define NAME_MAX_LEN 65535u
 #define AWL_MAX_CD (16u << 20)		/* central directories, all levels:
 					 * bounds the name comparisons */
@@ -252,43 +252,22 @@ find_end(const struct awl_src *s, struct zend *z)
 
 /* ---- 2. the central directory ---------------------------------------- */
 
-/* A forward reader over [pos, end) with one buffer. */
-struct rd {
-	const struct awl_src *src;
-	uint64_t pos, end, bstart;
-	size_t blen;
-	uint8_t buf[CD_BLOCK];
-};
+/* The central directory, read forward (the SDK's lfp_fwd). */
+static int
+cd_fill(const void *src, void *buf, size_t len, uint64_t off)
+{
+	return (int)src_read(src, buf, len, off);
+}
 
 static enum r
-rd_take(struct rd *r, uint8_t *out, size_t len)
+rd_take(struct lfp_fwd *r, uint8_t *out, size_t len)
 {
-	while (len > 0) {
-		size_t have, n;
-		enum r e;
+	int e = lfp_fwd_take(r, out, len);
 
-		if (len > r->end - r->pos)
-			return zero("the central directory is shorter than "
-			    "its entries");
-		if (r->pos < r->bstart || r->pos - r->bstart >= r->blen) {
-			size_t want = r->end - r->pos < CD_BLOCK ?
-			    (size_t)(r->end - r->pos) : CD_BLOCK;
-			if ((e = src_read(r->src, r->buf, want, r->pos)) !=
-			    AR_OK)
-				return e;
-			r->bstart = r->pos;
-			r->blen = want;
-		}
-		have = r->blen - (size_t)(r->pos - r->bstart);
-		n = have < len ? have : len;
-		if (out != NULL) {
-			memcpy(out, r->buf + (r->pos - r->bstart), n);
-			out += n;
-		}
-		r->pos += n;
-		len -= n;
-	}
-	return AR_OK;
+	if (e == LFP_FWD_PAST)
+		return zero("the central directory is shorter than its "
+		    "entries");
+	return (enum r)e;
 }
 
 /* The central header's ZIP64 extra field (APPNOTE 4.5.3): the 64-bit
@@ -375,15 +354,13 @@ fnv1a(const uint8_t *p, size_t n)
 static enum r
 walk_central(const struct awl_src *s, const struct zend *z, struct ent *ents)
 {
-	static struct rd r;
+	static struct lfp_fwd r;
 	static uint8_t extra[65535];
 	uint8_t h[CDH_LEN];
 	uint64_t n;
 	enum r e;
 
-	r.src = s;
-	r.blen = 0;
-	r.bstart = 0;
+	lfp_fwd_init(&r, cd_fill, s);
 	r.pos = z->cd_start;
 	r.end = z->cd_end;
 	for (n = 0; n < z->count; n++) {

@@ -58,6 +58,31 @@ ssize_t lfp_pread(void *buf, size_t len, uint64_t off);
  * pdf_src, archive-within-limits' struct awl_src): ctx is not used. */
 ssize_t lfp_input_pread(void *ctx, void *buf, size_t len, uint64_t off);
 
+/* A forward reader with one buffer over [pos, end) of a random-access
+ * source, for a structure read record by record (the ZIP readers' central
+ * directory). fill reads exactly len bytes at off into buf: 0, or the
+ * caller's own error code (positive), returned as it is. */
+#define LFP_FWD_BLOCK	(64u << 10)
+#define LFP_FWD_PAST	(-1)	/* lfp_fwd_take: the bytes run past end */
+
+typedef int (*lfp_fill_fn)(const void *arg, void *buf, size_t len,
+    uint64_t off);
+
+struct lfp_fwd {
+	uint64_t pos, end;	/* the caller sets both after lfp_fwd_init */
+	/* private */
+	lfp_fill_fn fill;
+	const void *arg;
+	uint64_t bstart;
+	size_t blen;
+	uint8_t buf[LFP_FWD_BLOCK];
+};
+
+void lfp_fwd_init(struct lfp_fwd *f, lfp_fill_fn fill, const void *arg);
+/* The next len bytes into out (NULL: skipped): 0, LFP_FWD_PAST, or the
+ * fill function's error. */
+int lfp_fwd_take(struct lfp_fwd *f, uint8_t *out, size_t len);
+
 /* The whole input in order, in large pieces, for plugins that read all of
  * it: each piece is mapped read-only from fd 3 (private, so the file is
  * never written; not counted in the data limit), which in the sandbox is
