@@ -303,14 +303,8 @@ hac_pdf(const struct pdf_src *src)
 	enum enc_answer e;
 	int b;
 
-	switch (pdf_check(src)) {
-	case 1:
-		break;
-	case 0:
-		return ENC_UNJUDGED;	/* not a PDF a reader can follow */
-	default:
-		return ENC_IOERR;
-	}
+	if ((e = enc_pdf_check(src)) != ENC_NO)
+		return e;
 	memset(&s, 0, sizeof(s));
 	s.src = src;
 	cur_init(&s.c, src);

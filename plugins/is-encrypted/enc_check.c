@@ -109,14 +109,8 @@ enc_pdf(const struct pdf_src *src)
 	size_t hl = src->size < sizeof(head) ? (size_t)src->size : sizeof(head);
 	int ok;
 
-	switch (pdf_check(src)) {
-	case 1:
-		break;
-	case 0:
-		return ENC_UNJUDGED;	/* not a PDF a reader can follow */
-	default:
-		return ENC_IOERR;
-	}
+	if ((r = enc_pdf_check(src)) != ENC_NO)
+		return r;
 	cur_init(&c, src);
 	if ((r = pdf_startxref(src, &c, &xref)) != ENC_NO)
 		return r;

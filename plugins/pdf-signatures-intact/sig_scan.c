@@ -403,14 +403,8 @@ sig_check(const struct pdf_src *src)
 		return e;
 	if (memmem(head, hl, "%PDF-", 5) == NULL)
 		return ENC_NO;
-	switch (pdf_check(src)) {
-	case 1:
-		break;
-	case 0:
-		return ENC_UNJUDGED;	/* not a PDF a reader can follow */
-	default:
-		return ENC_IOERR;
-	}
+	if ((e = enc_pdf_check(src)) != ENC_NO)
+		return e;
 	if ((e = sig_scan(src, sigs, &n)) != ENC_NO)
 		return e;
 	if (n == 0)
