@@ -270,6 +270,28 @@ rd_take(struct lfp_fwd *r, uint8_t *out, size_t len)
 	return (enum r)e;
 }
 
+/* The first extra field with this id (APPNOTE 4.5.2; EXTRA_NONE: none
+ * is sought, every one is walked): 1 with *f, its data, and *n, its
+ * length; 0 when there is none; -1 when a field overruns the others. */
+#define EXTRA_NONE 0x10000
+static int
+extra_find(const uint8_t *x, size_t xl, unsigned id, const uint8_t **f,
+    size_t *n)
+{
+	while (xl >= 4) {
+		*n = le16(x + 2);
+		if (*n > xl - 4)
+			return -1;
+		if (le16(x) == id) {
+			*f = x + 4;
+			return 1;
+		}
+		x += 4 + *n;
+		xl -= 4 + *n;
+	}
+	return 0;
+}
+
 /* The central header's ZIP64 extra field (APPNOTE 4.5.3): the 64-bit
  * values of the fixed fields that hold all ones, in order. 0 when one is
  * missing or an extra field overruns the others. */
@@ -278,42 +300,36 @@ zip64_central(const uint8_t *x, size_t xl, struct ent *e, uint32_t *disk)
 {
 	int need = e->usize == 0xffffffffu || e->csize == 0xffffffffu ||
 	    e->lfh == 0xffffffffu || *disk == 0xffff;
+	const uint8_t *f = NULL;
+	size_t n = 0, at = 0;
+	int r = extra_find(x, xl, need ? 1 : EXTRA_NONE, &f, &n);
 
-	while (xl >= 4) {
-		size_t n = le16(x + 2), at = 4;
-
-		if (n > xl - 4)
+	if (r <= 0)
+		return r == 0 && !need;
+	if (e->usize == 0xffffffffu) {
+		if (at + 8 > n)
 			return 0;
-		if (le16(x) == 1 && need) {
-			if (e->usize == 0xffffffffu) {
-				if (at + 8 > 4 + n)
-					return 0;
-				e->usize = le64(x + at);
-				at += 8;
-			}
-			if (e->csize == 0xffffffffu) {
-				if (at + 8 > 4 + n)
-					return 0;
-				e->csize = le64(x + at);
-				at += 8;
-			}
-			if (e->lfh == 0xffffffffu) {
-				if (at + 8 > 4 + n)
-					return 0;
-				e->lfh = le64(x + at);
-				at += 8;
-			}
-			if (*disk == 0xffff) {
-				if (at + 4 > 4 + n)
-					return 0;
-				*disk = le32(x + at);
-			}
-			return 1;
-		}
-		x += 4 + n;
-		xl -= 4 + n;
+		e->usize = le64(f + at);
+		at += 8;
 	}
-	return !need;
+	if (e->csize == 0xffffffffu) {
+		if (at + 8 > n)
+			return 0;
+		e->csize = le64(f + at);
+		at += 8;
+	}
+	if (e->lfh == 0xffffffffu) {
+		if (at + 8 > n)
+			return 0;
+		e->lfh = le64(f + at);
+		at += 8;
+	}
+	if (*disk == 0xffff) {
+		if (at + 4 > n)
+			return 0;
+		*disk = le32(f + at);
+	}
+	return 1;
 }
 
 /* What an entry declares, against the rules and the bounds. */
@@ -412,27 +428,20 @@ zip64_local(const uint8_t *x, size_t xl, uint64_t *us, uint64_t *cs,
     int *has)
 {
 	int need = *us == 0xffffffffu || *cs == 0xffffffffu;
+	const uint8_t *f = NULL;
+	size_t n = 0;
+	int r = extra_find(x, xl, 1, &f, &n);
 
-	*has = 0;
-	while (xl >= 4) {
-		size_t n = le16(x + 2);
-
-		if (n > xl - 4)
+	*has = r == 1;
+	if (r <= 0)
+		return r == 0 && !need;
+	if (need) {
+		if (n < 16)
 			return 0;
-		if (le16(x) == 1) {
-			*has = 1;
-			if (need) {
-				if (n < 16)
-					return 0;
-				*us = le64(x + 4);
-				*cs = le64(x + 12);
-			}
-			return 1;
-		}
-		x += 4 + n;
-		xl -= 4 + n;
+		*us = le64(f);
+		*cs = le64(f + 8);
 	}
-	return !need;
+	return 1;
 }
 
 /* The data descriptor after a flag-3 entry's data: an optional
