@@ -166,6 +166,19 @@ struct zend {
 	uint64_t cd_start, cd_size, cd_end, count;
 };
 
+/* What an end record (or the ZIP64 one) says, the directory ending at
+ * cd_end (that record). */
+static enum r
+zend_set(struct zend *z, uint64_t count, uint64_t cd_size, uint64_t cd_start,
+    uint64_t cd_end)
+{
+	z->count = count;
+	z->cd_size = cd_size;
+	z->cd_start = cd_start;
+	z->cd_end = cd_end;
+	return AR_OK;
+}
+
 /* The ZIP64 end record, named by the locator right before the end record
  * at eocd; it must end at that locator. */
 static enum r
@@ -200,20 +213,12 @@ zip64_end(const struct awl_src *s, uint64_t eocd, const uint8_t *h,
 	    (le32(h + 12) != 0xffffffffu && le32(h + 12) != le64(r + 40)) ||
 	    (le32(h + 16) != 0xffffffffu && le32(h + 16) != le64(r + 48)))
 		return zero("the end record and the ZIP64 end record disagree");
-	z->count = le64(r + 32);
-	z->cd_size = le64(r + 40);
-	z->cd_start = le64(r + 48);
-	z->cd_end = rec;
-	return AR_OK;
+	return zend_set(z, le64(r + 32), le64(r + 40), le64(r + 48), rec);
 none:
 	if (le16(h + 10) == 0xffff || le32(h + 12) == 0xffffffffu ||
 	    le32(h + 16) == 0xffffffffu)
 		return zero("ZIP64 escapes without a ZIP64 end record");
-	z->count = le16(h + 10);
-	z->cd_size = le32(h + 12);
-	z->cd_start = le32(h + 16);
-	z->cd_end = eocd;
-	return AR_OK;
+	return zend_set(z, le16(h + 10), le32(h + 12), le32(h + 16), eocd);
 }
 
 /* The end record: the last signature in the file's last 64 KiB + 22
