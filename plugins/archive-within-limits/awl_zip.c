@@ -23,6 +23,7 @@
  *      declared size (AWL_NEST_ARENA for all levels together).
  * Every rule broken, every bound passed and every budget spent is 0. */
 #include "awl_check.h"
+#include "lfplugin.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +37,6 @@
 #define LFH_LEN 30
 #define TAIL_MAX (65535u + EOCD_LEN)
 #define BLOCK (256u << 10)
-#define CD_BLOCK (64u << 10)
 #define NAME_MAX_LEN 65535u
 #define AWL_MAX_CD (16u << 20)		/* central directories, all levels:
 					 * bounds the name comparisons */
@@ -166,6 +166,19 @@ struct zend {
 	uint64_t cd_start, cd_size, cd_end, count;
 };
 
+/* What an end record (or the ZIP64 one) says, the directory ending at
+ * cd_end (that record). */
+static enum r
+zend_set(struct zend *z, uint64_t count, uint64_t cd_size, uint64_t cd_start,
+    uint64_t cd_end)
+{
+	z->count = count;
+	z->cd_size = cd_size;
+	z->cd_start = cd_start;
+	z->cd_end = cd_end;
+	return AR_OK;
+}
+
 /* The ZIP64 end record, named by the locator right before the end record
  * at eocd; it must end at that locator. */
 static enum r
@@ -200,20 +213,12 @@ zip64_end(const struct awl_src *s, uint64_t eocd, const uint8_t *h,
 	    (le32(h + 12) != 0xffffffffu && le32(h + 12) != le64(r + 40)) ||
 	    (le32(h + 16) != 0xffffffffu && le32(h + 16) != le64(r + 48)))
 		return zero("the end record and the ZIP64 end record disagree");
-	z->count = le64(r + 32);
-	z->cd_size = le64(r + 40);
-	z->cd_start = le64(r + 48);
-	z->cd_end = rec;
-	return AR_OK;
+	return zend_set(z, le64(r + 32), le64(r + 40), le64(r + 48), rec);
 none:
 	if (le16(h + 10) == 0xffff || le32(h + 12) == 0xffffffffu ||
 	    le32(h + 16) == 0xffffffffu)
 		return zero("ZIP64 escapes without a ZIP64 end record");
-	z->count = le16(h + 10);
-	z->cd_size = le32(h + 12);
-	z->cd_start = le32(h + 16);
-	z->cd_end = eocd;
-	return AR_OK;
+	return zend_set(z, le16(h + 10), le32(h + 12), le32(h + 16), eocd);
 }
 
 /* The end record: the last signature in the file's last 64 KiB + 22
@@ -252,43 +257,44 @@ find_end(const struct awl_src *s, struct zend *z)
 
 /* ---- 2. the central directory ---------------------------------------- */
 
-/* A forward reader over [pos, end) with one buffer. */
-struct rd {
-	const struct awl_src *src;
-	uint64_t pos, end, bstart;
-	size_t blen;
-	uint8_t buf[CD_BLOCK];
-};
+/* The central directory, read forward (the SDK's lfp_fwd). */
+static int
+cd_fill(const void *src, void *buf, size_t len, uint64_t off)
+{
+	return (int)src_read(src, buf, len, off);
+}
 
 static enum r
-rd_take(struct rd *r, uint8_t *out, size_t len)
+rd_take(struct lfp_fwd *r, uint8_t *out, size_t len)
 {
-	while (len > 0) {
-		size_t have, n;
-		enum r e;
+	int e = lfp_fwd_take(r, out, len);
 
-		if (len > r->end - r->pos)
-			return zero("the central directory is shorter than "
-			    "its entries");
-		if (r->pos < r->bstart || r->pos - r->bstart >= r->blen) {
-			size_t want = r->end - r->pos < CD_BLOCK ?
-			    (size_t)(r->end - r->pos) : CD_BLOCK;
-			if ((e = src_read(r->src, r->buf, want, r->pos)) !=
-			    AR_OK)
-				return e;
-			r->bstart = r->pos;
-			r->blen = want;
+	if (e == LFP_FWD_PAST)
+		return zero("the central directory is shorter than its "
+		    "entries");
+	return (enum r)e;
+}
+
+/* The first extra field with this id (APPNOTE 4.5.2; EXTRA_NONE: none
+ * is sought, every one is walked): 1 with *f, its data, and *n, its
+ * length; 0 when there is none; -1 when a field overruns the others. */
+#define EXTRA_NONE 0x10000
+static int
+extra_find(const uint8_t *x, size_t xl, unsigned id, const uint8_t **f,
+    size_t *n)
+{
+	while (xl >= 4) {
+		*n = le16(x + 2);
+		if (*n > xl - 4)
+			return -1;
+		if (le16(x) == id) {
+			*f = x + 4;
+			return 1;
 		}
-		have = r->blen - (size_t)(r->pos - r->bstart);
-		n = have < len ? have : len;
-		if (out != NULL) {
-			memcpy(out, r->buf + (r->pos - r->bstart), n);
-			out += n;
-		}
-		r->pos += n;
-		len -= n;
+		x += 4 + *n;
+		xl -= 4 + *n;
 	}
-	return AR_OK;
+	return 0;
 }
 
 /* The central header's ZIP64 extra field (APPNOTE 4.5.3): the 64-bit
@@ -299,42 +305,36 @@ zip64_central(const uint8_t *x, size_t xl, struct ent *e, uint32_t *disk)
 {
 	int need = e->usize == 0xffffffffu || e->csize == 0xffffffffu ||
 	    e->lfh == 0xffffffffu || *disk == 0xffff;
+	const uint8_t *f = NULL;
+	size_t n = 0, at = 0;
+	int r = extra_find(x, xl, need ? 1 : EXTRA_NONE, &f, &n);
 
-	while (xl >= 4) {
-		size_t n = le16(x + 2), at = 4;
-
-		if (n > xl - 4)
+	if (r <= 0)
+		return r == 0 && !need;
+	if (e->usize == 0xffffffffu) {
+		if (at + 8 > n)
 			return 0;
-		if (le16(x) == 1 && need) {
-			if (e->usize == 0xffffffffu) {
-				if (at + 8 > 4 + n)
-					return 0;
-				e->usize = le64(x + at);
-				at += 8;
-			}
-			if (e->csize == 0xffffffffu) {
-				if (at + 8 > 4 + n)
-					return 0;
-				e->csize = le64(x + at);
-				at += 8;
-			}
-			if (e->lfh == 0xffffffffu) {
-				if (at + 8 > 4 + n)
-					return 0;
-				e->lfh = le64(x + at);
-				at += 8;
-			}
-			if (*disk == 0xffff) {
-				if (at + 4 > 4 + n)
-					return 0;
-				*disk = le32(x + at);
-			}
-			return 1;
-		}
-		x += 4 + n;
-		xl -= 4 + n;
+		e->usize = le64(f + at);
+		at += 8;
 	}
-	return !need;
+	if (e->csize == 0xffffffffu) {
+		if (at + 8 > n)
+			return 0;
+		e->csize = le64(f + at);
+		at += 8;
+	}
+	if (e->lfh == 0xffffffffu) {
+		if (at + 8 > n)
+			return 0;
+		e->lfh = le64(f + at);
+		at += 8;
+	}
+	if (*disk == 0xffff) {
+		if (at + 4 > n)
+			return 0;
+		*disk = le32(f + at);
+	}
+	return 1;
 }
 
 /* What an entry declares, against the rules and the bounds. */
@@ -375,15 +375,13 @@ fnv1a(const uint8_t *p, size_t n)
 static enum r
 walk_central(const struct awl_src *s, const struct zend *z, struct ent *ents)
 {
-	static struct rd r;
+	static struct lfp_fwd r;
 	static uint8_t extra[65535];
 	uint8_t h[CDH_LEN];
 	uint64_t n;
 	enum r e;
 
-	r.src = s;
-	r.blen = 0;
-	r.bstart = 0;
+	lfp_fwd_init(&r, cd_fill, s);
 	r.pos = z->cd_start;
 	r.end = z->cd_end;
 	for (n = 0; n < z->count; n++) {
@@ -435,27 +433,20 @@ zip64_local(const uint8_t *x, size_t xl, uint64_t *us, uint64_t *cs,
     int *has)
 {
 	int need = *us == 0xffffffffu || *cs == 0xffffffffu;
+	const uint8_t *f = NULL;
+	size_t n = 0;
+	int r = extra_find(x, xl, 1, &f, &n);
 
-	*has = 0;
-	while (xl >= 4) {
-		size_t n = le16(x + 2);
-
-		if (n > xl - 4)
+	*has = r == 1;
+	if (r <= 0)
+		return r == 0 && !need;
+	if (need) {
+		if (n < 16)
 			return 0;
-		if (le16(x) == 1) {
-			*has = 1;
-			if (need) {
-				if (n < 16)
-					return 0;
-				*us = le64(x + 4);
-				*cs = le64(x + 12);
-			}
-			return 1;
-		}
-		x += 4 + n;
-		xl -= 4 + n;
+		*us = le64(f);
+		*cs = le64(f + 8);
 	}
-	return !need;
+	return 1;
 }
 
 /* The data descriptor after a flag-3 entry's data: an optional

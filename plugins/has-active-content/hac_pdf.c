@@ -46,32 +46,6 @@ struct tok {
 	int word_done;		/* a word ended with the last byte: buf holds it */
 };
 
-static int
-is_ws(int b)
-{
-	return b == 0 || b == '\t' || b == '\n' || b == '\f' || b == '\r' ||
-	    b == ' ';
-}
-
-static int
-is_delim(int b)
-{
-	return b == '(' || b == ')' || b == '<' || b == '>' || b == '[' ||
-	    b == ']' || b == '{' || b == '}' || b == '/' || b == '%';
-}
-
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* A name ended: decode #xx, compare, and note what the stream decision
  * needs. */
 static void
@@ -84,9 +58,9 @@ name_done(struct tok *t)
 		goto other;
 	for (i = 0; i < t->n; i++) {
 		if (t->buf[i] == '#' && i + 2 < t->n &&
-		    hexval(t->buf[i + 1]) >= 0 && hexval(t->buf[i + 2]) >= 0) {
-			d[k++] = (char)(hexval(t->buf[i + 1]) << 4 |
-			    hexval(t->buf[i + 2]));
+		    pdf_hexval(t->buf[i + 1]) >= 0 && pdf_hexval(t->buf[i + 2]) >= 0) {
+			d[k++] = (char)(pdf_hexval(t->buf[i + 1]) << 4 |
+			    pdf_hexval(t->buf[i + 2]));
 			i += 2;
 		} else {
 			d[k++] = t->buf[i];
@@ -165,7 +139,7 @@ tok_byte(struct tok *t, int b)
 		return;
 	case T_NAME:
 	case T_WORD:
-		if (!is_ws(b) && !is_delim(b)) {
+		if (!pdf_is_ws(b) && !pdf_is_delim(b)) {
 			if (t->n < TOK_KEEP)
 				t->buf[t->n] = (char)b;
 			t->n++;
@@ -193,7 +167,7 @@ tok_byte(struct tok *t, int b)
 	} else if (b == '/') {
 		t->state = T_NAME;
 		t->n = 0;
-	} else if (!is_ws(b) && !is_delim(b)) {
+	} else if (!pdf_is_ws(b) && !pdf_is_delim(b)) {
 		t->state = T_WORD;
 		t->n = 0;
 		t->buf[t->n++] = (char)b;
@@ -329,14 +303,8 @@ hac_pdf(const struct pdf_src *src)
 	enum enc_answer e;
 	int b;
 
-	switch (pdf_check(src)) {
-	case 1:
-		break;
-	case 0:
-		return ENC_UNJUDGED;	/* not a PDF a reader can follow */
-	default:
-		return ENC_IOERR;
-	}
+	if ((e = enc_pdf_check(src)) != ENC_NO)
+		return e;
 	memset(&s, 0, sizeof(s));
 	s.src = src;
 	cur_init(&s.c, src);

@@ -9,17 +9,10 @@
 #include "lfplugin.h"
 #include "hac_check.h"
 
-static ssize_t
-input_pread(void *ctx, void *buf, size_t len, uint64_t off)
-{
-	(void)ctx;
-	return lfp_pread(buf, len, off);
-}
-
 int
 main(void)
 {
-	struct pdf_src src = { input_pread, NULL, 0 };
+	struct pdf_src src = { lfp_input_pread, NULL, 0 };
 
 	if (lfp_input_size(&src.size) != 0)
 		lfp_fail("has-active-content: the input is not a regular file");

@@ -17,19 +17,6 @@
 
 #define ZIP_TAIL_WINDOW (65535u + 22u)	/* the EOCD and a maximal comment */
 
-enum enc_answer
-enc_read(const struct pdf_src *src, void *buf, size_t len, uint64_t off)
-{
-	ssize_t n;
-
-	if (off > src->size || len > src->size - off)
-		return ENC_UNJUDGED;
-	n = src->pread(src->ctx, buf, len, off);
-	if (n < 0)
-		return ENC_IOERR;
-	return (size_t)n == len ? ENC_NO : ENC_UNJUDGED;
-}
-
 struct enc_trailer {
 	int encrypt;		/* an /Encrypt entry naming a dictionary */
 	int repeated;
@@ -122,14 +109,8 @@ enc_pdf(const struct pdf_src *src)
 	size_t hl = src->size < sizeof(head) ? (size_t)src->size : sizeof(head);
 	int ok;
 
-	switch (pdf_check(src)) {
-	case 1:
-		break;
-	case 0:
-		return ENC_UNJUDGED;	/* not a PDF a reader can follow */
-	default:
-		return ENC_IOERR;
-	}
+	if ((r = enc_pdf_check(src)) != ENC_NO)
+		return r;
 	cur_init(&c, src);
 	if ((r = pdf_startxref(src, &c, &xref)) != ENC_NO)
 		return r;

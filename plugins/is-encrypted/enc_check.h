@@ -32,9 +32,36 @@ enum enc_answer enc_zip(const struct pdf_src *src);
 enum enc_answer enc_cfb(const struct pdf_src *src);
 
 /* Exactly len bytes at off: 0, or ENC_UNJUDGED (past the end) or
- * ENC_IOERR. */
-enum enc_answer enc_read(const struct pdf_src *src, void *buf, size_t len,
-    uint64_t off);
+ * ENC_IOERR. Inline: pdf-signatures-intact shares it without linking
+ * is-encrypted's readers. */
+static inline enum enc_answer
+enc_read(const struct pdf_src *src, void *buf, size_t len, uint64_t off)
+{
+	ssize_t n;
+
+	if (off > src->size || len > src->size - off)
+		return ENC_UNJUDGED;
+	n = src->pread(src->ctx, buf, len, off);
+	if (n < 0)
+		return ENC_IOERR;
+	return (size_t)n == len ? ENC_NO : ENC_UNJUDGED;
+}
+
+/* is-pdf's structural check (pdf_check.c), which a PDF must pass before
+ * anything else is read of it: ENC_NO when it does (go on), ENC_UNJUDGED
+ * when it does not (not a PDF a reader can follow), or ENC_IOERR. */
+static inline enum enc_answer
+enc_pdf_check(const struct pdf_src *src)
+{
+	switch (pdf_check(src)) {
+	case 1:
+		return ENC_NO;
+	case 0:
+		return ENC_UNJUDGED;
+	default:
+		return ENC_IOERR;
+	}
+}
 
 static inline uint16_t
 enc_le16(const uint8_t *p)

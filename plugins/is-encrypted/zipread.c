@@ -9,6 +9,7 @@
  * allowed). Every central directory header is read, strictly, to the
  * directory's size. Only zlib inflates. */
 #include "zipread.h"
+#include "lfplugin.h"
 
 #include <string.h>
 #include <zlib.h>
@@ -17,43 +18,19 @@
 #define LFH_LEN 30		/* local file header, fixed part */
 #define BLOCK (64u << 10)
 
-/* A forward reader over [pos, end) with one buffer. */
-struct rd {
-	const struct pdf_src *src;
-	uint64_t pos, end;
-	uint64_t bstart;
-	size_t blen;
-	uint8_t buf[BLOCK];
-};
+/* The central directory, read forward (the SDK's lfp_fwd). */
+static int
+cd_fill(const void *src, void *buf, size_t len, uint64_t off)
+{
+	return (int)enc_read(src, buf, len, off);
+}
 
 static enum enc_answer
-rd_take(struct rd *r, uint8_t *out, size_t len)
+rd_take(struct lfp_fwd *r, uint8_t *out, size_t len)
 {
-	while (len > 0) {
-		size_t have, n;
-		enum enc_answer e;
+	int e = lfp_fwd_take(r, out, len);
 
-		if (r->pos >= r->end || len > r->end - r->pos)
-			return ENC_UNJUDGED;
-		if (r->pos < r->bstart || r->pos - r->bstart >= r->blen) {
-			size_t want = r->end - r->pos < BLOCK ?
-			    (size_t)(r->end - r->pos) : BLOCK;
-			if ((e = enc_read(r->src, r->buf, want, r->pos)) !=
-			    ENC_NO)
-				return e;
-			r->bstart = r->pos;
-			r->blen = want;
-		}
-		have = r->blen - (size_t)(r->pos - r->bstart);
-		n = have < len ? have : len;
-		if (out != NULL) {
-			memcpy(out, r->buf + (r->pos - r->bstart), n);
-			out += n;
-		}
-		r->pos += n;
-		len -= n;
-	}
-	return ENC_NO;
+	return e == LFP_FWD_PAST ? ENC_UNJUDGED : (enum enc_answer)e;
 }
 
 struct zdir {
@@ -140,15 +117,14 @@ zip64_extra(const uint8_t *x, size_t xl, uint32_t usize, uint32_t csize,
 enum enc_answer
 zip_entries(const struct pdf_src *src, zip_entry_fn fn, void *arg)
 {
-	static struct rd r;
+	static struct lfp_fwd r;
 	static uint8_t extra[65535];
 	static struct zip_entry en;
 	uint8_t h[CDH_LEN];
 	struct zdir z;
 	enum enc_answer e;
 
-	r.src = src;
-	r.blen = 0;
+	lfp_fwd_init(&r, cd_fill, src);
 	if ((e = zip_end(src, &z)) != ENC_NO)
 		return e;
 	r.pos = z.cd_start;

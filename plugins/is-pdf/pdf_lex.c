@@ -103,14 +103,14 @@ pdf_is_delim(int b)
 	    b == ']' || b == '{' || b == '}' || b == '/' || b == '%';
 }
 
-static int
-is_regular(int b)
+int
+pdf_is_regular(int b)
 {
 	return b >= 0 && !pdf_is_ws(b) && !pdf_is_delim(b);
 }
 
-static int
-hexval(int b)
+int
+pdf_hexval(int b)
 {
 	if (b >= '0' && b <= '9')
 		return b - '0';
@@ -188,7 +188,7 @@ read_uint(struct cur *c, uint64_t *out)
 		v = v * 10 + d;
 		c->pos++;
 	}
-	if (n == 0 || is_regular(b))
+	if (n == 0 || pdf_is_regular(b))
 		goto fail;
 	*out = v;
 	return 1;
@@ -204,7 +204,7 @@ read_keyword(struct cur *c, const char *kw)
 
 	if (!cur_lit(c, kw))
 		return 0;
-	if (is_regular(cur_peek(c))) {
+	if (pdf_is_regular(cur_peek(c))) {
 		c->pos = save;
 		return 0;
 	}
@@ -221,10 +221,10 @@ parse_name(struct cur *c, struct val *v)
 	c->pos++;	/* '/' */
 	v->kind = V_NAME;
 	v->name_long = 0;
-	while (is_regular(b = cur_peek(c))) {
+	while (pdf_is_regular(b = cur_peek(c))) {
 		c->pos++;
 		if (b == '#') {
-			int h = hexval(cur_get(c)), l = hexval(cur_get(c));
+			int h = pdf_hexval(cur_get(c)), l = pdf_hexval(cur_get(c));
 			if (h < 0 || l < 0 || (h == 0 && l == 0))
 				return -1;
 			b = h << 4 | l;
@@ -271,7 +271,7 @@ parse_hex_string(struct cur *c)
 			return -1;
 		if (b == '>')
 			return 0;
-		if (hexval(b) < 0 && !pdf_is_ws(b))
+		if (pdf_hexval(b) < 0 && !pdf_is_ws(b))
 			return -1;
 	}
 }
@@ -307,7 +307,7 @@ parse_number(struct cur *c, struct val *v)
 		if (digits > 64)
 			return -1;	/* no real PDF number is this long */
 	}
-	if (digits == 0 || is_regular(b))
+	if (digits == 0 || pdf_is_regular(b))
 		return -1;
 	v->kind = point ? V_REAL : V_INT;
 	v->num = num;

@@ -66,6 +66,11 @@ int cur_lit(struct cur *c, const char *lit);
 
 int pdf_is_ws(int b);
 int pdf_is_delim(int b);
+/* Neither whitespace nor a delimiter (nor -1, the end): a byte of a name
+ * or keyword (ISO 32000-1 7.2.2). */
+int pdf_is_regular(int b);
+/* A hex digit's value, or -1 (name #xx escapes, hex strings). */
+int pdf_hexval(int b);
 /* Skip whitespace and comments. */
 void skip_ws(struct cur *c);
 /* Skip spaces and tabs (at most PDF_GAP_MAX bytes of them). */

@@ -10,17 +10,11 @@
 
 #include <openssl/crypto.h>
 
-static ssize_t
-input_pread(void *ctx, void *buf, size_t len, uint64_t off)
-{
-	(void)ctx;
-	return lfp_pread(buf, len, off);
-}
-
 int
 main(void)
 {
-	struct pdf_src src = { input_pread, NULL, 0 };
+	struct pdf_src src = { lfp_input_pread, NULL, 0 };
+	enum enc_answer r;
 
 	/* No configuration file: the sandbox lets the plugin open nothing
 	 * but its input, and the defaults are what it needs. */
@@ -28,15 +22,8 @@ main(void)
 		lfp_fail("pdf-signatures-intact: libcrypto did not start");
 	if (lfp_input_size(&src.size) != 0)
 		lfp_fail("pdf-signatures-intact: the input is not a regular file");
-	switch (sig_check(&src)) {
-	case ENC_YES:
-		lfp_answer(1);
-	case ENC_NO:
-		lfp_answer(0);
-	case ENC_IOERR:
-		lfp_fail("pdf-signatures-intact: read error");
-	default:
-		lfp_fail("pdf-signatures-intact: not a PDF a reader can follow, "
-		    "or beyond a limit");
-	}
+	r = sig_check(&src);
+	lfp_result(r, r == ENC_IOERR ? "pdf-signatures-intact: read error" :
+	    "pdf-signatures-intact: not a PDF a reader can follow, or beyond "
+	    "a limit");
 }

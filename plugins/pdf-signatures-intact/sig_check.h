@@ -30,11 +30,6 @@ struct sig {
 
 enum enc_answer sig_check(const struct pdf_src *src);
 
-/* Exactly len bytes at off: ENC_NO, or ENC_UNJUDGED (past the end) or
- * ENC_IOERR (enc_read's contract, without is-encrypted's readers). */
-enum enc_answer sig_read(const struct pdf_src *src, void *buf, size_t len,
-    uint64_t off);
-
 /* The dictionaries that name /ByteRange, or /Type /Sig or /DocTimeStamp,
  * anywhere outside strings and streams' data, in file order (sig_scan.c). */
 enum enc_answer sig_scan(const struct pdf_src *src, struct sig *sigs,

@@ -36,37 +36,6 @@ struct scan {
 	size_t n;
 };
 
-enum enc_answer
-sig_read(const struct pdf_src *src, void *buf, size_t len, uint64_t off)
-{
-	ssize_t n;
-
-	if (off > src->size || len > src->size - off)
-		return ENC_UNJUDGED;
-	n = src->pread(src->ctx, buf, len, off);
-	if (n < 0)
-		return ENC_IOERR;
-	return (size_t)n == len ? ENC_NO : ENC_UNJUDGED;
-}
-
-static int
-is_regular(int b)
-{
-	return b >= 0 && !pdf_is_ws(b) && !pdf_is_delim(b);
-}
-
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* A name after its '/': decoded, NUL-terminated; longer ones are "". */
 static void
 read_name(struct cur *c, char out[NAME_MAX_KEEP + 1])
@@ -74,10 +43,10 @@ read_name(struct cur *c, char out[NAME_MAX_KEEP + 1])
 	size_t n = 0;
 	int b, long_ = 0;
 
-	while (is_regular(b = cur_peek(c))) {
+	while (pdf_is_regular(b = cur_peek(c))) {
 		c->pos++;
-		if (b == '#' && hexval(cur_peek(c)) >= 0) {
-			int h = hexval(cur_get(c)), l = hexval(cur_peek(c));
+		if (b == '#' && pdf_hexval(cur_peek(c)) >= 0) {
+			int h = pdf_hexval(cur_get(c)), l = pdf_hexval(cur_peek(c));
 
 			if (l >= 0) {
 				c->pos++;
@@ -192,7 +161,7 @@ word(struct scan *s, int first)
 	for (;;) {
 		if (n < sizeof(w) - 1)
 			w[n++] = (char)b;
-		if (!is_regular(cur_peek(&s->c)))
+		if (!pdf_is_regular(cur_peek(&s->c)))
 			break;
 		b = cur_get(&s->c);
 	}
@@ -252,7 +221,7 @@ token(struct scan *s, int b)
 		s->after_type = strcmp(name, "Type") == 0;
 		return ENC_NO;
 	default:
-		if (is_regular(b))
+		if (pdf_is_regular(b))
 			word(s, b);
 		else if (pdf_is_ws(b))
 			s->after_type = after_type;
@@ -353,13 +322,13 @@ gap_is_hex(const struct pdf_src *src, uint64_t a, uint64_t b)
 		size_t n = b - at < sizeof(buf) ? (size_t)(b - at) :
 		    sizeof(buf), i;
 
-		if ((e = sig_read(src, buf, n, at)) != ENC_NO)
+		if ((e = enc_read(src, buf, n, at)) != ENC_NO)
 			return e;
 		for (i = 0; i < n; i++) {
 			uint64_t off = at + i;
 			int want = off == a ? '<' : off == b - 1 ? '>' : 0;
 
-			if (want ? buf[i] != want : hexval(buf[i]) < 0)
+			if (want ? buf[i] != want : pdf_hexval(buf[i]) < 0)
 				return ENC_UNJUDGED;
 		}
 		at += n;
@@ -430,18 +399,12 @@ sig_check(const struct pdf_src *src)
 	enum enc_answer e;
 
 	/* Not a PDF at all (no header where is-pdf looks): not a signed PDF */
-	if ((e = sig_read(src, head, hl, 0)) != ENC_NO)
+	if ((e = enc_read(src, head, hl, 0)) != ENC_NO)
 		return e;
 	if (memmem(head, hl, "%PDF-", 5) == NULL)
 		return ENC_NO;
-	switch (pdf_check(src)) {
-	case 1:
-		break;
-	case 0:
-		return ENC_UNJUDGED;	/* not a PDF a reader can follow */
-	default:
-		return ENC_IOERR;
-	}
+	if ((e = enc_pdf_check(src)) != ENC_NO)
+		return e;
 	if ((e = sig_scan(src, sigs, &n)) != ENC_NO)
 		return e;
 	if (n == 0)

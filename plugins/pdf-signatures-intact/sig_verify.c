@@ -135,7 +135,7 @@ contents(const struct pdf_src *src, const struct sig *s, uint8_t *der,
 	size_t n = (size_t)(s->range[2] - s->range[1] - 2), i;
 	enum enc_answer e;
 
-	if ((e = sig_read(src, hex, n, s->range[1] + 1)) != ENC_NO)
+	if ((e = enc_read(src, hex, n, s->range[1] + 1)) != ENC_NO)
 		return e == ENC_IOERR ? e : ENC_NO;
 	for (i = 0; i < n; i += 2) {
 		int h = hex[i], l = hex[i + 1];

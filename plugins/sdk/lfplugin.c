@@ -115,6 +115,59 @@ lfp_pread(void *buf, size_t len, uint64_t off)
 	return (ssize_t)got;
 }
 
+void
+lfp_fwd_init(struct lfp_fwd *f, lfp_fill_fn fill, const void *arg)
+{
+	f->pos = f->end = f->bstart = 0;
+	f->blen = 0;
+	f->fill = fill;
+	f->arg = arg;
+}
+
+int
+lfp_fwd_take(struct lfp_fwd *f, uint8_t *out, size_t len)
+{
+	while (len > 0) {
+		size_t have, n;
+		int e;
+
+		if (f->pos >= f->end || len > f->end - f->pos)
+			return LFP_FWD_PAST;
+		if (f->pos < f->bstart || f->pos - f->bstart >= f->blen) {
+			size_t want = f->end - f->pos < LFP_FWD_BLOCK ?
+			    (size_t)(f->end - f->pos) : LFP_FWD_BLOCK;
+			if ((e = f->fill(f->arg, f->buf, want, f->pos)) != 0)
+				return e;
+			f->bstart = f->pos;
+			f->blen = want;
+		}
+		have = f->blen - (size_t)(f->pos - f->bstart);
+		n = have < len ? have : len;
+		if (out != NULL) {
+			memcpy(out, f->buf + (f->pos - f->bstart), n);
+			out += n;
+		}
+		f->pos += n;
+		len -= n;
+	}
+	return 0;
+}
+
+ssize_t
+lfp_input_pread(void *ctx, void *buf, size_t len, uint64_t off)
+{
+	(void)ctx;
+	return lfp_pread(buf, len, off);
+}
+
+void
+lfp_result(int result, const char *why)
+{
+	if (result == 0 || result == 1)
+		lfp_answer(result);
+	lfp_fail(why);
+}
+
 enum { IN_MAP, IN_READ };
 
 int

@@ -38,6 +38,10 @@ void lfp_answer(int yes) __attribute__((noreturn));
  * as plugin_error. For inputs the plugin cannot judge, never for "no". */
 void lfp_fail(const char *why) __attribute__((noreturn));
 
+/* A check's result as the plugin's end: 1 or 0 is the answer
+ * (lfp_answer); any other value is none (lfp_fail(why)). */
+void lfp_result(int result, const char *why) __attribute__((noreturn));
+
 /* The input's size. The sandbox refuses path-based stat, and glibc's fstat()
  * goes through newfstatat(fd, "", AT_EMPTY_PATH): this issues the plain
  * fstat system call. Fails unless fd 3 is a regular file. 0 or -1. */
@@ -49,6 +53,35 @@ ssize_t lfp_read(void *buf, size_t len);
 
 /* Random access: reads until len bytes or end of file. Bytes read, or -1. */
 ssize_t lfp_pread(void *buf, size_t len, uint64_t off);
+
+/* lfp_pread as a check's source callback (the pread of is-pdf's struct
+ * pdf_src, archive-within-limits' struct awl_src): ctx is not used. */
+ssize_t lfp_input_pread(void *ctx, void *buf, size_t len, uint64_t off);
+
+/* A forward reader with one buffer over [pos, end) of a random-access
+ * source, for a structure read record by record (the ZIP readers' central
+ * directory). fill reads exactly len bytes at off into buf: 0, or the
+ * caller's own error code (positive), returned as it is. */
+#define LFP_FWD_BLOCK	(64u << 10)
+#define LFP_FWD_PAST	(-1)	/* lfp_fwd_take: the bytes run past end */
+
+typedef int (*lfp_fill_fn)(const void *arg, void *buf, size_t len,
+    uint64_t off);
+
+struct lfp_fwd {
+	uint64_t pos, end;	/* the caller sets both after lfp_fwd_init */
+	/* private */
+	lfp_fill_fn fill;
+	const void *arg;
+	uint64_t bstart;
+	size_t blen;
+	uint8_t buf[LFP_FWD_BLOCK];
+};
+
+void lfp_fwd_init(struct lfp_fwd *f, lfp_fill_fn fill, const void *arg);
+/* The next len bytes into out (NULL: skipped): 0, LFP_FWD_PAST, or the
+ * fill function's error. */
+int lfp_fwd_take(struct lfp_fwd *f, uint8_t *out, size_t len);
 
 /* The whole input in order, in large pieces, for plugins that read all of
  * it: each piece is mapped read-only from fd 3 (private, so the file is

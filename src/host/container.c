@@ -5,12 +5,11 @@
  * the two that only the pre-confinement snapshot can see (the container's
  * seccomp filter and no_new_privs). */
 #include "host/container.h"
+#include "host/declare.h"
 #include "host/mountinfo.h"
 #include "host/proc.h"
 #include "lib/log.h"
 #include "lib/num.h"
-#include "lib/sysconf.h"
-#include "lib/toml.h"
 #include "lib/str.h"
 
 #include <dirent.h>
@@ -35,34 +34,19 @@
 int
 iso_container_declaration(struct iso_report *r)
 {
-	const char *why = NULL, *k;
-	struct toml_error terr;
-	size_t len = 0;
-	char *text;
-	json_t *doc, *v;
-	int ok = 1;
+	char why[ISO_DETAIL_MAX];
+	json_t *v;
 
-	errno = 0;
-	text = sysconf_read(DECLARATION, DECLARATION_MAX, &len, &why);
-	if (text == NULL && errno == ENOENT)
-		return -1;
+	if (iso_declaration_read(DECLARATION, DECLARATION_MAX, "container", &v,
+	    why, sizeof(why)) != 0) {
+		if (errno == ENOENT)
+			return -1;
+		r->container = 1;
+		iso_add(r, "container.declaration", 0, "%s", why);
+		return 0;
+	}
 	r->container = 1;
-	if (text == NULL) {
-		iso_add(r, "container.declaration", 0, "%s: %s", DECLARATION, why);
-		return 0;
-	}
-	doc = toml_parse(text, len, &terr);
-	free(text);
-	if (doc == NULL) {
-		iso_add(r, "container.declaration", 0, "%s is not valid TOML "
-		    "(line %d: %s)", DECLARATION, terr.line, terr.msg);
-		return 0;
-	}
-	json_object_foreach(doc, k, v)
-		if (strcmp(k, "container") != 0)
-			ok = 0;
-	v = json_object_get(doc, "container");
-	if (!ok || !json_is_string(v) || json_string_length(v) == 0 ||
+	if (!json_is_string(v) || json_string_length(v) == 0 ||
 	    json_string_length(v) > 32 ||
 	    strspn(json_string_value(v), "abcdefghijklmnopqrstuvwxyz0123456789-")
 	    != json_string_length(v)) {
@@ -72,7 +56,7 @@ iso_container_declaration(struct iso_report *r)
 		iso_add(r, "container.declaration", 1, "%s declares a %s "
 		    "container", DECLARATION, json_string_value(v));
 	}
-	json_decref(doc);
+	json_decref(v);
 	return 0;
 }
 

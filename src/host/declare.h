@@ -5,8 +5,20 @@
 #ifndef LOCKFILE_HOST_DECLARE_H
 #define LOCKFILE_HOST_DECLARE_H
 
+#include <stddef.h>
+
+#include <jansson.h>
+
 #include "host/agents.h"
 #include "host/report.h"
+
+/* A declaration in the system configuration directory (lib/sysconf.h):
+ * name, at most max bytes, a TOML document that holds key and nothing
+ * else (container.toml too, container.c). 0 with *val, a new reference to
+ * key's value, or NULL when the document lacks key or holds another; -1
+ * with why and errno (ENOENT: absent; EINVAL: not TOML). */
+int iso_declaration_read(const char *name, size_t max, const char *key,
+    json_t **val, char *why, size_t whylen);
 
 /* proc.mounts (every procfs of this mount namespace hides, with no
  * agent's gid) and proc.host (this /proc is the mount declared), appended

@@ -121,9 +121,9 @@ add_mounts_check(struct iso_report *r, const char *name, const struct scan *sc)
 		    "with no agent's gid", sc->nprocfs, sc->nprocfs == 1 ? "" : "s");
 }
 
-/* host.toml: 0 with *id, -1 when absent (errno ENOENT) or refused (why). */
-static int
-read_declaration(unsigned long long *id, char *why, size_t whylen)
+int
+iso_declaration_read(const char *name, size_t max, const char *key,
+    json_t **val, char *why, size_t whylen)
 {
 	const char *swhy = NULL, *k;
 	struct toml_error terr;
@@ -132,35 +132,52 @@ read_declaration(unsigned long long *id, char *why, size_t whylen)
 	json_t *doc, *v;
 	int ok = 1;
 
+	*val = NULL;
 	errno = 0;
-	text = sysconf_read(LF_SYS_HOST, HOST_MAX, &len, &swhy);
+	text = sysconf_read(name, max, &len, &swhy);
 	if (text == NULL) {
 		int e = errno;
-		str_msg(why, whylen, "%s: %s", LF_SYS_HOST, swhy);
+		str_msg(why, whylen, "%s: %s", name, swhy);
 		errno = e;
 		return -1;
 	}
 	doc = toml_parse(text, len, &terr);
 	free(text);
-	errno = EINVAL;
 	if (doc == NULL) {
-		str_msg(why, whylen, "%s is not valid TOML (line %d: %s)",
-		    LF_SYS_HOST, terr.line, terr.msg);
+		str_msg(why, whylen, "%s is not valid TOML (line %d: %s)", name,
+		    terr.line, terr.msg);
+		errno = EINVAL;
 		return -1;
 	}
 	json_object_foreach(doc, k, v)
-		if (strcmp(k, "proc_mount_id") != 0)
+		if (strcmp(k, key) != 0)
 			ok = 0;
-	v = json_object_get(doc, "proc_mount_id");
-	if (!ok || !json_is_integer(v) || json_integer_value(v) < 1) {
+	v = json_object_get(doc, key);
+	if (ok && v != NULL)
+		*val = json_incref(v);
+	json_decref(doc);
+	return 0;
+}
+
+/* host.toml: 0 with *id, -1 when absent (errno ENOENT) or refused (why). */
+static int
+read_declaration(unsigned long long *id, char *why, size_t whylen)
+{
+	json_t *v;
+
+	if (iso_declaration_read(LF_SYS_HOST, HOST_MAX, "proc_mount_id", &v,
+	    why, whylen) != 0)
+		return -1;
+	if (!json_is_integer(v) || json_integer_value(v) < 1) {
 		str_msg(why, whylen, "%s must hold exactly proc_mount_id = <the "
 		    "host's /proc mount> (written by lockfile doctor "
 		    "--declare-host)", LF_SYS_HOST);
-		json_decref(doc);
+		json_decref(v);
+		errno = EINVAL;
 		return -1;
 	}
 	*id = (unsigned long long)json_integer_value(v);
-	json_decref(doc);
+	json_decref(v);
 	return 0;
 }
 

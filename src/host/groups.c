@@ -61,6 +61,35 @@ uid_has_gid(const struct iso_agents *a, uid_t uid, gid_t g, char *who,
 	return 0;
 }
 
+/* The password database, walked for an account other than the console
+ * account and root (with primary, only those whose primary group it is)
+ * that has group g: 1 with who ("<what>uid N has group G"), 1 when there
+ * are more than MAX_ENUM accounts (fail closed), else 0. */
+static int
+walk_accounts(const struct iso_agents *a, const gid_t *primary, gid_t g,
+    const char *what, char *who, size_t wholen)
+{
+	struct passwd *pw;
+	size_t n = 0;
+	int found = 0;
+
+	setpwent();
+	while (!found && (pw = getpwent()) != NULL && n++ < MAX_ENUM)
+		if ((primary == NULL || pw->pw_gid == *primary) &&
+		    pw->pw_uid != a->console_uid && pw->pw_uid != 0 &&
+		    user_has_gid(pw->pw_name, pw->pw_gid, g)) {
+			str_msg(who, wholen, "%suid %u has group %u", what,
+			    (unsigned)pw->pw_uid, (unsigned)g);
+			found = 1;
+		}
+	endpwent();
+	if (n >= MAX_ENUM) {
+		str_msg(who, wholen, "too many accounts to check");
+		return 1;
+	}
+	return found;
+}
+
 /* Every account but the console account and root: a listed member of g,
  * or an account with g as its primary or supplementary group. */
 static int
@@ -69,9 +98,6 @@ anyone_has_gid(const struct iso_agents *a, gid_t g, char *who, size_t wholen)
 	struct passwd *con = getpwuid(a->console_uid);
 	char conname[256] = "";
 	struct group *gr;
-	struct passwd *pw;
-	size_t n = 0;
-	int found = 0;
 	char **m;
 
 	if (con != NULL && str_fmt(conname, sizeof(conname), "%s",
@@ -87,27 +113,14 @@ anyone_has_gid(const struct iso_agents *a, gid_t g, char *who, size_t wholen)
 			    "the console account", (unsigned)g);
 			return 1;
 		}
-	setpwent();
-	while (!found && (pw = getpwent()) != NULL && n++ < MAX_ENUM)
-		if (pw->pw_uid != a->console_uid && pw->pw_uid != 0 &&
-		    user_has_gid(pw->pw_name, pw->pw_gid, g)) {
-			str_msg(who, wholen, "uid %u has group %u",
-			    (unsigned)pw->pw_uid, (unsigned)g);
-			found = 1;
-		}
-	endpwent();
-	if (n >= MAX_ENUM) {
-		str_msg(who, wholen, "too many accounts to check");
-		return 1;
-	}
-	return found;
+	return walk_accounts(a, NULL, g, "", who, wholen);
 }
 
 int
 iso_agent_has_gid(const struct iso_agents *a, gid_t g, char *who,
     size_t wholen)
 {
-	size_t i, n = 0;
+	size_t i;
 	struct passwd *pw;
 	struct group *gr;
 	int found = 0;
@@ -146,20 +159,6 @@ iso_agent_has_gid(const struct iso_agents *a, gid_t g, char *who,
 		if (found)
 			return 1;
 	}
-	setpwent();
-	while (!found && (pw = getpwent()) != NULL && n++ < MAX_ENUM)
-		if (pw->pw_gid == a->clients_gid && pw->pw_uid != a->console_uid &&
-		    pw->pw_uid != 0 &&
-		    user_has_gid(pw->pw_name, pw->pw_gid, g)) {
-			str_msg(who, wholen, "agent uid %u has group %u",
-			    (unsigned)pw->pw_uid, (unsigned)g);
-			found = 1;
-		}
-	endpwent();
-	if (n >= MAX_ENUM) {
-		str_msg(who, wholen, "too many accounts to check");
-		return 1;
-	}
-	return found;
+	return walk_accounts(a, &a->clients_gid, g, "agent ", who, wholen);
 }
 

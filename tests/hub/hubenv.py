@@ -37,6 +37,20 @@ def run_as(user, argv, timeout=30, input=None):
                                         "HOME": pw.pw_dir})
 
 
+def self_signed_cert(base):
+    """A self-signed certificate for 127.0.0.1 in base (openssl): the
+    paths of cert.pem and key.pem."""
+    cert = os.path.join(base, "cert.pem")
+    key = os.path.join(base, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec",
+                    "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-keyout", key, "-out", cert, "-days", "2",
+                    "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    return cert, key
+
+
 class HubEnv:
     def __init__(self, build=None):
         self.bin = lockhub_binary(build)
@@ -73,15 +87,8 @@ class HubEnv:
         return r
 
     def tls_files(self):
-        """A self-signed certificate for 127.0.0.1 (openssl)."""
-        cert = os.path.join(self.base, "cert.pem")
-        key = os.path.join(self.base, "key.pem")
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec",
-                        "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                        "-keyout", key, "-out", cert, "-days", "2",
-                        "-subj", "/CN=127.0.0.1",
-                        "-addext", "subjectAltName=IP:127.0.0.1"],
-                       check=True, capture_output=True)
+        """A self-signed certificate for 127.0.0.1, lockhub's to read."""
+        cert, key = self_signed_cert(self.base)
         pw = pwd.getpwnam(HUB_USER)
         for f in (cert, key):
             os.chown(f, pw.pw_uid, pw.pw_gid)

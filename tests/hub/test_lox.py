@@ -14,7 +14,7 @@ import pytest
 
 import hubwire as hw  # noqa: E402
 from fakehub import FakeHub  # noqa: E402
-from hubenv import HubEnv  # noqa: E402
+from hubenv import HubEnv, self_signed_cert  # noqa: E402
 from lftest.oldtls import (OldTlsServer, old_tls_reachable,  # noqa: E402
                            permissive_openssl_conf,
                            under_permissive_openssl)
@@ -323,14 +323,7 @@ def test_tls_1_1_refused_where_the_system_allows_it():
     it does). The hub client left the version to the system before."""
     lx = Lox()
     try:
-        cert = os.path.join(lx.base, "cert.pem")
-        key = os.path.join(lx.base, "key.pem")
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec",
-                        "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                        "-keyout", key, "-out", cert, "-days", "2",
-                        "-subj", "/CN=127.0.0.1",
-                        "-addext", "subjectAltName=IP:127.0.0.1"],
-                       check=True, capture_output=True)
+        cert, key = self_signed_cert(lx.base)
         os.chmod(cert, 0o644)
         conf = permissive_openssl_conf(lx.base)
         with OldTlsServer(cert, key) as old:

@@ -1,47 +1,17 @@
-/* The body both structure plugins' fuzz targets share (is-encrypted,
- * has-active-content): the input over an in-memory source whose first byte
- * picks where the rest goes: even, the whole check (by signature, as the
- * plugin does); odd, the part it names (bits 1..2: PDF, ZIP, compound
- * file), so a mutated ZIP or compound file is not first taken for something
- * else. Memory cannot fail to read, and a source whose every read fails
+/* The body the structure plugins' fuzz targets share (is-encrypted,
+ * has-active-content, pdf-signatures-intact): the input over an in-memory
+ * source (fuzz_mem.h) whose first byte picks where the rest goes: even,
+ * the whole check (by signature, as the plugin does); odd, the part it
+ * names (bits 1..2: PDF, ZIP, compound file), so a mutated ZIP or compound
+ * file is not first taken for something else. Memory cannot fail to read, and a source whose every read fails
  * must give no answer, never 0 or 1. Include after the plugin's check
  * header (struct pdf_src, enum enc_answer). */
 #ifndef LOCKFILE_TESTS_FUZZ_STRUCTURE_H
 #define LOCKFILE_TESTS_FUZZ_STRUCTURE_H
 
-#include <stddef.h>
-#include <stdint.h>
-#include <string.h>
+#include "fuzz_mem.h"
 
 typedef enum enc_answer (*fuzz_structure_fn)(const struct pdf_src *);
-
-struct fuzz_mem {
-	const uint8_t *data;
-	size_t size;
-};
-
-static ssize_t
-fuzz_mem_pread(void *ctx, void *buf, size_t len, uint64_t off)
-{
-	const struct fuzz_mem *m = ctx;
-
-	if (off >= m->size)
-		return 0;
-	if (len > m->size - off)
-		len = (size_t)(m->size - off);
-	memcpy(buf, m->data + off, len);
-	return (ssize_t)len;
-}
-
-static ssize_t
-fuzz_fail_pread(void *ctx, void *buf, size_t len, uint64_t off)
-{
-	(void)ctx;
-	(void)buf;
-	(void)len;
-	(void)off;
-	return -1;
-}
 
 static int
 fuzz_structure(const uint8_t *data, size_t size, fuzz_structure_fn whole,

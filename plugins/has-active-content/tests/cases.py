@@ -375,23 +375,13 @@ def oles():
 
 def big_pdf(ctx):
     """200000 objects and an /OpenAction JavaScript in the last one
-    (written here in one pass: pdfgen's writer is quadratic)."""
+    (pdfgen.one_pass: PDF.build is quadratic)."""
     n = 200000
     objs = pdfgen.basic_objects()
     objs[0] = pdfgen.CATALOG[:-2] + b"/OpenAction %d 0 R >>" % (n + 5)
     objs += [b"<< /N %d /Note (filler) >>" % i for i in range(n)]
     objs.append(b"<< /S /JavaScript /JS (app.alert\\(1\\)) >>")
-    parts, offs, at = [b"%PDF-1.4\n"], [], 9
-    for i, o in enumerate(objs):
-        chunk = b"%d 0 obj\n%s\nendobj\n" % (i + 1, o)
-        offs.append(at)
-        parts.append(chunk)
-        at += len(chunk)
-    parts.append(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1))
-    parts += [b"%010d 00000 n \n" % o for o in offs]
-    parts.append(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n"
-                 b"%%%%EOF\n" % (len(objs) + 1, at))
-    return ctx.file("big.pdf", b"".join(parts))
+    return ctx.file("big.pdf", pdfgen.one_pass(objs))
 
 
 def malformed(ctx, made):

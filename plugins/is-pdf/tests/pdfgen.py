@@ -150,6 +150,24 @@ def hybrid():
     return bytes(out)
 
 
+def one_pass(objs, version=b"1.4"):
+    """objs, numbered from 1, as a file with a cross-reference table and a
+    trailer (/Root 1 0 R), written in one pass: PDF.build is quadratic,
+    too slow for the largest test files."""
+    parts, offs = [b"%PDF-" + version + b"\n"], []
+    at = len(parts[0])
+    for i, o in enumerate(objs):
+        chunk = b"%d 0 obj\n%s\nendobj\n" % (i + 1, o)
+        offs.append(at)
+        parts.append(chunk)
+        at += len(chunk)
+    parts.append(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1))
+    parts += [b"%010d 00000 n \n" % o for o in offs]
+    parts.append(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n"
+                 b"%%%%EOF\n" % (len(objs) + 1, at))
+    return b"".join(parts)
+
+
 def many_objects(n):
     """A file with n objects: a cross-reference table of n+1 entries."""
     objs = basic_objects() + [b"null"] * (n - 4)

@@ -289,21 +289,11 @@ def unanswerable(ctx, pki):
 
 def big_pdf(ctx, pki, mib=16):
     """The largest test file: 20000 objects and a 16 MiB stream, signed
-    (written here in one pass: pdfgen's writer is quadratic)."""
+    (pdfgen.one_pass: PDF.build is quadratic)."""
     objs = pdfgen.basic_objects()
     objs += [b"<< /N %d /Note (filler) >>" % i for i in range(20000)]
     objs.append(pdfgen.stream_obj(bytes(range(256)) * (mib << 12)))
-    parts, offs, at = [b"%PDF-1.7\n"], [], 9
-    for i, o in enumerate(objs):
-        chunk = b"%d 0 obj\n%s\nendobj\n" % (i + 1, o)
-        offs.append(at)
-        parts.append(chunk)
-        at += len(chunk)
-    parts.append(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1))
-    parts += [b"%010d 00000 n \n" % o for o in offs]
-    parts.append(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n"
-                 b"%%%%EOF\n" % (len(objs) + 1, at))
-    return sigpdf.Doc(b"".join(parts)).sign(pki.signer).data
+    return sigpdf.Doc(pdfgen.one_pass(objs, b"1.7")).sign(pki.signer).data
 
 
 def cases(ctx):
