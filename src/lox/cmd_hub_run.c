@@ -120,33 +120,6 @@ out:
 	return ret;
 }
 
-/* Write data into dir/name (atomically), mode, owned by uid when uid is
- * not -1. 0, or -1 after lox_err. */
-static int
-write_copy(const char *dir, const char *name, const char *data, long len,
-    mode_t mode, long uid)
-{
-	char path[PATH_MAX + 32], tmp[PATH_MAX + 48];
-	int fd;
-
-	if (str_fmt(path, sizeof(path), "%s/%s", dir, name) != STR_OK ||
-	    str_fmt(tmp, sizeof(tmp), "%s/.%s.new", dir, name) != STR_OK)
-		return -1;
-	(void)unlink(tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-	    0600);
-	if (fd < 0 || write_full(fd, data, (size_t)len) != 0 ||
-	    (uid >= 0 && fchown(fd, (uid_t)uid, (gid_t)uid) != 0) ||
-	    fchmod(fd, mode) != 0 || fsync(fd) != 0 || close(fd) != 0 ||
-	    rename(tmp, path) != 0) {
-		lox_err("cannot write %s: %s%s", path, strerror(errno),
-		    uid >= 0 ? " (the key goes to the hub image's uid: run "
-		    "as root)" : "");
-		(void)unlink(tmp);
-		return -1;
-	}
-	return 0;
-}
 
 /* Check the operator's certificate and key and, when write, keep the
  * re-encoded copies in dir (the key for hub_uid). 0, or -1 after
@@ -186,8 +159,8 @@ check_tls(const char *dir, const char *certf, const char *keyf, int write,
 	}
 	kl = BIO_get_mem_data(ko, &kd);
 	ret = !write ? 0 :
-	    write_copy(dir, "lockhub-cert.pem", cd, cl, 0644, -1) != 0 ||
-	    write_copy(dir, "lockhub-key.pem", kd, kl, 0600, hub_uid) != 0 ?
+	    lox_write_copy(dir, "lockhub-cert.pem", cd, cl, 0644, -1) != 0 ||
+	    lox_write_copy(dir, "lockhub-key.pem", kd, kl, 0600, hub_uid) != 0 ?
 	    -1 : 0;
 out:
 	X509_free(x);
@@ -209,24 +182,7 @@ hub_flags(const struct lox *l, struct argv *a)
 
 	if (profile < 0)
 		return -1;
-	argv_add(a, "--pull");
-	argv_add(a, "never");
-	argv_add(a, "--init");
-	argv_add(a, "--user");
-	argv_add(a, "lockhub");
-	argv_add(a, "--cap-drop");
-	argv_add(a, "ALL");
-	argv_add(a, "--security-opt");
-	argv_add(a, "no-new-privileges");
-	argv_add(a, "--security-opt");
-	argv_addf(a, "seccomp=/dev/fd/%d", profile);
-	argv_add(a, "--read-only");
-	argv_add(a, "--tmpfs");
-	argv_add(a, "/tmp:rw,nosuid,nodev,noexec,size=16m");
-	argv_add(a, "--pids-limit");
-	argv_add(a, "128");
-	argv_add(a, "--memory");
-	argv_add(a, "512m");
+	lox_hardened(a, "lockhub", profile, "128", "512m");
 	argv_add(a, "--volume");
 	argv_addf(a, "lockfile-%s-lockhub-state:%s", l->instance,
 	    HUB_STATE_DIR);

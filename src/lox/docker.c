@@ -217,6 +217,36 @@ out:
 	return mfd;
 }
 
+/* The flags every long-lived lox container shares (the console's,
+ * lockhub's): docker-init as pid 1, never a pull (an image missing here
+ * is an error, never a pull from whatever registry the daemon knows:
+ * docs/docker.md), the account, no capabilities and no privilege gain,
+ * the shipped profile from the checked bytes in profile_fd, a read-only
+ * root with a small noexec /tmp, and the pids and memory bounds. */
+void
+lox_hardened(struct argv *a, const char *user, int profile_fd,
+    const char *pids, const char *memory)
+{
+	argv_add(a, "--init");
+	argv_add(a, "--pull");
+	argv_add(a, "never");
+	argv_add(a, "--user");
+	argv_add(a, user);
+	argv_add(a, "--cap-drop");
+	argv_add(a, "ALL");
+	argv_add(a, "--security-opt");
+	argv_add(a, "no-new-privileges");
+	argv_add(a, "--security-opt");
+	argv_addf(a, "seccomp=/dev/fd/%d", profile_fd);
+	argv_add(a, "--read-only");
+	argv_add(a, "--tmpfs");
+	argv_add(a, "/tmp:rw,nosuid,nodev,noexec,size=16m");
+	argv_add(a, "--pids-limit");
+	argv_add(a, pids);
+	argv_add(a, "--memory");
+	argv_add(a, memory);
+}
+
 int
 lox_console_flags(const struct lox *l, struct argv *a, int network)
 {
@@ -235,29 +265,10 @@ lox_console_flags(const struct lox *l, struct argv *a, int network)
 	 * core_pattern pipe on the host ignores a limit of 0 but honours 1,
 	 * and the sandbox gives plugins 1 (docs/isolation.md, "The kernel
 	 * log"). */
-	argv_add(a, "--init");
-	/* An image missing here is an error, never a pull from whatever
-	 * registry the daemon knows (docs/docker.md). */
-	argv_add(a, "--pull");
-	argv_add(a, "never");
-	argv_add(a, "--user");
-	argv_add(a, LF_CONSOLE_ACCOUNT);
-	argv_add(a, "--cap-drop");
-	argv_add(a, "ALL");
-	argv_add(a, "--security-opt");
-	argv_add(a, "no-new-privileges");
-	argv_add(a, "--security-opt");
-	argv_addf(a, "seccomp=/dev/fd/%d", profile);
-	argv_add(a, "--read-only");
-	argv_add(a, "--tmpfs");
-	argv_add(a, "/tmp:rw,nosuid,nodev,noexec,size=16m");
 	/* Room for the console, its parser worker and a plugin's threads
 	 * (Go starts several); the plugin's own limits are RLIMIT_NPROC and
 	 * its manifest's memory. */
-	argv_add(a, "--pids-limit");
-	argv_add(a, "256");
-	argv_add(a, "--memory");
-	argv_add(a, "1g");
+	lox_hardened(a, LF_CONSOLE_ACCOUNT, profile, "256", "1g");
 	argv_add(a, "--ulimit");
 	argv_add(a, "core=1");
 	argv_add(a, "--log-driver");

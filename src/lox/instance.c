@@ -207,8 +207,10 @@ out:
 	return ret;
 }
 
-static int
-write_small(const char *dir, const char *name, const char *text)
+/* lox.h */
+int
+lox_write_copy(const char *dir, const char *name, const char *data, long len,
+    mode_t mode, long uid)
 {
 	char path[PATH_MAX + 32], tmp[PATH_MAX + 48];
 	int fd;
@@ -219,9 +221,13 @@ write_small(const char *dir, const char *name, const char *text)
 	(void)unlink(tmp);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
 	    0600);
-	if (fd < 0 || write_full(fd, text, strlen(text)) != 0 ||
-	    close(fd) != 0 || rename(tmp, path) != 0) {
-		lox_err("cannot write %s: %s", path, strerror(errno));
+	if (fd < 0 || write_full(fd, data, (size_t)len) != 0 ||
+	    (uid >= 0 && fchown(fd, (uid_t)uid, (gid_t)uid) != 0) ||
+	    fchmod(fd, mode) != 0 || fsync(fd) != 0 || close(fd) != 0 ||
+	    rename(tmp, path) != 0) {
+		lox_err("cannot write %s: %s%s", path, strerror(errno),
+		    uid >= 0 ? " (the key goes to the hub image's uid: run "
+		    "as root)" : "");
 		(void)unlink(tmp);
 		return -1;
 	}
@@ -261,7 +267,8 @@ lox_hub_save(const struct lox *l, const char *url, const char *ca_file,
 		return 0;
 	if (ca_file == NULL && lox_hub_forget(l) != 0)
 		return -1;
-	return write_small(dir, "hub-url", line);
+	return lox_write_copy(dir, "hub-url", line, (long)strlen(line), 0600,
+	    -1);
 }
 
 int

@@ -13,6 +13,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <stdio.h>
 
 #include "lib/paths.h"
@@ -87,6 +88,11 @@ struct lox {
 
 /* Validate NAME ([a-z0-9][a-z0-9_-]{0,31}) and derive the names. 0 or -1. */
 int lox_set_instance(struct lox *l, const char *name);
+/* Write len bytes of data into dir/name atomically (a new file, fsync'd,
+ * renamed over), with mode, owned by uid when uid is not -1 (the hub's
+ * key: needs root). 0, or -1 after lox_err(). */
+int lox_write_copy(const char *dir, const char *name, const char *data,
+    long len, mode_t mode, long uid);
 
 /* An error line on stderr, "lox: ...", with the formatted text escaped
  * (arguments are the user's, never raw control bytes on the terminal). */
@@ -117,6 +123,11 @@ int lox_hub_network(const struct lox *l, const struct lox_hub *h);
  * instance's hub network and its CA copy, read-only, at LOX_HUB_CA. 0, or
  * -1 after lox_err() (the seccomp profile, the hub network). */
 int lox_console_flags(const struct lox *l, struct argv *a, int network);
+/* The flags the console's and lockhub's containers share (docker.c):
+ * docker-init, --pull never, user, no capabilities, no-new-privileges,
+ * the shipped profile from profile_fd, read-only root, pids, memory. */
+void lox_hardened(struct argv *a, const char *user, int profile_fd,
+    const char *pids, const char *memory);
 
 /* The shipped seccomp profile, checked against its compiled-in sha256, in
  * a sealed memfd docker reads as /dev/fd/N (docker.c). The descriptor

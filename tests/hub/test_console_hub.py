@@ -559,6 +559,24 @@ def test_undecided_run_holds_nobody():
         w.cleanup()
 
 
+def probe_other_agent(w, seconds, every):
+    """Agent 2 (lf-allowed) asks status every `every` s for `seconds` s,
+    as the client's busy probe would: (answers, the slow ones >= 1.5 s)."""
+    slow, n = [], 0
+    time.sleep(0.5)
+    t_end = time.monotonic() + seconds
+    while time.monotonic() < t_end:
+        req = w.env.request("status")
+        line, secs = w.env.rpc_as_peer(
+            (json.dumps(req) + "\n").encode(), "lf-allowed", timeout=10)
+        n += 1
+        assert b'"result"' in line, line
+        if secs >= 1.5:
+            slow.append(round(secs, 2))
+        time.sleep(every)
+    return n, slow
+
+
 def test_waiting_run_never_makes_another_agent_busy():
     """Issue 27: while agent 1 waits for its decision (file.run asked
     again at once after every pending answer, as `lockfile run` does),
@@ -583,21 +601,8 @@ def test_waiting_run_never_makes_another_agent_busy():
                 runs.append((pending(gated(req, doc)), secs))
         th = threading.Thread(target=agent1)
         th.start()
-        slow = []
         try:
-            time.sleep(0.5)
-            t_end = time.monotonic() + 15
-            n = 0
-            while time.monotonic() < t_end:
-                req = w.env.request("status")
-                line, secs = w.env.rpc_as_peer(
-                    (json.dumps(req) + "\n").encode(), "lf-allowed",
-                    timeout=10)
-                n += 1
-                assert b'"result"' in line, line
-                if secs >= 1.5:
-                    slow.append(round(secs, 2))
-                time.sleep(0.7)
+            n, slow = probe_other_agent(w, 15, 0.7)
         finally:
             stop.set()
             th.join(60)
@@ -637,21 +642,8 @@ def test_plan_asked_again_never_makes_another_agent_busy():
                 plans.append((pending(gated(req, doc)), secs))
         th = threading.Thread(target=agent1)
         th.start()
-        slow = []
-        n = 0
         try:
-            time.sleep(0.5)
-            t_end = time.monotonic() + 8
-            while time.monotonic() < t_end:
-                req = w.env.request("status")
-                line, secs = w.env.rpc_as_peer(
-                    (json.dumps(req) + "\n").encode(), "lf-allowed",
-                    timeout=10)
-                n += 1
-                assert b'"result"' in line, line
-                if secs >= 1.5:
-                    slow.append(round(secs, 2))
-                time.sleep(0.5)
+            n, slow = probe_other_agent(w, 8, 0.5)
         finally:
             stop.set()
             th.join(60)
