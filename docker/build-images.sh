@@ -170,20 +170,20 @@ if [ "$local_base" = 1 ]; then
 fi
 # The hub's libraries on a local base, which builds without a network:
 # Debian's own .debs, fetched once into the cache (apt-get download checks
-# them against the host's signed package lists).
-case $targets in *hub*)
-	if [ "$local_base" = 1 ]; then
-		debs=$build/docker-cache/hub-debs
-		mkdir -p "$debs"
-		for p in $(grep -v '^#' "$here/hub-packages"); do
-			ls "$debs/${p}_"*.deb >/dev/null 2>&1 ||
-			    (cd "$debs" && apt-get download -q "$p" >/dev/null 2>&1) ||
-			    { echo "build-images: apt-get download $p failed" >&2; exit 1; }
-		done
-		cp "$debs"/*.deb "$stage/hub-debs/"
-		chmod 0644 "$stage/hub-debs/"*.deb
-	fi ;;
-esac
+# them against the host's signed package lists). Staged for every target:
+# the classic builder builds every stage before the one asked for, and the
+# hub stage comes before the agent's (docker/Dockerfile).
+if [ "$local_base" = 1 ]; then
+	debs=$build/docker-cache/hub-debs
+	mkdir -p "$debs"
+	for p in $(grep -v '^#' "$here/hub-packages"); do
+		ls "$debs/${p}_"*.deb >/dev/null 2>&1 ||
+		    (cd "$debs" && apt-get download -q "$p" >/dev/null 2>&1) ||
+		    { echo "build-images: apt-get download $p failed" >&2; exit 1; }
+	done
+	cp "$debs"/*.deb "$stage/hub-debs/"
+	chmod 0644 "$stage/hub-debs/"*.deb
+fi
 basearg=
 [ -z "$base" ] || basearg="--build-arg BASE=$base"
 log=$stage.log
