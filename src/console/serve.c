@@ -342,22 +342,31 @@ serve_take(struct serve_conn *cn, const char **line, size_t *len)
 	return SERVE_LINE;
 }
 
+/* The clock stops for the others while a request is served (a card may
+ * wait minutes for the human): they wait, as they waited in the listen
+ * backlog before. */
+static void
+others_waited(struct serve *s, const struct serve_conn *cn,
+    long long took_ms)
+{
+	size_t i;
+
+	for (i = 0; i < SERVE_MAX_CONNS; i++)
+		if (s->conns[i] != NULL && s->conns[i] != cn)
+			s->conns[i]->deadline += took_ms;
+}
+
 void
 serve_done(struct serve *s, struct serve_conn *cn, int ok, long long now,
     long long took_ms)
 {
-	size_t i, at = slot_of(s, cn), used;
+	size_t at = slot_of(s, cn), used;
 	char *nl;
 
 	s->last_uid = cn->peer.uid;
 	s->served_any = 1;
 	cn->seq = ++s->seq;
-	/* The clock stops for the others while a request is served (a card
-	 * may wait minutes for the human): they wait, as they waited in the
-	 * listen backlog before. */
-	for (i = 0; i < SERVE_MAX_CONNS; i++)
-		if (s->conns[i] != NULL && s->conns[i] != cn)
-			s->conns[i]->deadline += took_ms;
+	others_waited(s, cn, took_ms);
 	nl = ok ? memchr(cn->buf, '\n', cn->len) : NULL;
 	if (nl == NULL) {
 		conn_close(s, at);
@@ -388,15 +397,10 @@ void
 serve_park(struct serve *s, struct serve_conn *cn, char *answer,
     long long release_ms, long long took_ms)
 {
-	size_t i;
-
 	ASSERT(cn->parked == NULL && answer != NULL);
 	cn->parked = answer;
 	cn->release_ms = release_ms;
-	/* the others' clocks stopped while it was served, as in serve_done */
-	for (i = 0; i < SERVE_MAX_CONNS; i++)
-		if (s->conns[i] != NULL && s->conns[i] != cn)
-			s->conns[i]->deadline += took_ms;
+	others_waited(s, cn, took_ms);
 }
 
 struct serve_conn *

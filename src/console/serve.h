@@ -115,7 +115,6 @@ enum serve_line serve_take(struct serve_conn *cn, const char **line,
 void serve_done(struct serve *s, struct serve_conn *cn, int ok,
     long long now, long long took_ms);
 
-/* Close every connection (the session ends). */
 /* Park cn's answer (taken, malloc'ed) until release_ms: a pending hub
  * answer that only waits for its quantum, while the console serves the
  * others (docs/hub.md, "The console's side"). A parked connection is not
@@ -127,6 +126,7 @@ void serve_park(struct serve *s, struct serve_conn *cn, char *answer,
  * its answer, given back to the caller (who sends it, then serve_done). */
 struct serve_conn *serve_due(struct serve *s, long long now, char **answer);
 
+/* Close every connection (the session ends). */
 void serve_close_all(struct serve *s);
 
 #endif
