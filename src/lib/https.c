@@ -34,7 +34,7 @@ https_new(const char *url, const struct https_opts *o, const char **why)
 	SETOPT(h, CURLOPT_SSL_VERIFYPEER, 1L);
 	SETOPT(h, CURLOPT_SSL_VERIFYHOST, 2L);
 	/* A permissive system OpenSSL configuration (MinProtocol TLSv1,
-	 * SECLEVEL 0) must not lower it (tests/https/). */
+	 * SECLEVEL 0) must not lower it (docs/security.md, "Network clients"). */
 	SETOPT(h, CURLOPT_SSLVERSION, (long)CURL_SSLVERSION_TLSv1_2);
 	SETOPT(h, CURLOPT_NOSIGNAL, 1L);
 	SETOPT(h, CURLOPT_NETRC, (long)CURL_NETRC_IGNORED);
