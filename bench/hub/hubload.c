@@ -39,6 +39,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
 #include <curl/curl.h>
 #include <sodium.h>
 
@@ -552,9 +554,10 @@ device_main(void *arg)
 struct proc_sample {
 	long rss_max_kib, rss_kib, hwm_kib;
 	double cpu0, cpu1;		/* user + system, seconds */
+	double runq0, runq1;		/* waiting for a CPU, seconds */
 };
 
-static struct proc_sample procs[MAX_PIDS];
+static struct proc_sample procs[MAX_PIDS], self_sample;
 
 /* A "Name:   N kB" line of /proc/PID/status, in KiB; -1 when absent. */
 static long
@@ -621,6 +624,43 @@ proc_cpu(long pid)
 		f += len;
 	}
 	return (double)(ut + stm) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* The time PID's threads waited on a run queue for a CPU (the second
+ * field of /proc/PID/task/TID/schedstat, ns): on a loaded machine the
+ * part of the latency that is neither the hub's work nor its I/O. */
+static double
+proc_runq(long pid)
+{
+	char path[64], line[128];
+	unsigned long long sum = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (str_fmt(path, sizeof(path), "/proc/%ld/task", pid) != STR_OK ||
+	    (d = opendir(path)) == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		char file[128], *sp, *end;
+		unsigned long long v;
+		FILE *f;
+
+		if (de->d_name[0] == '.' ||
+		    str_fmt(file, sizeof(file), "/proc/%ld/task/%s/schedstat",
+		    pid, de->d_name) != STR_OK || (f = fopen(file, "r")) == NULL)
+			continue;
+		if (fgets(line, sizeof(line), f) != NULL &&
+		    (sp = strchr(line, ' ')) != NULL) {
+			sp++;
+			end = sp + strspn(sp, "0123456789");
+			*end = '\0';
+			if (parse_u64(sp, 0, ~0ULL, &v) == 0)
+				sum += v;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return (double)sum / 1e9;
 }
 
 static double
@@ -805,11 +845,15 @@ report(const struct stats *all, double window_s, double self_s)
 	    pct_ms(all->lat_us, all->nlat, 1.0));
 	printf("client_cpu_s %.2f\nclient_cpu_pct %.0f\n", self_s,
 	    window_s > 0 ? 100.0 * self_s / window_s : 0.0);
+	printf("client_runq_pct %.0f\n", window_s > 0 ? 100.0 *
+	    (self_sample.runq1 - self_sample.runq0) / window_s : 0.0);
 	for (i = 0; i < g.npids; i++) {
 		double cpu = procs[i].cpu1 - procs[i].cpu0;
-		printf("hub %ld cpu_s %.2f cpu_pct %.0f rss_kib %ld "
-		    "rss_max_kib %ld hwm_kib %ld\n", g.pids[i], cpu,
+		double rq = procs[i].runq1 - procs[i].runq0;
+		printf("hub %ld cpu_s %.2f cpu_pct %.0f runq_pct %.0f "
+		    "rss_kib %ld rss_max_kib %ld hwm_kib %ld\n", g.pids[i], cpu,
 		    window_s > 0 ? 100.0 * cpu / window_s : 0.0,
+		    window_s > 0 ? 100.0 * rq / window_s : 0.0,
 		    procs[i].rss_kib, procs[i].rss_max_kib, procs[i].hwm_kib);
 	}
 }
@@ -855,15 +899,20 @@ cmd_run(void)
 	wait_sampling(t0 + (uint64_t)(g.warmup * 1e9));
 	w0 = now_ns();
 	self0 = self_cpu();
-	for (i = 0; i < g.npids; i++)
+	self_sample.runq0 = proc_runq((long)getpid());
+	for (i = 0; i < g.npids; i++) {
 		procs[i].cpu0 = proc_cpu(g.pids[i]);
+		procs[i].runq0 = proc_runq(g.pids[i]);
+	}
 	atomic_store(&g.t_window0, w0);
 	wait_sampling(w0 + (uint64_t)(g.seconds * 1e9));
 	w1 = now_ns();
 	atomic_store(&g.t_window1, w1);
 	self1 = self_cpu();
+	self_sample.runq1 = proc_runq((long)getpid());
 	for (i = 0; i < g.npids; i++) {
 		procs[i].cpu1 = proc_cpu(g.pids[i]);
+		procs[i].runq1 = proc_runq(g.pids[i]);
 		procs[i].rss_kib = status_kib(g.pids[i], "VmRSS");
 	}
 	/* No new tickets; the ones in flight get their decisions (bounded
