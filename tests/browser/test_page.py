@@ -1,0 +1,248 @@
+"""The phone approval page in a real browser (docs/hub.md, "Approving from
+a phone"): Debian's chromium, headless, with a WebAuthn virtual
+authenticator, against a real lockhub on https://localhost; a Python
+double of the console posts TICKET + CARD and checks what the hub filed
+(the DECISION-P's assertion with `cryptography`, the hub's
+countersignature with PyNaCl). Suite hub-page (about 40 s)."""
+import http.client
+import json
+import os
+import sqlite3
+import ssl
+import sys
+import time
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "hub"))
+
+import cardwire  # noqa: E402
+import hubwire  # noqa: E402
+from pagedriver import Page, PageHub  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SHOTS = os.path.join(ROOT, "docs", "img")
+LINES = ["Plan on instance inst",
+         "profile invoices   key 2024/a.pdf",
+         "content sha256 9f86d081884c7d65...  1234 bytes",
+         "plugin is-pdf 1.0.0 (official)",
+         "  Is the file a well-formed PDF?",
+         "  1: it is a well-formed PDF   0: it is not a well-formed PDF"]
+
+
+class Console:
+    """The console's side, as far as the hub sees it: TICKET, CARD, the
+    decision it fetches."""
+
+    def __init__(self, hub, name="inst"):
+        self.hub, self.name, self.key = hub, name, hubwire.Key()
+        hub.enroll("instance", name, self.key)
+
+    def post(self, approvers, lines=LINES, label="uid 1000 (agent)"):
+        t = hubwire.new_ticket(self.name, self.key.pk, os.urandom(32),
+                               approvers=approvers, agent_label=label)
+        tb = hubwire.enc_ticket(t, self.key.seed)
+        st, body = self.hub.call("POST", "/v1/tickets", tb, key=self.key)
+        assert st == 201, body
+        card = cardwire.enc_card(self.name, t["id"], hubwire.h(tb),
+                                 ["agent " + label] + lines +
+                                 ["ticket %s" % t["id"]], self.key.seed)
+        st, body = self.hub.call("POST", "/v1/tickets/%s/card" % t["id"], card,
+                                 key=self.key)
+        assert st == 201, body
+        return t["id"], tb
+
+    def decision(self, tid):
+        return self.hub.call("GET", "/v1/tickets/%s/decision" % tid,
+                             key=self.key, timeout=20)
+
+
+@pytest.fixture(scope="module")
+def world():
+    hub = PageHub()
+    hub.init()
+    hub.start(poll_s=2)
+    cons = Console(hub)
+    page = Page(hub)
+    w = type("W", (), {})()
+    w.hub, w.cons, w.page = hub, cons, page
+    w.reg = None
+    yield w
+    page.close()
+    hub.cleanup()
+
+
+def raw(hub, method, path, body=None, headers=None):
+    ctx = ssl.create_default_context(cafile=hub.tls)
+    c = http.client.HTTPSConnection("127.0.0.1", hub.port, timeout=10,
+                                    context=ctx)
+    try:
+        c.request(method, path, body=body, headers=headers or {})
+        r = c.getresponse()
+        return r.status, dict(r.getheaders()), r.read()
+    finally:
+        c.close()
+
+
+def check_filed(w, tid, tb, verdict, minutes=0, nhashes=1):
+    st, body = w.cons.decision(tid)
+    assert st == 200, (st, body)
+    pk, hubpart = cardwire.dec_decp(body)
+    d = cardwire.dec_decpk(pk)
+    assert d["verdict"] == verdict and d["minutes"] == minutes
+    assert hubwire.h(tb) in d["hashes"] and len(d["hashes"]) == nhashes
+    cose = cardwire.cose_from_text(w.reg["cose"])
+    assert cardwire.check_assertion(d, cose, "localhost", w.hub.origin)
+    x = hubwire.dec_hub(hubpart)
+    assert x["dev_hash"] == hubwire.h(pk) and x["ticket"] == tid
+    assert x["approver"] == "alice"
+    assert hubwire.verify(hubpart, x["signed_len"], x["sig"], w.hub.key)
+    return d
+
+
+def test_page_served_with_its_headers(world):
+    st, hdr, body = raw(world.hub, "GET", "/")
+    assert st == 200 and b"/page.js" in body
+    csp = hdr["Content-Security-Policy"]
+    for want in ("default-src 'self'", "frame-ancestors 'none'",
+                 "base-uri 'none'", "form-action 'self'"):
+        assert want in csp
+    assert "unsafe-inline" not in csp
+    assert hdr["Strict-Transport-Security"].startswith("max-age=")
+    assert hdr["X-Content-Type-Options"] == "nosniff"
+    assert hdr["Referrer-Policy"] == "no-referrer"
+    st, hdr, _ = raw(world.hub, "GET", "/page.js")
+    assert st == 200 and hdr["Content-Type"].startswith("text/javascript")
+    # no inline script or style in the page
+    assert b"<script>" not in body and b"style=" not in body
+    # CSRF: a POST without the page's header, or from another origin
+    for headers in ({"Origin": world.hub.origin},
+                    {"Lockhub-Page": "1", "Origin": "https://evil.example"},
+                    {"Lockhub-Page": "1"}):
+        st, _, _ = raw(world.hub, "POST", "/v1/page/login/challenge", b"{}",
+                       headers)
+        assert st == 403, headers
+    st, _, _ = raw(world.hub, "GET", "/v1/page/tickets")
+    assert st == 401
+
+
+def test_register_and_login(world):
+    w = world
+    code = w.hub.passkey_code("alice")
+    w.page.pin("inst", w.cons.key.text())
+    w.page.screenshot(os.path.join(SHOTS, "hub-page-setup.png"))
+    w.reg = w.page.register(code)
+    assert w.reg["name"] == "alice" and w.reg["cose"].startswith("cose:")
+    cose = cardwire.cose_from_text(w.reg["cose"])
+    w.pid = cardwire.passkey_id(cose)
+    listed = w.hub.lockhub("passkeys").stdout.decode()
+    assert "alice" in listed and w.reg["fingerprint"] in listed
+    # the code was used once
+    st, _, _ = raw(w.hub, "POST", "/v1/page/register/challenge",
+                   json.dumps({"code": code}).encode(),
+                   {"Lockhub-Page": "1", "Origin": w.hub.origin,
+                    "Content-Type": "application/json"})
+    assert st == 403
+    w.page.login()
+
+
+def test_ticket_appears_and_approve(world):
+    w = world
+    tid, tb = w.cons.post([w.pid])
+    ts = w.page.wait(1)
+    assert ts[0]["tickets"] == [tid] and not ts[0]["refused"]
+    for line in LINES:
+        assert line in ts[0]["lines"]
+    w.page.screenshot(os.path.join(SHOTS, "hub-page-ticket.png"))
+    assert w.page.approve() == "Approved."
+    check_filed(w, tid, tb, 1)
+
+
+def test_deny(world):
+    w = world
+    tid, tb = w.cons.post([w.pid], label="uid 1001 (other)")
+    w.page.wait(1)
+    assert w.page.deny() == "Denied."
+    check_filed(w, tid, tb, 0)
+
+
+def test_deny_and_mute(world):
+    w = world
+    tid, tb = w.cons.post([w.pid], label="uid 1002 (noisy)")
+    w.page.wait(1)
+    assert w.page.mute(60) == "Denied and muted."
+    check_filed(w, tid, tb, 2, minutes=60)
+
+
+def test_group(world):
+    w = world
+    posted = [w.cons.post([w.pid], label="uid 1003 (batch)") for _ in range(3)]
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        ts = w.page.wait(1)
+        if len(ts) == 1 and len(ts[0]["tickets"]) == 3:
+            break
+        time.sleep(0.3)
+    assert sorted(ts[0]["tickets"]) == sorted(t for t, _ in posted)
+    assert "3 identical tickets" in ts[0]["text"]
+    w.page.screenshot(os.path.join(SHOTS, "hub-page-group.png"))
+    assert w.page.approve() == "Approved."
+    pks = set()
+    for tid, tb in posted:
+        d = check_filed(w, tid, tb, 1, nhashes=3)
+        pks.add(bytes(d["sig"]))
+    assert len(pks) == 1    # one gesture, one assertion over the three
+
+
+def test_changed_card_refused(world):
+    """A hub that changes a displayed line: the card's signature does not
+    verify under the pinned instance key, and nothing of it is shown."""
+    w = world
+    tid, tb = w.cons.post([w.pid], label="uid 1004 (hostile)")
+    db = sqlite3.connect(os.path.join(w.hub.state, "hub.db"))
+    body = db.execute("SELECT body FROM cards WHERE id = ?", (tid,)).fetchone()[0]
+    changed = body.replace(b"2024/a.pdf", b"2024/b.pdf")
+    assert changed != body
+    db.execute("UPDATE cards SET body = ? WHERE id = ?", (changed, tid))
+    db.commit()
+    db.close()
+    w.page.do("open")
+    ts = w.page.wait(1)
+    mine = [t for t in ts if tid in t["tickets"]]
+    assert len(mine) == 1 and mine[0]["refused"], ts
+    assert "2024/b.pdf" not in mine[0]["text"] and "2024/a.pdf" not in mine[0]["text"]
+    w.page.screenshot(os.path.join(SHOTS, "hub-page-refused.png"))
+    st, _ = w.hub.call("GET", "/v1/tickets/%s/decision" % tid, key=w.cons.key)
+    assert st == 204
+
+
+def test_assertion_for_a_ticket_not_naming_the_passkey(world):
+    """The passkey signs (through the page) a decision over a ticket that
+    names another approver: the hub refuses it, nothing is filed."""
+    w = world
+    other = hubwire.Key()
+    tid, tb = w.cons.post([other.pk], label="uid 1005 (elsewhere)")
+    assert w.page.forge([hubwire.h(tb)]) == 404
+    st, _ = w.hub.call("GET", "/v1/tickets/%s/decision" % tid, key=w.cons.key)
+    assert st == 204
+
+
+def test_revoked_passkey_loses_its_session(world):
+    """`lockhub revoke passkey NAME` (a lost phone) ends its sessions: the
+    page is signed out and its API answers 401."""
+    w = world
+    r = w.hub.lockhub("revoke", "passkey", "alice")
+    assert r.returncode == 0, r.stderr
+    assert "alice" not in w.hub.lockhub("passkeys").stdout.decode()
+    w.page.do("open")
+    out = w.page.do("logs")
+    assert not [l for l in out["lines"] if l.startswith("pageerror")], out
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        who = w.page.do("who")["who"]
+        if who == "":
+            break
+        time.sleep(0.2)
+    assert who == ""
