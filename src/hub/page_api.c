@@ -227,12 +227,13 @@ passkey_json(const struct hs_passkey *p)
 /* The session cookie's passkey: the cookie's token, hashed, is a live
  * session whose passkey is still enrolled (revoking it ends them). */
 static int
-session(struct hub *h, const struct hub_req *rq, struct hs_passkey *pk)
+session(struct hub *h, const struct hub_req *rq, struct hs_passkey *pk,
+    uint8_t t[32])
 {
 	static const char name[] = COOKIE_NAME "=";
 	const char *c = rq->cookie, *v;
 	char subject[HS_MAX_SUBJECT + 1], text[TOKEN_TEXT + 1];
-	uint8_t t[32], id[32];
+	uint8_t id[32];
 	size_t n;
 
 	if (c == NULL)
@@ -248,7 +249,7 @@ session(struct hub *h, const struct hub_req *rq, struct hs_passkey *pk)
 		return -1;
 	memcpy(text, v, TOKEN_TEXT);
 	text[TOKEN_TEXT] = '\0';
-	if (sodium_base642bin(t, sizeof(t), text, TOKEN_TEXT, NULL, &n, NULL,
+	if (sodium_base642bin(t, 32, text, TOKEN_TEXT, NULL, &n, NULL,
 	    sodium_base64_VARIANT_URLSAFE_NO_PADDING) != 0 || n != 32)
 		return -1;
 	if (token_take(h, HS_TOK_SESSION, t, 0, subject) != HS_OK ||
@@ -707,6 +708,8 @@ hub_page_route(struct hub *h, const struct hub_req *rq, int timed_out,
 	unsigned long long seq = 0;
 	enum page_route r = page_match(rq->method, rq->path, &seq, &file);
 	struct hs_passkey pk;
+	char subject[HS_MAX_SUBJECT + 1];
+	uint8_t tok[32];
 	json_t *j = NULL;
 
 	rs->page = 1;
@@ -744,12 +747,17 @@ hub_page_route(struct hub *h, const struct hub_req *rq, int timed_out,
 	default:
 		break;
 	}
-	if (session(h, rq, &pk) != 0) {
+	if (session(h, rq, &pk, tok) != 0) {
 		answer(rs, 401, "sign in first\n");
 		return;
 	}
 	switch (r) {
 	case P_LOGOUT:
+		/* the session is gone from the store, not only the cookie */
+		if (token_take(h, HS_TOK_SESSION, tok, 1, subject) == HS_ERR) {
+			answer(rs, 500, "the hub cannot serve this now\n");
+			return;
+		}
 		ASSERT(str_fmt(rs->set_cookie, sizeof(rs->set_cookie),
 		    COOKIE_NAME "=x; Path=/; Secure; HttpOnly; SameSite=Strict; "
 		    "Max-Age=0") == STR_OK);

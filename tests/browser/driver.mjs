@@ -97,6 +97,19 @@ const ops = {
   },
   async credentials() { return cdp.send('WebAuthn.getCredentials', { authenticatorId }); },
   async screenshot({ path }) { await page.screenshot({ path, fullPage: false }); return {}; },
+  // Sign out, put the old cookie back (DevTools can read an HttpOnly
+  // one), and ask again: the hub must have forgotten the session.
+  async logout() {
+    const old = (await page.cookies()).filter((c) => c.name === '__Host-lockhub');
+    const http = await page.evaluate(async () => (await api('POST', '/v1/page/logout')).status);
+    await page.setCookie(...old);
+    const after = await page.evaluate(async () => {
+      const r = await api('GET', '/v1/page/me');
+      signedOut();
+      return r.status;
+    });
+    return { http, after, had: old.length };
+  },
   async who() { return { who: await page.$eval('#who', (e) => e.textContent) }; },
   async logs() { return { lines: consoleLines }; },
   async quit() { await browser.close(); process.exit(0); },
