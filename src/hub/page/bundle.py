@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Compile the approval page into lockhub (docs/hub.md, "Approving from a
-phone"): a C file with each file's bytes, and page.sha256, the bundle's
+phone"): a C file with each file's bytes, and hub-page.sha256, the bundle's
 hash the release manifest carries (docs/releases.md). The bundle hash is
 SHA-256 over "NAME\\nSHA256HEX\\n" for each file in the order given, so it
 is reproducible from the sources alone.
