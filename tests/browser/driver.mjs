@@ -25,6 +25,15 @@ const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
   protocol: 'ctap2', transport: 'internal', hasResidentKey: true,
   hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true,
 } });
+// Count the page's notifications (headless shows none).
+await page.evaluateOnNewDocument(() => {
+  const N = window.Notification;
+  window.__notes = [];
+  const Spy = function (title, opts) { window.__notes.push(title + ': ' + (opts && opts.body)); return new N(title, opts); };
+  Object.defineProperty(Spy, 'permission', { get: () => N.permission });
+  Spy.requestPermission = (...a) => N.requestPermission(...a);
+  window.Notification = Spy;
+});
 const consoleLines = [];
 page.on('console', (m) => consoleLines.push(m.text()));
 page.on('pageerror', (e) => consoleLines.push('pageerror: ' + e.message));
@@ -110,6 +119,7 @@ const ops = {
     });
     return { http, after, had: old.length };
   },
+  async notes() { return { notes: await page.evaluate(() => window.__notes) }; },
   async who() { return { who: await page.$eval('#who', (e) => e.textContent) }; },
   async logs() { return { lines: consoleLines }; },
   async quit() { await browser.close(); process.exit(0); },

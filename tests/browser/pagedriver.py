@@ -145,6 +145,10 @@ class Page:
         return self.do("forge", hashes=[h.hex() for h in hashes],
                        verdict=verdict)["http"]
 
+    def notes(self):
+        """The notifications the page raised since it was opened."""
+        return self.do("notes")["notes"]
+
     def screenshot(self, path):
         return self.do("screenshot", path=path)
 

@@ -209,6 +209,9 @@ def test_ticket_appears_and_approve(world):
     for line in LINES:
         assert line in ts[0]["lines"]
     w.page.screenshot(os.path.join(SHOTS, "hub-page-ticket.png"))
+    # it arrived while the page was open: a notification, without content
+    notes = w.page.notes()
+    assert notes == ["lockhub: A ticket is waiting for your decision."], notes
     assert w.page.approve() == "Approved."
     check_filed(w, tid, tb, 1)
 

@@ -14,6 +14,7 @@ const $ = (id) => document.getElementById(id);
 let me = null;			/* {name, cose, fingerprint, id, cred} */
 let cursor = 0;
 let known = new Set();
+let listed = false;		/* the first listing raises no notification */
 
 function status(text) { $('status').textContent = text; }
 
@@ -266,8 +267,11 @@ async function refresh() {
     groups.get(k).push(card);
   }
   render(groups, refused);
-  if (fresh && document.hidden && 'Notification' in window && Notification.permission === 'granted')
-    new Notification('lockhub', { body: 'A ticket is waiting for your decision.' });
+  /* A ticket that arrives while the page is open: a notification (never
+   * with the card's content). Push to a closed page is out of scope. */
+  if (fresh && listed && 'Notification' in window && Notification.permission === 'granted')
+    new Notification('lockhub', { body: 'A ticket is waiting for your decision.', tag: 'lockhub' });
+  listed = true;
 }
 
 function render(groups, refused) {
