@@ -18,6 +18,7 @@
 #include "lib/str.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -135,14 +136,18 @@ answer_json(struct hub_resp *rs, unsigned status, json_t *j)
 static json_t *
 b64u_json(const uint8_t *d, size_t n)
 {
-	char out[sodium_base64_ENCODED_LEN(CARD_MAX,
-	    sodium_base64_VARIANT_URLSAFE_NO_PADDING)];
-
-	if (n > CARD_MAX)
-		return NULL;
-	sodium_bin2base64(out, sizeof(out), d, n,
+	size_t len = sodium_base64_ENCODED_LEN(n,
 	    sodium_base64_VARIANT_URLSAFE_NO_PADDING);
-	return json_string(out);
+	char *out;
+	json_t *j;
+
+	if (n > CARD_MAX || (out = malloc(len)) == NULL)
+		return NULL;
+	sodium_bin2base64(out, len, d, n,
+	    sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+	j = json_string(out);
+	free(out);
+	return j;
 }
 
 /* A JSON body: an object, within its cap (hub_page_body_cap). */
@@ -565,7 +570,7 @@ post_decision(struct hub *h, const struct hs_passkey *pk,
     const struct hub_req *rq, struct hub_resp *rs)
 {
 	static __thread struct hw_pk d;
-	char ids[HW_MAX_APPROVERS][HW_ID_LEN + 1];
+	char ids[HW_MAX_PK_HASHES][HW_ID_LEN + 1];
 	uint8_t ch[32];
 	struct pk_key k;
 	uint32_t counter;

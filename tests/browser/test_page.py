@@ -28,12 +28,15 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 # plain run writes them under /tmp, leaving the tree as it is.
 SHOTS = os.environ.get("PAGE_SHOTS") or "/tmp/lockfile-hub-page-shots"
 os.makedirs(SHOTS, exist_ok=True)
-LINES = ["Plan on instance inst",
-         "profile invoices   key 2024/a.pdf",
-         "content sha256 9f86d081884c7d65...  1234 bytes",
-         "plugin is-pdf 1.0.0 (official)",
-         "  Is the file a well-formed PDF?",
-         "  1: it is a well-formed PDF   0: it is not a well-formed PDF"]
+# As the console's approval card draws them (src/console/approval.c).
+LINES = ["=== lockfile: an agent asks for a plan ===",
+         "  profile    invoices",
+         "  key        \"2024/a.pdf\"",
+         "  content sha256 9f86d081884c7d65...  1234 bytes",
+         "  [1] is-pdf 1.0.0  (official)",
+         "      question: Is the file a well-formed PDF?",
+         "      1 means: it is a well-formed PDF",
+         "      0 means: it is not a well-formed PDF"]
 
 
 class Console:
@@ -50,9 +53,13 @@ class Console:
         tb = hubwire.enc_ticket(t, self.key.seed)
         st, body = self.hub.call("POST", "/v1/tickets", tb, key=self.key)
         assert st == 201, body
-        card = cardwire.enc_card(self.name, t["id"], hubwire.h(tb),
-                                 ["agent " + label] + lines +
-                                 ["ticket %s" % t["id"]], self.key.seed)
+        self.left = getattr(self, "left", 50) - 1
+        # the agent's line and a line that differs from plan to plan
+        card = cardwire.enc_card(
+            self.name, t["id"], hubwire.h(tb),
+            lines[:1] + ["  from uid   %s" % label[4:]] + lines[1:] +
+            ["  this plan reveals 1 answer; the handle has %d left" % self.left],
+            self.key.seed)
         st, body = self.hub.call("POST", "/v1/tickets/%s/card" % t["id"], card,
                                  key=self.key)
         assert st == 201, body

@@ -237,14 +237,19 @@ async function login() {
 /* ---- tickets ---- */
 
 /* Identical pending tickets share a group: the same instance and the same
- * card lines, less the lines that name the ticket itself. */
-function namesTicket(line) {
-  return /t_[0-9a-f]{32}/.test(line) || /^\s*(ticket|expires|created)\b/i.test(line);
+ * agent, key and plugins, read from the lines the console drew (its
+ * approval card: "from uid", "profile", "key", "handle", "typed", the
+ * plugins "[N] ..." and their questions). The other lines (how many
+ * answers are left, the ledger) may differ within a group. A card with
+ * none of these lines is a group of its own. */
+function identityLine(line) {
+  return /^\s*(from uid|profile|key|typed|handle)\b/.test(line) || /^\s*\[\d+\] /.test(line) ||
+    /^\s*(question:|1 means:|0 means:)/.test(line);
 }
 
 function groupKey(card) {
-  const same = card.lines.filter((l) => !namesTicket(l));
-  return JSON.stringify([card.instance, same]);
+  const same = card.lines.filter(identityLine);
+  return JSON.stringify(same.length > 0 ? [card.instance, same] : [card.instance, card.id]);
 }
 
 async function refresh() {
@@ -297,7 +302,7 @@ function ticketView(cards) {
   node.querySelector('.count').textContent = cards.length > 1 ?
     cards.length + ' identical tickets from ' + cards[0].instance : 'From ' + cards[0].instance;
   /* A group shows the lines its tickets share (groupKey's). */
-  const lines = cards.length > 1 ? cards[0].lines.filter((l) => !namesTicket(l)) : cards[0].lines;
+  const lines = cards.length > 1 ? cards[0].lines.filter(identityLine) : cards[0].lines;
   node.querySelector('.lines').textContent = lines.join('\n');
   const hashes = cards.map((c) => c.hash);
   node.querySelector('.approve').addEventListener('click', () => decide(1, 0, hashes));
