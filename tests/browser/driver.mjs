@@ -104,6 +104,21 @@ const ops = {
       return { http: r.status };
     }, hashes, verdict);
   },
+  // A sign-in whose assertion is over a challenge the hub did not issue
+  // (here: a decision's, as a hostile page could have one signed).
+  async loginUnissued({ hashes }) {
+    return page.evaluate(async (hs) => {
+      const challenge = await decisionChallenge(1, 0, hs.map(unhex));
+      const a = await navigator.credentials.get({ publicKey: {
+        challenge, rpId: location.hostname, userVerification: 'required' } });
+      const r = await api('POST', '/v1/page/login', {
+        challenge: b64u(challenge), credentialId: b64u(a.rawId),
+        authenticatorData: b64u(a.response.authenticatorData),
+        clientDataJSON: b64u(a.response.clientDataJSON), signature: b64u(a.response.signature),
+      });
+      return { http: r.status };
+    }, hashes);
+  },
   async credentials() { return cdp.send('WebAuthn.getCredentials', { authenticatorId }); },
   async screenshot({ path }) { await page.screenshot({ path, fullPage: false }); return {}; },
   // Sign out, put the old cookie back (DevTools can read an HttpOnly

@@ -9,6 +9,8 @@
         page.login()
         page.approve_first()                # waits for a ticket, approves it
 
+or in one step: page, reg = enrol_and_sign_in(hub, "alice", {"inst": key}).
+
 Chromium is Debian's /usr/bin/chromium, headless, through puppeteer-core
 (tests/browser/node_modules, `npm ci`), with the DevTools WebAuthn virtual
 authenticator; driver.mjs takes one JSON command a line.
@@ -87,6 +89,21 @@ class PageHub(hubenv.HubEnv):
         r = self.lockhub("passkey-code", name)
         assert r.returncode == 0, r.stderr
         return r.stdout.decode().split("\n")[0]
+
+
+def enrol_and_sign_in(hub, name, pins, shots=None):
+    """The integrator's end to end: a code for NAME, a browser that pins
+    the instances (pins: {instance: "ed25519:..."}), registers a passkey
+    and signs in. Returns (page, reg) with reg["cose"] for the console's
+    [hub.passkeys] and reg["fingerprint"] to confirm there; then
+    page.approve_first() approves the first ticket that reaches it."""
+    code = hub.passkey_code(name)
+    page = Page(hub)
+    for inst, key in pins.items():
+        page.pin(inst, key)
+    reg = page.register(code)
+    page.login()
+    return page, reg
 
 
 class Page:

@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "hub"))
 
 import cardwire  # noqa: E402
 import hubwire  # noqa: E402
-from pagedriver import Page, PageHub  # noqa: E402
+from pagedriver import Page, PageHub, enrol_and_sign_in  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(HERE))
 # The screenshots of docs/hub.md are remade with PAGE_SHOTS=docs/img; a
@@ -292,6 +292,14 @@ def test_assertion_for_a_ticket_not_naming_the_passkey(world):
     assert st == 204
 
 
+def test_login_only_with_an_issued_challenge(world):
+    """An assertion over a challenge the hub did not issue (a decision's)
+    never opens a session."""
+    w = world
+    tid, tb = w.cons.post([w.pid], label="uid 1006 (login)")
+    assert w.page.do("loginUnissued", hashes=[hubwire.h(tb).hex()])["http"] == 403
+
+
 def test_logout_ends_the_session(world):
     """Signing out deletes the session on the hub, not only the cookie;
     signing in again takes a new assertion."""
@@ -300,6 +308,24 @@ def test_logout_ends_the_session(world):
     assert out["had"] == 1
     assert out["http"] == 200 and out["after"] == 401
     w.page.login()
+
+
+def test_helper_for_the_end_to_end(world):
+    """enrol_and_sign_in, the integrator's helper: a second approver on a
+    second browser, a ticket naming its passkey approved with one call."""
+    w = world
+    page, reg = enrol_and_sign_in(w.hub, "bob", {"inst": w.cons.key.text()})
+    try:
+        pid = cardwire.passkey_id(cardwire.cose_from_text(reg["cose"]))
+        tid, tb = w.cons.post([pid], label="uid 1007 (bob's)")
+        assert page.approve_first() == "Approved."
+        st, body = w.cons.decision(tid)
+        pk, _ = cardwire.dec_decp(body)
+        d = cardwire.dec_decpk(pk)
+        assert cardwire.check_assertion(d, cardwire.cose_from_text(reg["cose"]),
+                                        "localhost", w.hub.origin)
+    finally:
+        page.close()
 
 
 def test_revoked_passkey_loses_its_session(world):
