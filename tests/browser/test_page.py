@@ -3,8 +3,8 @@ a phone"): Debian's chromium, headless, with a WebAuthn virtual
 authenticator, against a real lockhub on https://localhost; a Python
 double of the console posts TICKET + CARD and checks what the hub filed
 (the DECISION-P's assertion with `cryptography`, the hub's
-countersignature with PyNaCl). Suite hub-page (about 30 s;
-hub-page-asan on the sanitized lockhub, about 40 s)."""
+countersignature with PyNaCl). Suite hub-page (about 30 to 45 s;
+hub-page-asan on the sanitized lockhub, about 60 s)."""
 import http.client
 import json
 import os
@@ -186,6 +186,21 @@ def test_page_api_refusals(world):
     assert st == 401
     st, _, _ = raw(w.hub, "GET", "/v1/page/me?x=1")
     assert st == 400
+
+
+def test_rp_id_is_a_dns_name(world):
+    """WebAuthn refuses an IP address as rp id: so does lockhub serve, and
+    the origin must be https:// and that name."""
+    for rp, origin in (("127.0.0.1", "https://127.0.0.1"),
+                       ("localhost", "http://localhost"),
+                       ("localhost", "https://evil.example"),
+                       ("localhost", "https://localhost:0")):
+        r = world.hub.lockhub("serve", "--listen", "127.0.0.1:0", "--rp-id",
+                              rp, "--origin", origin)
+        assert r.returncode == 64, (rp, origin, r.stderr)
+    r = world.hub.lockhub("serve", "--listen", "127.0.0.1:0", "--rp-id",
+                          "localhost")
+    assert r.returncode == 64
 
 
 def test_register_and_login(world):
