@@ -52,6 +52,8 @@ enum route {
 	R_PENDING_AFTER,	/* GET  /v1/pending/after/SEQ        device */
 	R_POST_DECISION,	/* POST /v1/tickets/ID/decision      device */
 	R_ENROLMENT,		/* GET  /v1/enrolment                instance */
+	R_POST_CARD,		/* POST /v1/tickets/ID/card          instance */
+	R_PAGE,			/* the phone page: page_api.c, its session */
 };
 
 struct match {
@@ -61,12 +63,12 @@ struct match {
 };
 
 static int
-ticket_path(const char *path, char id[HW_ID_LEN + 1])
+ticket_path(const char *path, const char *post, char id[HW_ID_LEN + 1])
 {
-	static const char pre[] = "/v1/tickets/", post[] = "/decision";
+	static const char pre[] = "/v1/tickets/";
 	size_t n = strlen(path);
 
-	if (n != sizeof(pre) - 1 + HW_ID_LEN + sizeof(post) - 1 ||
+	if (n != sizeof(pre) - 1 + HW_ID_LEN + strlen(post) ||
 	    memcmp(path, pre, sizeof(pre) - 1) != 0 ||
 	    strcmp(path + sizeof(pre) - 1 + HW_ID_LEN, post) != 0)
 		return 0;
@@ -94,8 +96,12 @@ match(const char *method, const char *path, struct match *m)
 	    strlen(path) <= sizeof(after) - 1 + 19 &&
 	    parse_u64(path + sizeof(after) - 1, 0, 1ULL << 62, &m->seq) == 0)
 		m->r = R_PENDING_AFTER;
-	else if ((get || post) && ticket_path(path, m->id))
+	else if ((get || post) && ticket_path(path, "/decision", m->id))
 		m->r = get ? R_GET_DECISION : R_POST_DECISION;
+	else if (post && ticket_path(path, "/card", m->id))
+		m->r = R_POST_CARD;
+	else if (hub_page_path(method, path))
+		m->r = R_PAGE;
 }
 
 size_t
@@ -109,6 +115,10 @@ hub_body_cap(const char *method, const char *path)
 		return HW_MAX_TICKET;
 	case R_POST_DECISION:
 		return HW_MAX_DECISION;
+	case R_POST_CARD:
+		return HW_MAX_CARD;
+	case R_PAGE:
+		return hub_page_body_cap(method, path);
 	default:
 		return 0;
 	}
@@ -117,7 +127,8 @@ hub_body_cap(const char *method, const char *path)
 static enum hw_role
 route_role(enum route r)
 {
-	return r == R_POST_TICKET || r == R_GET_DECISION || r == R_ENROLMENT ?
+	return r == R_POST_TICKET || r == R_GET_DECISION || r == R_ENROLMENT ||
+	    r == R_POST_CARD ?
 	    HW_ROLE_INSTANCE : HW_ROLE_DEVICE;
 }
 
@@ -162,7 +173,9 @@ hub_auth(struct hub *h, const struct hub_req *rq, struct hub_who *who,
 		answer(rs, 400, "no query strings\n");
 		return rs->status;
 	}
-	if (m.r == R_HEALTH) {
+	/* The page's files are public; its API checks its own session
+	 * cookie (page_api.c), never a signed request. */
+	if (m.r == R_HEALTH || m.r == R_PAGE) {
 		who->authed = 1;
 		return 0;
 	}
@@ -516,6 +529,12 @@ hub_route(struct hub *h, const struct hub_req *rq, const struct hub_who *who,
 		return;
 	case R_ENROLMENT:
 		get_enrolment(who, rs);
+		return;
+	case R_POST_CARD:
+		hub_post_card(h, m.id, rq, who, rs);
+		return;
+	case R_PAGE:
+		hub_page_route(h, rq, timed_out, rs);
 		return;
 	case R_NONE:
 		break;

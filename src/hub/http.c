@@ -67,6 +67,32 @@ static struct {
 	volatile int stopping;
 } S = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
+/* The phone page's own headers (docs/hub.md, "Approving from a phone"):
+ * its code from this origin only, no inline script or style, never framed,
+ * HTTPS pinned, no referrer. */
+static void
+page_headers(struct MHD_Response *r, const struct hub_resp *rs)
+{
+	(void)MHD_add_response_header(r, "Content-Security-Policy",
+	    "default-src 'self'; script-src 'self'; style-src 'self'; "
+	    "img-src 'self'; connect-src 'self'; object-src 'none'; "
+	    "frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
+	(void)MHD_add_response_header(r, "Strict-Transport-Security",
+	    "max-age=31536000");
+	(void)MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+	(void)MHD_add_response_header(r, "X-Frame-Options", "DENY");
+	(void)MHD_add_response_header(r, "Cross-Origin-Opener-Policy",
+	    "same-origin");
+	(void)MHD_add_response_header(r, "Cross-Origin-Resource-Policy",
+	    "same-origin");
+	if (rs->set_cookie[0] != '\0')
+		(void)MHD_add_response_header(r, MHD_HTTP_HEADER_SET_COOKIE,
+		    rs->set_cookie);
+}
+
+static enum MHD_Result
+respond_page(struct MHD_Connection *conn, const struct hub_resp *rs);
+
 static enum MHD_Result
 respond(struct MHD_Connection *conn, unsigned status, const struct buf *body,
     const char *text)
@@ -88,6 +114,32 @@ respond(struct MHD_Connection *conn, unsigned status, const struct buf *body,
 	    "no-store");
 	(void)MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	ret = MHD_queue_response(conn, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result
+respond_page(struct MHD_Connection *conn, const struct hub_resp *rs)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	const char *text = rs->text != NULL ? rs->text : "";
+
+	if (rs->body != NULL)
+		r = MHD_create_response_from_buffer(buf_len(rs->body),
+		    (void *)buf_data(rs->body), MHD_RESPMEM_MUST_COPY);
+	else
+		r = MHD_create_response_from_buffer(strlen(text), (void *)text,
+		    MHD_RESPMEM_PERSISTENT);
+	if (r == NULL)
+		return MHD_NO;
+	(void)MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+	    rs->ctype != NULL ? rs->ctype : "text/plain; charset=utf-8");
+	(void)MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL,
+	    "no-store");
+	(void)MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	page_headers(r, rs);
+	ret = MHD_queue_response(conn, rs->status, r);
 	MHD_destroy_response(r);
 	return ret;
 }
@@ -289,9 +341,12 @@ serve(struct MHD_Connection *conn, struct ctx *c, const struct hub_req *rq)
 		return MHD_YES;
 	}
 	c->suspended = 0;
-	ret = respond(conn, rs.status, rs.body, rs.text);
+	ret = rs.page ? respond_page(conn, &rs) :
+	    respond(conn, rs.status, rs.body, rs.text);
 	if (rs.notify != HUB_WAIT_NONE)
 		wake(rs.notify, rs.key, 0);
+	if (rs.wake_all)
+		wake(HUB_WAIT_NONE, NULL, 0);
 	hub_resp_free(&rs);
 	return ret;
 }
@@ -350,6 +405,11 @@ access_cb(void *cls, struct MHD_Connection *conn, const char *url,
 	    &nargs);
 	rq.has_query = nargs > 0;
 	rq.auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, HEADER_AUTH);
+	rq.cookie = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_COOKIE);
+	rq.origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
+	rq.page_hdr = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    "Lockhub-Page") != NULL;
 	rq.body = buf_data(c->body);
 	rq.body_len = buf_len(c->body);
 	if (!c->who.authed) {

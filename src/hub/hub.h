@@ -46,6 +46,10 @@ struct hub {
 	struct hw_keypair key;		/* the hub's own (countersigns) */
 	struct ratelimit rl;
 	long long (*clock_ms)(void);	/* wall clock, unix ms */
+	/* The phone page (docs/hub.md, "Approving from a phone"): the
+	 * WebAuthn rp id (a DNS name) and the page's origin; NULL: the page
+	 * and its API answer 404. */
+	const char *rp_id, *origin;
 };
 
 void hub_cfg_defaults(struct hub_cfg *c);
@@ -59,6 +63,10 @@ struct hub_req {
 	const char *auth;		/* the Lockhub-Auth header, or NULL */
 	const uint8_t *body;
 	size_t body_len;
+	/* the page's requests only */
+	const char *cookie;		/* the Cookie header, or NULL */
+	const char *origin;		/* the Origin header, or NULL */
+	int page_hdr;			/* a Lockhub-Page header was sent */
 };
 
 /* Who signed it, once hub_auth() accepted it. */
@@ -76,6 +84,11 @@ struct hub_resp {
 	enum hub_wait wait;		/* status 0: what wakes it */
 	enum hub_wait notify;		/* wake the waiters on this */
 	char key[40];			/* the ticket id for both */
+	/* the page's responses: its own headers (CSP, HSTS...) */
+	int page;
+	const char *ctype;		/* NULL: octet-stream or text */
+	char set_cookie[160];		/* "" or a Set-Cookie value */
+	int wake_all;			/* wake every waiter (a group) */
 };
 
 /* The largest body an endpoint takes (0: none), from method and path,
@@ -92,6 +105,20 @@ unsigned hub_auth(struct hub *h, const struct hub_req *rq,
 void hub_route(struct hub *h, const struct hub_req *rq,
     const struct hub_who *who, int timed_out, struct hub_resp *rs);
 void hub_resp_free(struct hub_resp *rs);
+
+/* page_api.c: the page and its JSON API under a session cookie, and the
+ * console's CARD (docs/hub.md, "Approving from a phone"). */
+int hub_page_path(const char *method, const char *path);
+size_t hub_page_body_cap(const char *method, const char *path);
+void hub_page_route(struct hub *h, const struct hub_req *rq, int timed_out,
+    struct hub_resp *rs);
+void hub_post_card(struct hub *h, const char *id, const struct hub_req *rq,
+    const struct hub_who *who, struct hub_resp *rs);
+/* A registration code for NAME: its text into out (HUB_CODE_TEXT + 1). */
+#define HUB_CODE_TEXT	43
+#define HUB_CODE_MS	(10LL * 60 * 1000)
+int hub_passkey_code(struct hub *h, const char *name,
+    char out[HUB_CODE_TEXT + 1]);
 
 /* http.c: serve until *stop becomes non-zero (signals set it). */
 struct hub_tls {

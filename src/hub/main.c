@@ -40,11 +40,14 @@ static const char usage_text[] =
 "  enroll device|instance NAME KEY\n"
 "                       let an approver's device (lox enroll) or a console\n"
 "                       instance (lockfile hub-key) sign requests\n"
-"  revoke device|instance NAME\n"
+"  revoke device|instance|passkey NAME\n"
 "  keys                 list the enrolled keys with their fingerprints\n"
+"  passkey-code NAME    a one-time code (10 minutes) with which the phone\n"
+"                       page registers a passkey as NAME\n"
+"  passkeys             list the passkeys with their fingerprints\n"
 "  serve --listen ADDR:PORT [--tls-cert PEM --tls-key PEM] [--poll-s N]\n"
 "        [--rate BURST/MS] [--max-conns N] [--max-per-ip N] [--request-s N]\n"
-"        [--ready-fd FD]\n"
+"        [--rp-id DNSNAME --origin https://DNSNAME[:PORT]] [--ready-fd FD]\n"
 "                       serve consoles and approvers (plain HTTP without\n"
 "                       --tls-cert: only behind a TLS-terminating proxy)\n"
 "\n"
@@ -298,6 +301,93 @@ cmd_enroll(const struct paths *p, int argc, char **argv, int revoke)
 	return 0;
 }
 
+/* The phone page's passkeys (docs/hub.md, "Approving from a phone"). */
+static int
+cmd_passkey_code(const struct paths *p, const char *name)
+{
+	static struct hub h;
+	char code[HUB_CODE_TEXT + 1];
+	int rc;
+
+	if (!hw_text_ok(HW_T_INSTANCE, name, strlen(name))) {
+		logit("NAME: [a-z0-9][a-z0-9_-]{0,31}");
+		return EX_DATAERR;
+	}
+	memset(&h, 0, sizeof(h));
+	if (open_state(p, &h, 0) != 0)
+		return EX_SOFTWARE;
+	h.clock_ms = hub_wall_ms;
+	rc = hub_passkey_code(&h, name, code);
+	h.store.ops->close(&h.store);
+	if (rc != 0)
+		return EX_SOFTWARE;
+	printf("%s\nThe page registers a passkey as %s with this code, once, "
+	    "within 10 minutes.\n", code, name);
+	sodium_memzero(code, sizeof(code));
+	return 0;
+}
+
+static int
+cmd_passkeys(const struct paths *p, const char *revoke)
+{
+	static struct hs_passkey pks[256];
+	struct hub h;
+	size_t n = 0, i;
+	char fp[HW_FP_LEN + 1];
+	enum hs_status st;
+
+	memset(&h, 0, sizeof(h));
+	if (open_state(p, &h, 0) != 0)
+		return EX_SOFTWARE;
+	if (revoke != NULL) {
+		st = h.store.ops->passkey_revoke(&h.store, revoke);
+		h.store.ops->close(&h.store);
+		if (st == HS_NOT_FOUND) {
+			logit("no such passkey");
+			return EX_DATAERR;
+		}
+		if (st != HS_OK)
+			return EX_SOFTWARE;
+		printf("revoked passkey %s (and its sessions)\n", revoke);
+		return 0;
+	}
+	st = h.store.ops->passkeys(&h.store, pks, 256, &n);
+	h.store.ops->close(&h.store);
+	if (st != HS_OK)
+		return EX_SOFTWARE;
+	for (i = 0; i < n; i++) {
+		hw_fingerprint(pks[i].id, fp);
+		printf("passkey  %-32s %s\n", pks[i].name, fp);
+	}
+	return 0;
+}
+
+/* --rp-id: a DNS name (WebAuthn refuses an IP address); --origin: https://
+ * and that name, with a port or not. */
+static int
+page_names_ok(const char *rp, const char *origin)
+{
+	size_t n = strlen(rp), i;
+	int alpha = 0;
+	unsigned long long port;
+
+	if (n == 0 || n > 253 || rp[0] == '.' || rp[0] == '-' ||
+	    rp[n - 1] == '.')
+		return 0;
+	for (i = 0; i < n; i++) {
+		if ((rp[i] >= 'a' && rp[i] <= 'z') || rp[i] == '-')
+			alpha = 1;
+		else if (!(rp[i] >= '0' && rp[i] <= '9') && rp[i] != '.')
+			return 0;
+	}
+	if (!alpha || strncmp(origin, "https://", 8) != 0 ||
+	    strncmp(origin + 8, rp, n) != 0)
+		return 0;
+	origin += 8 + n;
+	return *origin == '\0' || (*origin == ':' &&
+	    parse_u64(origin + 1, 1, 65535, &port) == 0);
+}
+
 static int
 cmd_keys(const struct paths *p)
 {
@@ -417,6 +507,10 @@ cmd_serve(const struct paths *p, int argc, char **argv)
 		else if (strcmp(a, "--request-s") == 0 &&
 		    parse_u64(val, 1, 300, &v) == 0)
 			h.cfg.request_ms = (long long)v * 1000;
+		else if (strcmp(a, "--rp-id") == 0)
+			h.rp_id = val;
+		else if (strcmp(a, "--origin") == 0)
+			h.origin = val;
 		else if (strcmp(a, "--ready-fd") == 0 &&
 		    parse_u64(val, 3, 1024, &v) == 0)
 			ready_fd = (int)v;
@@ -438,8 +532,14 @@ cmd_serve(const struct paths *p, int argc, char **argv)
 			return usage();
 	}
 	if (listen == NULL || parse_listen(listen, addr, sizeof(addr), &port) != 0
-	    || (cert == NULL) != (key == NULL))
+	    || (cert == NULL) != (key == NULL) ||
+	    (h.rp_id == NULL) != (h.origin == NULL))
 		return usage();
+	if (h.rp_id != NULL && !page_names_ok(h.rp_id, h.origin)) {
+		logit("--rp-id: a DNS name (not an IP address); --origin: "
+		    "https:// and that name, with a port or not");
+		return EX_USAGE;
+	}
 	if (cert != NULL) {
 		tls.cert_pem = read_pem(cert, 0);
 		tls.key_pem = read_pem(key, 1);
@@ -473,7 +573,7 @@ main(int argc, char **argv)
 	struct paths p;
 	const char *cmd, *state = NULL;
 	int i, rest_at;
-	char *rest[16];
+	char *rest[32];
 	int nrest = 0;
 
 	log_init("lockhub");
@@ -525,8 +625,15 @@ main(int argc, char **argv)
 		return cmd_rotate(&p);
 	if (strcmp(cmd, "enroll") == 0)
 		return cmd_enroll(&p, nrest, rest, 0);
+	if (strcmp(cmd, "revoke") == 0 && nrest == 2 &&
+	    strcmp(rest[0], "passkey") == 0)
+		return cmd_passkeys(&p, rest[1]);
 	if (strcmp(cmd, "revoke") == 0)
 		return cmd_enroll(&p, nrest, rest, 1);
+	if (strcmp(cmd, "passkey-code") == 0 && nrest == 1)
+		return cmd_passkey_code(&p, rest[0]);
+	if (strcmp(cmd, "passkeys") == 0 && nrest == 0)
+		return cmd_passkeys(&p, NULL);
 	if (strcmp(cmd, "keys") == 0 && nrest == 0)
 		return cmd_keys(&p);
 	if (strcmp(cmd, "serve") == 0)

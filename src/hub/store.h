@@ -43,6 +43,29 @@ struct hs_pending {
 	struct buf *body[HW_MAX_LIST_ITEMS];
 };
 
+/* A passkey enrolled from the phone page (docs/hub.md, "Approving from a
+ * phone"): its id is what tickets name; the COSE key and credential id as
+ * the registration gave them (the contract's limits, PK_MAX_*). */
+#define HS_MAX_COSE	160
+#define HS_MAX_CRED	1023
+struct hs_passkey {
+	char name[HW_MAX_NAME + 1];
+	uint8_t id[32];
+	uint8_t cose[HS_MAX_COSE];
+	size_t cose_len;
+	uint8_t cred[HS_MAX_CRED];
+	size_t cred_len;
+};
+
+/* One-use or timed secrets of the page, stored by their hash only. */
+enum hs_token {
+	HS_TOK_CODE = 1,	/* a registration code: subject = the name */
+	HS_TOK_REG = 2,		/* a registration challenge: the name */
+	HS_TOK_LOGIN = 3,	/* a login challenge: "" */
+	HS_TOK_SESSION = 4,	/* a session cookie: the passkey id, hex */
+};
+#define HS_MAX_SUBJECT	64
+
 struct hub_store;
 
 struct hub_store_ops {
@@ -81,6 +104,32 @@ struct hub_store_ops {
 	/* Forget tickets and decisions past their time, nonces past keep. */
 	void (*purge)(struct hub_store *, long long now_ms,
 	    long long nonce_keep_ms);
+	/* The phone page (docs/hub.md, "Approving from a phone"). */
+	/* A token's hash with its subject, until until_ms. */
+	enum hs_status (*token_put)(struct hub_store *, enum hs_token,
+	    const uint8_t hash[32], const char *subject, long long until_ms);
+	/* An unexpired token's subject (HS_NOT_FOUND otherwise); consume:
+	 * it is deleted in the same step (one use). */
+	enum hs_status (*token_use)(struct hub_store *, enum hs_token,
+	    const uint8_t hash[32], long long now_ms, int consume,
+	    char subject[HS_MAX_SUBJECT + 1]);
+	/* HS_EXISTS when the name, the id or the credential is there. */
+	enum hs_status (*passkey_enroll)(struct hub_store *,
+	    const struct hs_passkey *);
+	/* By id (cred NULL) or by credential id (id NULL). */
+	enum hs_status (*passkey_get)(struct hub_store *, const uint8_t *id,
+	    const uint8_t *cred, size_t cred_len, struct hs_passkey *out);
+	/* At most max passkeys, by name, into out; *n says how many. */
+	enum hs_status (*passkeys)(struct hub_store *, struct hs_passkey *out,
+	    size_t max, size_t *n);
+	/* The passkey and its sessions. */
+	enum hs_status (*passkey_revoke)(struct hub_store *, const char *name);
+	/* The console's CARD for a ticket: HS_EXISTS when one is there,
+	 * HS_NOT_FOUND for an unknown ticket. */
+	enum hs_status (*put_card)(struct hub_store *, const char *id,
+	    const uint8_t *body, size_t len);
+	enum hs_status (*get_card)(struct hub_store *, const char *id,
+	    struct buf **body);
 	void (*close)(struct hub_store *);
 };
 

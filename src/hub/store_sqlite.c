@@ -55,7 +55,23 @@ static const char schema[] =
 "CREATE TABLE IF NOT EXISTS decisions ("
 "  id TEXT PRIMARY KEY REFERENCES tickets (id) ON DELETE CASCADE,"
 "  body BLOB NOT NULL,"
-"  decided_ms INTEGER NOT NULL);";
+"  decided_ms INTEGER NOT NULL);"
+/* The phone page (docs/hub.md, "Approving from a phone"): passkeys, the
+ * hashes of its codes, challenges and session cookies, the cards. */
+"CREATE TABLE IF NOT EXISTS passkeys ("
+"  name TEXT PRIMARY KEY,"
+"  id BLOB NOT NULL UNIQUE CHECK (length(id) = 32),"
+"  cose BLOB NOT NULL,"
+"  cred BLOB NOT NULL UNIQUE);"
+"CREATE TABLE IF NOT EXISTS tokens ("
+"  kind INTEGER NOT NULL, hash BLOB NOT NULL CHECK (length(hash) = 32),"
+"  subject TEXT NOT NULL, until_ms INTEGER NOT NULL,"
+"  PRIMARY KEY (kind, hash));"
+"CREATE TABLE IF NOT EXISTS cards ("
+"  id TEXT PRIMARY KEY REFERENCES tickets (id) ON DELETE CASCADE,"
+"  body BLOB NOT NULL);";
+
+#define HS_MAX_CARD	HW_MAX_CARD
 
 #define SQ(s) ((struct sq *)(s)->impl)
 
@@ -528,6 +544,12 @@ sq_purge(struct hub_store *s, long long now_ms, long long nonce_keep_ms)
 		(void)sqlite3_step(st);
 		sqlite3_finalize(st);
 	}
+	st = prep(s, "DELETE FROM tokens WHERE until_ms < ?");
+	if (st != NULL) {
+		sqlite3_bind_int64(st, 1, now_ms);
+		(void)sqlite3_step(st);
+		sqlite3_finalize(st);
+	}
 	st = prep(s, "DELETE FROM nonces WHERE seen_ms < ?");
 	if (st != NULL) {
 		sqlite3_bind_int64(st, 1, now_ms - nonce_keep_ms);
@@ -540,6 +562,306 @@ sq_purge(struct hub_store *s, long long now_ms, long long nonce_keep_ms)
 	}
 out:
 	unlock(s);
+}
+
+/* ---- the phone page (docs/hub.md, "Approving from a phone") ---- */
+
+static enum hs_status
+sq_token_put(struct hub_store *s, enum hs_token kind, const uint8_t hash[32],
+    const char *subject, long long until_ms)
+{
+	sqlite3_stmt *st;
+	enum hs_status ret;
+
+	lock(s);
+	st = prep(s, "INSERT INTO tokens (kind, hash, subject, until_ms) "
+	    "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING");
+	if (st == NULL) {
+		ret = fail(s, "token put");
+		goto out;
+	}
+	sqlite3_bind_int(st, 1, (int)kind);
+	sqlite3_bind_blob(st, 2, hash, 32, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, subject, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, until_ms);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		ret = fail(s, "token put");
+	else
+		ret = sqlite3_changes(SQ(s)->db) == 1 ? HS_OK : HS_EXISTS;
+	sqlite3_finalize(st);
+out:
+	unlock(s);
+	return ret;
+}
+
+/* DELETE ... RETURNING: the read and the one use in one statement, so
+ * two requests racing with one code or challenge cannot both have it. */
+static enum hs_status
+sq_token_use(struct hub_store *s, enum hs_token kind, const uint8_t hash[32],
+    long long now_ms, int consume, char subject[HS_MAX_SUBJECT + 1])
+{
+	sqlite3_stmt *st;
+	enum hs_status ret;
+	int rc;
+
+	subject[0] = '\0';
+	lock(s);
+	st = prep(s, consume ?
+	    "DELETE FROM tokens WHERE kind = ? AND hash = ? "
+	    "RETURNING subject, until_ms" :
+	    "SELECT subject, until_ms FROM tokens WHERE kind = ? AND hash = ?");
+	if (st == NULL) {
+		ret = fail(s, "token use");
+		goto out;
+	}
+	sqlite3_bind_int(st, 1, (int)kind);
+	sqlite3_bind_blob(st, 2, hash, 32, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *sub = sqlite3_column_text(st, 0);
+		if (sqlite3_column_int64(st, 1) < now_ms)
+			ret = HS_NOT_FOUND;
+		else
+			ret = sub != NULL && str_fmt(subject, HS_MAX_SUBJECT + 1,
+			    "%s", (const char *)sub) == STR_OK ? HS_OK : HS_ERR;
+		/* RETURNING: the row is gone once the statement is done */
+		while (rc == SQLITE_ROW)
+			rc = sqlite3_step(st);
+	} else {
+		ret = rc == SQLITE_DONE ? HS_NOT_FOUND : fail(s, "token use");
+	}
+	sqlite3_finalize(st);
+out:
+	unlock(s);
+	return ret;
+}
+
+static enum hs_status
+sq_passkey_enroll(struct hub_store *s, const struct hs_passkey *p)
+{
+	sqlite3_stmt *st;
+	enum hs_status ret;
+	int rc;
+
+	lock(s);
+	st = prep(s, "INSERT INTO passkeys (name, id, cose, cred) "
+	    "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING");
+	if (st == NULL) {
+		ret = fail(s, "passkey enroll");
+		goto out;
+	}
+	sqlite3_bind_text(st, 1, p->name, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 2, p->id, 32, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 3, p->cose, (int)p->cose_len, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 4, p->cred, (int)p->cred_len, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE)
+		ret = fail(s, "passkey enroll");
+	else
+		ret = sqlite3_changes(SQ(s)->db) == 1 ? HS_OK : HS_EXISTS;
+	sqlite3_finalize(st);
+out:
+	unlock(s);
+	return ret;
+}
+
+static int
+row_passkey(sqlite3_stmt *st, struct hs_passkey *p)
+{
+	const unsigned char *name = sqlite3_column_text(st, 0);
+	int ncose = sqlite3_column_bytes(st, 2), ncred = sqlite3_column_bytes(st, 3);
+
+	memset(p, 0, sizeof(*p));
+	if (name == NULL || sqlite3_column_bytes(st, 1) != 32 || ncose <= 0 ||
+	    ncose > HS_MAX_COSE || ncred <= 0 || ncred > HS_MAX_CRED ||
+	    str_fmt(p->name, sizeof(p->name), "%s", (const char *)name) !=
+	    STR_OK)
+		return -1;
+	memcpy(p->id, sqlite3_column_blob(st, 1), 32);
+	memcpy(p->cose, sqlite3_column_blob(st, 2), (size_t)ncose);
+	p->cose_len = (size_t)ncose;
+	memcpy(p->cred, sqlite3_column_blob(st, 3), (size_t)ncred);
+	p->cred_len = (size_t)ncred;
+	return 0;
+}
+
+static enum hs_status
+sq_passkey_get(struct hub_store *s, const uint8_t *id, const uint8_t *cred,
+    size_t cred_len, struct hs_passkey *out)
+{
+	sqlite3_stmt *st;
+	enum hs_status ret;
+	int rc;
+
+	lock(s);
+	st = prep(s, id != NULL ?
+	    "SELECT name, id, cose, cred FROM passkeys WHERE id = ?" :
+	    "SELECT name, id, cose, cred FROM passkeys WHERE cred = ?");
+	if (st == NULL) {
+		ret = fail(s, "passkey get");
+		goto out;
+	}
+	if (id != NULL)
+		sqlite3_bind_blob(st, 1, id, 32, SQLITE_STATIC);
+	else
+		sqlite3_bind_blob(st, 1, cred, (int)cred_len, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		ret = row_passkey(st, out) == 0 ? HS_OK : HS_ERR;
+	else
+		ret = rc == SQLITE_DONE ? HS_NOT_FOUND : fail(s, "passkey get");
+	sqlite3_finalize(st);
+out:
+	unlock(s);
+	return ret;
+}
+
+static enum hs_status
+sq_passkeys(struct hub_store *s, struct hs_passkey *out, size_t max,
+    size_t *n)
+{
+	sqlite3_stmt *st;
+	enum hs_status ret = HS_OK;
+	int rc;
+
+	*n = 0;
+	lock(s);
+	st = prep(s, "SELECT name, id, cose, cred FROM passkeys ORDER BY name");
+	if (st == NULL) {
+		ret = fail(s, "passkeys");
+		goto out;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max)
+		if (row_passkey(st, &out[*n]) == 0)
+			(*n)++;
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		ret = fail(s, "passkeys");
+	sqlite3_finalize(st);
+out:
+	unlock(s);
+	return ret;
+}
+
+/* The passkey and its sessions (their subject is its id in hex). */
+static enum hs_status
+sq_passkey_revoke(struct hub_store *s, const char *name)
+{
+	sqlite3_stmt *st;
+	enum hs_status ret;
+
+	lock(s);
+	if (exec(s, "BEGIN IMMEDIATE") != 0) {
+		ret = fail(s, "begin");
+		goto out;
+	}
+	st = prep(s, "DELETE FROM tokens WHERE kind = ? AND subject = "
+	    "(SELECT lower(hex(id)) FROM passkeys WHERE name = ?)");
+	if (st == NULL) {
+		ret = fail(s, "passkey revoke");
+		goto rollback;
+	}
+	sqlite3_bind_int(st, 1, HS_TOK_SESSION);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		sqlite3_finalize(st);
+		ret = fail(s, "passkey revoke");
+		goto rollback;
+	}
+	sqlite3_finalize(st);
+	st = prep(s, "DELETE FROM passkeys WHERE name = ?");
+	if (st == NULL) {
+		ret = fail(s, "passkey revoke");
+		goto rollback;
+	}
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		sqlite3_finalize(st);
+		ret = fail(s, "passkey revoke");
+		goto rollback;
+	}
+	sqlite3_finalize(st);
+	ret = sqlite3_changes(SQ(s)->db) == 1 ? HS_OK : HS_NOT_FOUND;
+	if (exec(s, "COMMIT") != 0) {
+		ret = fail(s, "commit");
+		goto rollback;
+	}
+	goto out;
+rollback:
+	(void)exec(s, "ROLLBACK");
+out:
+	unlock(s);
+	return ret;
+}
+
+static enum hs_status
+sq_put_card(struct hub_store *s, const char *id, const uint8_t *body,
+    size_t len)
+{
+	sqlite3_stmt *st;
+	enum hs_status ret;
+	int rc;
+
+	lock(s);
+	/* The ticket must be there: the foreign key refuses it otherwise. */
+	st = prep(s, "INSERT INTO cards (id, body) SELECT id, ? FROM tickets "
+	    "WHERE id = ? ON CONFLICT DO NOTHING");
+	if (st == NULL) {
+		ret = fail(s, "put card");
+		goto out;
+	}
+	sqlite3_bind_blob(st, 1, body, (int)len, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		ret = fail(s, "put card");
+		goto out;
+	}
+	if (sqlite3_changes(SQ(s)->db) == 1) {
+		ret = HS_OK;
+		goto out;
+	}
+	st = prep(s, "SELECT 1 FROM cards WHERE id = ?");
+	if (st == NULL) {
+		ret = fail(s, "put card");
+		goto out;
+	}
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	ret = rc == SQLITE_ROW ? HS_EXISTS : rc == SQLITE_DONE ? HS_NOT_FOUND :
+	    fail(s, "put card");
+out:
+	unlock(s);
+	return ret;
+}
+
+static enum hs_status
+sq_get_card(struct hub_store *s, const char *id, struct buf **body)
+{
+	sqlite3_stmt *st;
+	enum hs_status ret;
+	int rc;
+
+	*body = NULL;
+	lock(s);
+	st = prep(s, "SELECT body FROM cards WHERE id = ?");
+	if (st == NULL) {
+		ret = fail(s, "get card");
+		goto out;
+	}
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*body = blob_buf(st, 0, HS_MAX_CARD);
+		ret = *body != NULL ? HS_OK : HS_ERR;
+	} else {
+		ret = rc == SQLITE_DONE ? HS_NOT_FOUND : fail(s, "get card");
+	}
+	sqlite3_finalize(st);
+out:
+	unlock(s);
+	return ret;
 }
 
 static void
@@ -566,6 +888,14 @@ static const struct hub_store_ops sqlite_ops = {
 	.put_decision = sq_put_decision,
 	.get_decision = sq_get_decision,
 	.purge = sq_purge,
+	.token_put = sq_token_put,
+	.token_use = sq_token_use,
+	.passkey_enroll = sq_passkey_enroll,
+	.passkey_get = sq_passkey_get,
+	.passkeys = sq_passkeys,
+	.passkey_revoke = sq_passkey_revoke,
+	.put_card = sq_put_card,
+	.get_card = sq_get_card,
 	.close = sq_close,
 };
 

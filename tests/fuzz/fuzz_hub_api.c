@@ -54,6 +54,9 @@ init(void)
 		abort();
 	hub_cfg_defaults(&H.cfg);
 	H.clock_ms = fixed_clock;
+	/* the phone page's API on (page_api.c) */
+	H.rp_id = "localhost";
+	H.origin = "https://localhost";
 	memset(seed, 3, 32);
 	hw_key_from_seed(&H.key, seed);
 	memset(seed, 1, 32);
@@ -138,8 +141,20 @@ check_resp(const struct hub_resp *rs)
 }
 
 static void
+one_page(const char *method, const char *path, const char *auth,
+    const char *cookie, const uint8_t *body, size_t len);
+
+static void
 one(const char *method, const char *path, const char *auth,
     const uint8_t *body, size_t len)
+{
+	one_page(method, path, auth, NULL, body, len);
+}
+
+/* A request as the page sends it: its header, its origin, a cookie. */
+static void
+one_page(const char *method, const char *path, const char *auth,
+    const char *cookie, const uint8_t *body, size_t len)
 {
 	struct hub_req rq;
 	struct hub_resp rs;
@@ -151,6 +166,9 @@ one(const char *method, const char *path, const char *auth,
 	rq.method = method;
 	rq.path = path;
 	rq.auth = auth;
+	rq.cookie = cookie;
+	rq.origin = H.origin;
+	rq.page_hdr = 1;
 	rq.body = body;
 	rq.body_len = len;
 	if (hub_auth(&H, &rq, &who, &rs) != 0) {
@@ -162,6 +180,8 @@ one(const char *method, const char *path, const char *auth,
 	/* A fuzzed body never decides the ticket: it cannot carry a valid
 	 * device signature. */
 	CHECK(rs.status != 201 || strcmp(path, "/v1/tickets") == 0);
+	/* nor enrols a passkey or opens a session */
+	CHECK(rs.set_cookie[0] == '\0');
 	hub_resp_free(&rs);
 	CHECK(H.store.ops->get_ticket(&H.store, TID, &t) == HS_OK);
 	CHECK(!t.decided);
@@ -173,6 +193,9 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char dpath[] = "/v1/tickets/" TID "/decision";
+	static const char cpath[] = "/v1/tickets/" TID "/card";
+	static const char *const page[] = { "/v1/page/register/challenge",
+	    "/v1/page/register", "/v1/page/login", "/v1/page/decision" };
 	uint8_t *body;
 	char *s, *auth;
 	size_t n;
@@ -184,7 +207,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	body = malloc(n ? n : 1);
 	CHECK(body != NULL);
 	memcpy(body, data + 1, n);
-	switch (data[0] % 4) {
+	switch (data[0] % 7) {
 	case 0:
 		auth = auth_for("POST", "/v1/tickets", body, n, &inst);
 		one("POST", "/v1/tickets", auth, body, n);
@@ -211,6 +234,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		auth = auth_for("GET", s[0] == '/' ? s : "/", NULL, 0, &dev);
 		one("GET", s, auth, NULL, 0);
 		free(auth);
+		free(s);
+		break;
+	case 4:		/* the console's CARD */
+		auth = auth_for("POST", cpath, body, n, &inst);
+		one("POST", cpath, auth, body, n);
+		free(auth);
+		break;
+	case 5:		/* the page's JSON and DECISION-PK bodies */
+		one_page("POST", page[(data[0] / 7) % 4], NULL, NULL, body, n);
+		break;
+	case 6:		/* a session cookie */
+		s = malloc(n + 1);
+		CHECK(s != NULL);
+		memcpy(s, body, n);
+		s[n] = '\0';
+		one_page("GET", "/v1/page/tickets", NULL, s, NULL, 0);
 		free(s);
 		break;
 	}
