@@ -24,6 +24,7 @@
  * tcp_user_timeout. */
 #include "hub/store.h"
 #include "lib/log.h"
+#include "lib/num.h"
 #include "lib/str.h"
 #include "lib/xmalloc.h"
 
@@ -240,10 +241,14 @@ cmd(struct hub_store *s, const char *what, const char *sql)
 	return r != NULL ? 0 : -1;
 }
 
-static int
+/* The rows a command touched; -1 when libpq says nothing readable. */
+static long long
 affected(PGresult *r)
 {
-	return atoi(PQcmdTuples(r));
+	unsigned long long n;
+
+	return parse_u64(PQcmdTuples(r), 0, INT64_MAX, &n) == 0 ?
+	    (long long)n : -1;
 }
 
 static struct buf *
