@@ -246,11 +246,16 @@ scrub_password(char *url)
 	for (colon = auth; colon < end; colon++)
 		if (*colon == '@')
 			at = colon;
-	if (at == NULL)
-		return;
-	colon = memchr(auth, ':', (size_t)(at - auth));
-	if (colon != NULL)
-		memset(colon + 1, 'x', (size_t)(at - colon - 1));
+	if (at != NULL) {
+		colon = memchr(auth, ':', (size_t)(at - auth));
+		if (colon != NULL)
+			memset(colon + 1, 'x', (size_t)(at - colon - 1));
+	}
+	/* libpq also takes ?password=... */
+	for (at = strstr(end, "password="); at != NULL;
+	    at = strstr(at + 1, "password="))
+		if (at[-1] == '?' || at[-1] == '&')
+			memset(at + 9, 'x', strcspn(at + 9, "&"));
 }
 
 static int
@@ -592,7 +597,10 @@ main(int argc, char **argv)
 		}
 		if (strcmp(argv[i], "--store") == 0 && i + 1 < argc &&
 		    store == NULL) {
-			store = xstrdup(argv[++i]);
+			static char url[4096];
+			if (str_fmt(url, sizeof(url), "%s", argv[++i]) != STR_OK)
+				return usage();
+			store = url;
 			scrub_password(argv[i]);
 			continue;
 		}

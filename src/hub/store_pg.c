@@ -187,7 +187,8 @@ connected(struct hub_store *s)
 	const char *val[] = {
 		PG(s)->url, "5", "lockhub",
 		"-c statement_timeout=10000 -c lock_timeout=10000 "
-		"-c idle_in_transaction_session_timeout=30000",
+		"-c idle_in_transaction_session_timeout=30000 "
+		"-c client_min_messages=warning",
 		"1", "10", "15000", "UTF8", NULL
 	};
 	struct pg *p = PG(s);

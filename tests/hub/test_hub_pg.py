@@ -253,7 +253,8 @@ def test_password_never_logged():
     hub = HubEnv(store="pg")
     secret = "s3cret-pw-%d" % os.getpid()
     try:
-        good = hub.store.replace("hub@", "hub:%s@" % secret)
+        good = hub.store.replace("hub@", "hub:%s@" % secret) + \
+            "?connect_timeout=3&password=%s" % secret
         hub.store = good
         hub.init()
         hub.start()
