@@ -9,7 +9,7 @@ import os
 import shutil
 import sqlite3
 import subprocess
-import time
+import threading
 
 import pytest
 
@@ -203,6 +203,67 @@ def test_two_instances_share_one_database():
         for h in (a, b):
             st, text = h.call("GET", "/v1/pending", key=dev2)
             assert st == 401, text
+    finally:
+        a.cleanup()
+        if b is not None:
+            b.cleanup()
+
+
+def at_once(calls):
+    """Run the calls in threads started together: their results."""
+    results = [None] * len(calls)
+    go = threading.Barrier(len(calls))
+
+    def one(i):
+        go.wait(10)
+        results[i] = calls[i]()
+    ths = [threading.Thread(target=one, args=(i,)) for i in range(len(calls))]
+    for th in ths:
+        th.start()
+    for th in ths:
+        th.join(30)
+    return results
+
+
+def test_two_instances_race():
+    """At the same moment on both instances: one signed request is served
+    once (the other sees a replay), and of eight decisions for one ticket,
+    four posted to each, one is stored; both instances answer it."""
+    a = HubEnv(store="pg")
+    b = None
+    try:
+        a.init()
+        inst, dev, dev2 = hw.Key(), hw.Key(), hw.Key()
+        a.enroll("instance", "desk", inst)
+        a.enroll("device", "alice", dev)
+        a.enroll("device", "bob", dev2)
+        b = twin(a)
+        a.start()
+        b.start()
+        box = nacl.public.PrivateKey.generate()
+        for _ in range(5):
+            t, tb = ticket(inst, dev, box)
+            auth = hw.b64(hw.enc_request("POST", "/v1/tickets", tb, inst))
+            codes = at_once([
+                lambda h=h: h.call("POST", "/v1/tickets", tb, auth=auth)[0]
+                for h in (a, b) * 2])
+            assert sorted(codes) == [201, 401, 401, 401], codes
+        t = hw.new_ticket("desk", inst.pk, bytes(box.public_key),
+                          approvers=[dev.pk, dev2.pk])
+        tb = hw.enc_ticket(t, inst.seed)
+        assert a.call("POST", "/v1/tickets", tb, key=inst)[0] == 201
+        keys = [dev, dev2] * 4
+        devs = [hw.decide(tb, k, verdict=i % 2) for i, k in enumerate(keys)]
+        path = "/v1/tickets/%s/decision" % t["id"]
+        codes = at_once([
+            lambda i=i: (a, b)[i % 2].call(
+                "POST", path, hw.enc_devpost(*devs[i]), key=keys[i])[0]
+            for i in range(8)])
+        assert sorted(codes) == [201] + [409] * 7, codes
+        winner = devs[codes.index(201)][0]
+        for h in (a, b):
+            st, body = h.call("GET", path, key=inst)
+            assert st == 200 and hw.dec_decision(body)["dev"] == winner
     finally:
         a.cleanup()
         if b is not None:
