@@ -32,9 +32,11 @@
 #define PEM_MAX		(64 * 1024)
 
 static const char usage_text[] =
-"usage: lockhub COMMAND --state DIR [ARGS]\n"
+"usage: lockhub COMMAND --state DIR [--store postgresql://...] [ARGS]\n"
 "\n"
-"  init                 create the hub's key and database in DIR (0700)\n"
+"  init                 create the hub's key in DIR (0700) and its database\n"
+"                       (DIR/hub.db, or the --store one), at the newest schema\n"
+"  migrate              bring the database's schema to this lockhub's version\n"
 "  key                  print the hub's public key and its fingerprint\n"
 "  rotate               a new hub key; the old one kept as hub.key.old\n"
 "  enroll device|instance NAME KEY\n"
@@ -50,6 +52,9 @@ static const char usage_text[] =
 "        [--rp-id DNSNAME --origin https://DNSNAME[:PORT]] [--ready-fd FD]\n"
 "                       serve consoles and approvers (plain HTTP without\n"
 "                       --tls-cert: only behind a TLS-terminating proxy)\n"
+"\n"
+"--store URL: the state in PostgreSQL (several instances share it; the\n"
+"key stays in DIR); without it, SQLite in DIR/hub.db.\n"
 "\n"
 "Exit status: 0 done, 64 usage, 65 a bad key or name, 69 cannot listen,\n"
 "70 the state directory is unusable.\n";
@@ -71,6 +76,14 @@ usage(void)
 
 struct paths {
 	char dir[PATH_MAX], key[PATH_MAX + 16], db[PATH_MAX + 16];
+	const char *store;	/* a postgresql:// URL, or NULL: SQLite */
+};
+
+/* How open_state leaves the schema (docs/hub.md, "Schema migrations"). */
+enum schema_use {
+	SCHEMA_CHECK,		/* the version must be this build's */
+	SCHEMA_MIGRATE,		/* brought to this build's version */
+	SCHEMA_ANY,
 };
 
 /* Who makes the state directory: root, for the hub's account, when that
@@ -148,11 +161,36 @@ print_key(const char *what, const uint8_t pk[32])
 	printf("%s %s\nfingerprint %s\n", what, text, fp);
 }
 
+/* The database's schema to this build's version, each step in its own
+ * transaction. */
 static int
-open_state(const struct paths *p, struct hub *h, int need_key)
+migrate_store(struct hub_store *s, int quiet)
+{
+	int from = 0, to = 0;
+	enum hs_status st = s->ops->migrate(s, &from, &to);
+
+	if (st == HS_EXISTS) {
+		logit("the database's schema is version %d, newer than this "
+		    "lockhub's %d: run the newer lockhub", to, HS_SCHEMA_VERSION);
+		return -1;
+	}
+	if (st != HS_OK) {
+		logit("the migration failed at version %d", to);
+		return -1;
+	}
+	if (!quiet)
+		printf(from == to ? "schema version %d: up to date\n" :
+		    "schema version %d -> %d\n", from, to);
+	return 0;
+}
+
+static int
+open_state(const struct paths *p, struct hub *h, int need_key,
+    enum schema_use use)
 {
 	const char *why = NULL;
 	enum hw_key_err ke;
+	int rc;
 
 	if (need_key) {
 		ke = hw_key_load(p->key, HW_ROLE_HUB, &h->key);
@@ -161,11 +199,66 @@ open_state(const struct paths *p, struct hub *h, int need_key)
 			return -1;
 		}
 	}
-	if (hub_store_sqlite_open(&h->store, p->db, &why) != 0) {
-		logit("%s: %s", p->db, why);
+	rc = p->store != NULL ? hub_store_pg_open(&h->store, p->store, &why)
+	    : hub_store_sqlite_open(&h->store, p->db, &why);
+	if (rc != 0) {
+		/* Never the URL: it may hold a password. */
+		logit("%s: %s", p->store != NULL ? "--store" : p->db, why);
+		return -1;
+	}
+	if (use == SCHEMA_CHECK &&
+	    hub_store_check_version(&h->store, &why) != 0) {
+		logit("%s: %s", p->store != NULL ? "--store" : p->db, why);
+		h->store.ops->close(&h->store);
+		return -1;
+	}
+	if (use == SCHEMA_MIGRATE && migrate_store(&h->store, 1) != 0) {
+		h->store.ops->close(&h->store);
 		return -1;
 	}
 	return 0;
+}
+
+static int
+cmd_migrate(const struct paths *p)
+{
+	struct hub h;
+	int rc;
+
+	memset(&h, 0, sizeof(h));
+	if (open_state(p, &h, 0, SCHEMA_ANY) != 0)
+		return EX_SOFTWARE;
+	rc = migrate_store(&h.store, 0);
+	h.store.ops->close(&h.store);
+	return rc == 0 ? 0 : EX_SOFTWARE;
+}
+
+/* The password of a postgresql:// URL in argv overwritten once copied:
+ * /proc/PID/cmdline is readable by every account (docs/hub.md, "The
+ * store: PostgreSQL" prefers ~/.pgpass). */
+static void
+scrub_password(char *url)
+{
+	char *auth = strstr(url, "://"), *end, *at, *colon;
+
+	if (auth == NULL)
+		return;
+	auth += 3;
+	end = auth + strcspn(auth, "/?");
+	at = NULL;
+	for (colon = auth; colon < end; colon++)
+		if (*colon == '@')
+			at = colon;
+	if (at != NULL) {
+		colon = memchr(auth, ':', (size_t)(at - auth));
+		if (colon != NULL)
+			memset(colon + 1, 'x', (size_t)(at - colon - 1));
+	}
+	/* libpq also takes ?password=... */
+	for (at = strstr(end, "password="); at != NULL;
+	    at = strstr(at + 1, "password="))
+		if (at[-1] == '?' || at[-1] == '&')
+			memset(at + 9, 'x', strcspn(at + 9, "&"));
 }
 
 static int
@@ -184,7 +277,7 @@ cmd_init(const struct paths *p)
 		hw_key_free(&kp);
 		return EX_SOFTWARE;
 	}
-	if (open_state(p, &h, 0) != 0) {
+	if (open_state(p, &h, 0, SCHEMA_MIGRATE) != 0) {
 		hw_key_free(&kp);
 		return EX_SOFTWARE;
 	}
@@ -274,7 +367,7 @@ cmd_enroll(const struct paths *p, int argc, char **argv, int revoke)
 		return EX_DATAERR;
 	}
 	memset(&h, 0, sizeof(h));
-	if (open_state(p, &h, 0) != 0)
+	if (open_state(p, &h, 0, SCHEMA_CHECK) != 0)
 		return EX_SOFTWARE;
 	st = revoke ? h.store.ops->revoke(&h.store, k.role, k.name)
 	    : h.store.ops->enroll(&h.store, &k);
@@ -397,7 +490,7 @@ cmd_keys(const struct paths *p)
 	char fp[HW_FP_LEN + 1];
 
 	memset(&h, 0, sizeof(h));
-	if (open_state(p, &h, 0) != 0)
+	if (open_state(p, &h, 0, SCHEMA_CHECK) != 0)
 		return EX_SOFTWARE;
 	if (h.store.ops->keys(&h.store, keys, 1024, &n) != HS_OK) {
 		h.store.ops->close(&h.store);
@@ -546,7 +639,7 @@ cmd_serve(const struct paths *p, int argc, char **argv)
 		if (tls.cert_pem == NULL || tls.key_pem == NULL)
 			return EX_SOFTWARE;
 	}
-	if (open_state(p, &h, 1) != 0)
+	if (open_state(p, &h, 1, SCHEMA_CHECK) != 0)
 		return EX_SOFTWARE;
 	h.clock_ms = hub_wall_ms;
 	rl_init(&h.rl, h.cfg.rate_burst, h.cfg.rate_refill_ms);
@@ -571,7 +664,7 @@ main(int argc, char **argv)
 {
 	const struct rlimit nocore = { 0, 0 };
 	struct paths p;
-	const char *cmd, *state = NULL;
+	const char *cmd, *state = NULL, *store = NULL;
 	int i, rest_at;
 	char *rest[32];
 	int nrest = 0;
@@ -602,14 +695,26 @@ main(int argc, char **argv)
 			state = argv[++i];
 			continue;
 		}
+		if (strcmp(argv[i], "--store") == 0 && i + 1 < argc &&
+		    store == NULL) {
+			static char url[4096];
+			if (str_fmt(url, sizeof(url), "%s", argv[++i]) != STR_OK)
+				return usage();
+			store = url;
+			scrub_password(argv[i]);
+			continue;
+		}
 		if (nrest == (int)(sizeof(rest) / sizeof(rest[0])))
 			return usage();
 		rest[nrest++] = argv[i];
 	}
 	if (state_paths(state, strcmp(cmd, "init") == 0, &p) != 0)
 		return EX_SOFTWARE;
+	p.store = store;
 	if (strcmp(cmd, "init") == 0 && nrest == 0)
 		return cmd_init(&p);
+	if (strcmp(cmd, "migrate") == 0 && nrest == 0)
+		return cmd_migrate(&p);
 	if (strcmp(cmd, "key") == 0 && nrest == 0) {
 		struct hw_keypair kp;
 		enum hw_key_err ke = hw_key_load(p.key, HW_ROLE_HUB, &kp);

@@ -130,8 +130,19 @@ struct hub_store_ops {
 	    const uint8_t *body, size_t len);
 	enum hs_status (*get_card)(struct hub_store *, const char *id,
 	    struct buf **body);
+	/* The schema's version in the database: 0 before any migration
+	 * (docs/hub.md, "Schema migrations"). */
+	enum hs_status (*version)(struct hub_store *, int *version);
+	/* Apply the migrations past the database's version up to
+	 * HS_SCHEMA_VERSION, each in one transaction; *from and *to say
+	 * which. HS_EXISTS when the database is newer than this build. */
+	enum hs_status (*migrate)(struct hub_store *, int *from, int *to);
 	void (*close)(struct hub_store *);
 };
+
+/* The schema version this build reads and writes: both engines keep the
+ * same numbered list of migrations (store_sqlite.c, store_pg.c). */
+#define HS_SCHEMA_VERSION	3
 
 struct hub_store {
 	const struct hub_store_ops *ops;
@@ -139,9 +150,20 @@ struct hub_store {
 };
 
 /* The SQLite engine: path is created (0600) when missing. 0, or -1 with
- * *why set. */
+ * *why set. The schema is left to migrate(), except for ":memory:"
+ * (one process's fresh database: migrated at once). */
 int hub_store_sqlite_open(struct hub_store *s, const char *path,
     const char **why);
+
+/* The PostgreSQL engine (libpq): url is a postgresql:// URL, kept to
+ * reconnect after a failure (docs/hub.md, "The store: PostgreSQL"). 0, or
+ * -1 with *why set; the URL is never logged. */
+int hub_store_pg_open(struct hub_store *s, const char *url,
+    const char **why);
+
+/* The database's schema is the one this build knows: 0, or -1 with *why
+ * set (older: run lockhub migrate; newer: a newer lockhub wrote it). */
+int hub_store_check_version(struct hub_store *s, const char **why);
 
 void hs_ticket_free(struct hs_ticket *t);
 void hs_pending_free(struct hs_pending *p);

@@ -28,10 +28,17 @@ struct sq {
 	pthread_mutex_t mu;
 };
 
-static const char schema[] =
+static const char pragmas[] =
 "PRAGMA journal_mode=WAL;"
 "PRAGMA synchronous=FULL;"
-"PRAGMA foreign_keys=ON;"
+"PRAGMA foreign_keys=ON;";
+
+/* The migrations, in order: migrations[i] takes the schema from version i
+ * to i + 1 (docs/hub.md, "Schema migrations"). Version 1 is the schema of
+ * the databases made before schema_version existed, hence IF NOT EXISTS:
+ * such a database (version 0) takes it as it is. store_pg.c keeps the
+ * same list in its dialect. Never edit a shipped entry: add one. */
+static const char *const migrations[HS_SCHEMA_VERSION] = {
 "CREATE TABLE IF NOT EXISTS keys ("
 "  pk BLOB PRIMARY KEY CHECK (length(pk) = 32),"
 "  role INTEGER NOT NULL CHECK (role IN (1, 2)),"
@@ -55,21 +62,24 @@ static const char schema[] =
 "CREATE TABLE IF NOT EXISTS decisions ("
 "  id TEXT PRIMARY KEY REFERENCES tickets (id) ON DELETE CASCADE,"
 "  body BLOB NOT NULL,"
-"  decided_ms INTEGER NOT NULL);"
-/* The phone page (docs/hub.md, "Approving from a phone"): passkeys, the
- * hashes of its codes, challenges and session cookies, the cards. */
-"CREATE TABLE IF NOT EXISTS passkeys ("
+"  decided_ms INTEGER NOT NULL);",
+/* 2: the pending listing looks tickets up by device key. */
+"CREATE INDEX IF NOT EXISTS approvers_pk ON approvers (pk, id);",
+/* 3: the phone page (docs/hub.md, "Approving from a phone"): passkeys,
+ * the hashes of its codes, challenges and session cookies, the cards. */
+"CREATE TABLE passkeys ("
 "  name TEXT PRIMARY KEY,"
 "  id BLOB NOT NULL UNIQUE CHECK (length(id) = 32),"
 "  cose BLOB NOT NULL,"
 "  cred BLOB NOT NULL UNIQUE);"
-"CREATE TABLE IF NOT EXISTS tokens ("
+"CREATE TABLE tokens ("
 "  kind INTEGER NOT NULL, hash BLOB NOT NULL CHECK (length(hash) = 32),"
 "  subject TEXT NOT NULL, until_ms INTEGER NOT NULL,"
 "  PRIMARY KEY (kind, hash));"
-"CREATE TABLE IF NOT EXISTS cards ("
+"CREATE TABLE cards ("
 "  id TEXT PRIMARY KEY REFERENCES tickets (id) ON DELETE CASCADE,"
-"  body BLOB NOT NULL);";
+"  body BLOB NOT NULL);",
+};
 
 #define HS_MAX_CARD	HW_MAX_CARD
 
@@ -712,6 +722,32 @@ sq_passkey_get(struct hub_store *s, const uint8_t *id, const uint8_t *cred,
 		ret = rc == SQLITE_DONE ? HS_NOT_FOUND : fail(s, "passkey get");
 	sqlite3_finalize(st);
 out:
+/* 0 when the table is missing: a database from before migrations. */
+static enum hs_status
+read_version(struct hub_store *s, int *version)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*version = 0;
+	st = prep(s, "SELECT max(version) FROM schema_version");
+	if (st == NULL)
+		return strstr(sqlite3_errmsg(SQ(s)->db), "no such table") != NULL
+		    ? HS_OK : fail(s, "schema version");
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*version = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? HS_OK : fail(s, "schema version");
+}
+
+static enum hs_status
+sq_version(struct hub_store *s, int *version)
+{
+	enum hs_status ret;
+
+	lock(s);
+	ret = read_version(s, version);
 	unlock(s);
 	return ret;
 }
@@ -860,6 +896,52 @@ sq_get_card(struct hub_store *s, const char *id, struct buf **body)
 	}
 	sqlite3_finalize(st);
 out:
+/* One transaction per migration, the version read under the write lock:
+ * two lockhub migrate at once apply each step once. */
+static enum hs_status
+sq_migrate(struct hub_store *s, int *from, int *to)
+{
+	enum hs_status ret = HS_OK;
+	sqlite3_stmt *st;
+	int v = 0, first = 1;
+
+	lock(s);
+	for (;;) {
+		if (exec(s, "BEGIN IMMEDIATE") != 0 || exec(s,
+		    "CREATE TABLE IF NOT EXISTS schema_version "
+		    "(version INTEGER NOT NULL)") != 0 ||
+		    read_version(s, &v) != HS_OK) {
+			ret = fail(s, "migrate");
+			break;
+		}
+		if (first)
+			*from = v;
+		first = 0;
+		*to = v;
+		if (v >= HS_SCHEMA_VERSION) {
+			ret = v > HS_SCHEMA_VERSION ? HS_EXISTS : HS_OK;
+			break;
+		}
+		if (exec(s, migrations[v]) != 0 ||
+		    exec(s, "DELETE FROM schema_version") != 0 ||
+		    (st = prep(s, "INSERT INTO schema_version VALUES (?)")) ==
+		    NULL) {
+			ret = fail(s, "migrate");
+			break;
+		}
+		sqlite3_bind_int(st, 1, v + 1);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			sqlite3_finalize(st);
+			ret = fail(s, "migrate");
+			break;
+		}
+		sqlite3_finalize(st);
+		if (exec(s, "COMMIT") != 0) {
+			ret = fail(s, "migrate");
+			break;
+		}
+	}
+	(void)exec(s, "ROLLBACK");
 	unlock(s);
 	return ret;
 }
@@ -896,6 +978,8 @@ static const struct hub_store_ops sqlite_ops = {
 	.passkey_revoke = sq_passkey_revoke,
 	.put_card = sq_put_card,
 	.get_card = sq_get_card,
+	.version = sq_version,
+	.migrate = sq_migrate,
 	.close = sq_close,
 };
 
@@ -928,10 +1012,42 @@ hub_store_sqlite_open(struct hub_store *s, const char *path, const char **why)
 	}
 	sqlite3_busy_timeout(q->db, 5000);
 	sqlite3_extended_result_codes(q->db, 1);
-	if (exec(s, schema) != 0) {
+	if (exec(s, pragmas) != 0) {
 		logit("hub store: %s", sqlite3_errmsg(q->db));
-		*why = "the database schema cannot be set up";
+		*why = "the database cannot be set up";
 		sq_close(s);
+		return -1;
+	}
+	if (strcmp(path, ":memory:") == 0) {
+		int from, to;
+		if (sq_migrate(s, &from, &to) != HS_OK) {
+			*why = "the database schema cannot be set up";
+			sq_close(s);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int
+hub_store_check_version(struct hub_store *s, const char **why)
+{
+	int v;
+
+	if (s->ops->version(s, &v) != HS_OK) {
+		*why = "the schema version cannot be read";
+		return -1;
+	}
+	if (v < HS_SCHEMA_VERSION) {
+		logit("the database's schema is version %d, this lockhub's %d",
+		    v, HS_SCHEMA_VERSION);
+		*why = "the database's schema is older: run lockhub migrate";
+		return -1;
+	}
+	if (v > HS_SCHEMA_VERSION) {
+		logit("the database's schema is version %d, this lockhub's %d",
+		    v, HS_SCHEMA_VERSION);
+		*why = "the database's schema is newer than this lockhub knows";
 		return -1;
 	}
 	return 0;

@@ -1,7 +1,7 @@
 /* lox hub-run: lockhub in its container, as lox runs the console
  * (docs/docker.md, "Hub mode").
  *
- *   lox hub-run --instance NAME [--image IMAGE] init
+ *   lox hub-run --instance NAME [--image IMAGE] init|migrate
  *   lox hub-run --instance NAME [--image IMAGE] --tls-cert FILE
  *       --tls-key FILE [--ip ADDR] [--publish [HOSTADDR:]PORT] [--poll-s N]
  *
@@ -191,7 +191,7 @@ hub_flags(const struct lox *l, struct argv *a)
 
 struct hub_opts {
 	const char *image, *cert, *key, *ip, *publish, *poll;
-	int init;
+	int init;		/* 1: init, 2: migrate (a one-off, no network) */
 };
 
 /* docker run -d ... lockhub serve, and with --publish the network
@@ -322,6 +322,8 @@ hub_args(struct lox *l, int argc, char **argv, struct hub_opts *o)
 			o->poll = v;
 		} else if (strcmp(argv[k], "init") == 0 && k == argc - 1) {
 			o->init = 1;
+		} else if (strcmp(argv[k], "migrate") == 0 && k == argc - 1) {
+			o->init = 2;	/* docs/hub.md, "Schema migrations" */
 		} else {
 			goto bad;
 		}
@@ -333,7 +335,7 @@ hub_args(struct lox *l, int argc, char **argv, struct hub_opts *o)
 		goto bad;
 	return 0;
 bad:
-	lox_err("lox hub-run --instance NAME [--image IMAGE] init | "
+	lox_err("lox hub-run --instance NAME [--image IMAGE] init|migrate | "
 	    "--tls-cert FILE --tls-key FILE [--ip ADDR] [--publish "
 	    "[HOSTADDR:]PORT] [--poll-s N] (see lox hub-run --help)");
 	return -1;
@@ -359,7 +361,8 @@ cmd_hub_run(struct lox *l, int argc, char **argv)
 	    l->instance) != STR_OK)
 		return LOX_EX_USAGE;
 	if (o.init) {
-		/* lockhub init prints the hub key; no network at all */
+		/* lockhub init prints the hub key, migrate the schema's
+		 * versions; no network at all */
 		argv_add(&a, l->docker);
 		argv_add(&a, "run");
 		argv_add(&a, "--rm");
@@ -369,7 +372,7 @@ cmd_hub_run(struct lox *l, int argc, char **argv)
 			argv_add(&a, "none");
 			argv_add(&a, o.image);
 			argv_add(&a, "/usr/local/bin/lockhub");
-			argv_add(&a, "init");
+			argv_add(&a, o.init == 2 ? "migrate" : "init");
 			argv_add(&a, "--state");
 			argv_add(&a, HUB_STATE_DIR);
 			ret = lox_exec(l, &a);

@@ -36,11 +36,12 @@ static const struct command commands[] = {
 	{ "hub-key", "[--instance NAME] [--image IMAGE]",
 	    "hub mode: make and show the instance key of the console NAME",
 	    cmd_hub_key },
-	{ "hub-run", "--instance NAME [--image IMAGE] init | --instance NAME "
-	    "[--image IMAGE] --tls-cert FILE --tls-key FILE [--ip ADDR] "
-	    "[--publish [HOSTADDR:]PORT] [--poll-s N]",
-	    "hub mode: lockhub in its container (init: make its key; else "
-	    "serve, detached)", cmd_hub_run },
+	{ "hub-run", "--instance NAME [--image IMAGE] init|migrate | "
+	    "--instance NAME [--image IMAGE] --tls-cert FILE --tls-key FILE "
+	    "[--ip ADDR] [--publish [HOSTADDR:]PORT] [--poll-s N]",
+	    "hub mode: lockhub in its container (init: make its key; migrate: "
+	    "its database's schema after an upgrade; else serve, detached)",
+	    cmd_hub_run },
 	{ "image", "console|agent|hub",
 	    "the image ID the build recorded (for docker-compose)", cmd_image },
 	/* Hub mode (docs/hub.md): the approver's side of lockhub. */

@@ -676,6 +676,18 @@ def test_hub_run_init_line(tmp):
         "/var/lib/lockhub"]
 
 
+def test_hub_run_migrate_line(tmp):
+    """lockhub migrate in a one-off container on the state volume, no
+    network, as init (docs/hub.md, "Schema migrations")."""
+    argv = dry("hub-run", "--instance", "team", "--image", HUB_ID, "migrate")
+    assert argv[:3] == ["/nonexistent/docker", "run", "--rm"]
+    _hub_common(argv)
+    assert argv[argv.index("--network") + 1] == "none"
+    assert argv[argv.index(HUB_ID):] == [
+        HUB_ID, "/usr/local/bin/lockhub", "migrate", "--state",
+        "/var/lib/lockhub"]
+
+
 def test_hub_run_serve_line_tls_copies_network(tmp):
     """serve: detached, on the instance's hub network at --ip, lox's copies
     of the TLS files read-only; a dry run keeps nothing."""

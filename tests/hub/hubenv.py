@@ -18,6 +18,7 @@ import tempfile
 import time
 
 import hubwire  # noqa: E402
+import pgenv  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
@@ -52,8 +53,16 @@ def self_signed_cert(base):
 
 
 class HubEnv:
-    def __init__(self, build=None):
+    """store: a postgresql:// URL, "pg" for a fresh database on the tests'
+    own PostgreSQL, None for SQLite in the state directory; by default
+    "pg" under LOCKHUB_STORE=pg (the hub-pg suite)."""
+    def __init__(self, build=None, store="env"):
         self.bin = lockhub_binary(build)
+        if store == "env":
+            store = "pg" if pgenv.wanted() else None
+        if store == "pg":
+            store = pgenv.server().new_db()
+        self.store = store
         self.base = tempfile.mkdtemp(prefix="lfhub-", dir="/tmp")
         os.chmod(self.base, 0o755)
         self.state = os.path.join(self.base, "state")
@@ -63,9 +72,12 @@ class HubEnv:
         self.key = None        # the hub's public key (bytes)
         self.log = os.path.join(self.base, "lockhub.log")
 
+    def store_args(self):
+        return ["--store", self.store] if self.store else []
+
     def lockhub(self, *args, timeout=30):
-        r = run_as(HUB_USER, [self.bin] + list(args) + ["--state", self.state],
-                   timeout=timeout)
+        r = run_as(HUB_USER, [self.bin] + list(args) + ["--state", self.state]
+                   + self.store_args(), timeout=timeout)
         assert b"Sanitizer" not in r.stderr and b"runtime error" not in r.stderr, \
             r.stderr
         return r
@@ -100,7 +112,7 @@ class HubEnv:
     def start(self, poll_s=2, rate="100000/1", extra=(), tls=False):
         args = [self.bin, "serve", "--state", self.state, "--listen",
                 "127.0.0.1:0", "--poll-s", str(poll_s), "--rate", rate,
-                "--ready-fd", None] + list(extra)
+                "--ready-fd", None] + self.store_args() + list(extra)
         if tls:
             cert, key = self.tls_files()
             args += ["--tls-cert", cert, "--tls-key", key]

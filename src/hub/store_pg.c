@@ -1,0 +1,829 @@
+/* The PostgreSQL engine of the hub's state (see store.h; docs/hub.md,
+ * "The store: PostgreSQL"): several lockhub processes share one database.
+ *
+ * Every statement goes through PQexecParams with binary parameters and
+ * results: no SQL is ever built from input. The first decision wins
+ * through the primary key of decisions and ON CONFLICT DO NOTHING; a
+ * nonce is used once through the primary key of nonces; both hold across
+ * processes because the database enforces them.
+ *
+ * The pending cursor (`after SEQ`): a BIGSERIAL would hand out sequence
+ * values that commit out of order across connections (seq 6 visible
+ * before seq 5), and a device that listed after 6 would never see 5.
+ * Here a ticket takes its seq from a one-row counter updated inside the
+ * ticket's own transaction: the row lock is held to the commit, so the
+ * ticket transactions commit in seq order, and a snapshot that sees seq N
+ * sees every seq below it (PostgreSQL makes a commit visible before it
+ * releases its locks). The cost: ticket inserts are serialised across
+ * instances for the length of one short transaction.
+ *
+ * One connection per process behind a mutex, as store_sqlite.c. A failed
+ * connection makes the operation HS_ERR (logged); the next operation
+ * connects again, so an instance outlives a PostgreSQL restart. Every
+ * wait is bounded: connect_timeout, statement_timeout, lock_timeout,
+ * tcp_user_timeout. */
+#include "hub/store.h"
+#include "lib/log.h"
+#include "lib/num.h"
+#include "lib/str.h"
+#include "lib/xmalloc.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libpq-fe.h>
+#include <sodium.h>
+
+/* pg_type.h's OIDs of the types the statements bind. */
+#define OID_BYTEA	17
+#define OID_INT8	20
+#define OID_TEXT	25
+
+#define MAX_PARAMS	8
+#define MIGRATE_LOCK	"7236823216741118976"	/* pg_advisory_xact_lock key */
+
+struct pg {
+	PGconn *conn;
+	char *url;
+	pthread_mutex_t mu;
+};
+
+struct params {
+	int n;
+	Oid type[MAX_PARAMS];
+	const char *val[MAX_PARAMS];
+	int len[MAX_PARAMS];
+	int fmt[MAX_PARAMS];
+	unsigned char i8[MAX_PARAMS][8];
+};
+
+#define PG(s) ((struct pg *)(s)->impl)
+
+/* The migrations, in the order and numbering of store_sqlite.c's:
+ * migrations[i] takes the schema from version i to i + 1. The one-row
+ * ticket_seq is the cursor's counter (above). Never edit a shipped
+ * entry: add one. */
+static const char *const migrations[HS_SCHEMA_VERSION] = {
+"CREATE TABLE keys ("
+"  pk bytea PRIMARY KEY CHECK (length(pk) = 32),"
+"  role bigint NOT NULL CHECK (role IN (1, 2)),"
+"  name text NOT NULL,"
+"  UNIQUE (role, name));"
+"CREATE TABLE nonces ("
+"  pk bytea NOT NULL, nonce bytea NOT NULL, seen_ms bigint NOT NULL,"
+"  PRIMARY KEY (pk, nonce));"
+"CREATE INDEX nonces_seen ON nonces (seen_ms);"
+"CREATE TABLE ticket_seq ("
+"  one boolean PRIMARY KEY DEFAULT true CHECK (one),"
+"  n bigint NOT NULL);"
+"INSERT INTO ticket_seq (n) VALUES (0);"
+"CREATE TABLE tickets ("
+"  seq bigint PRIMARY KEY,"
+"  id text NOT NULL UNIQUE,"
+"  instance text NOT NULL,"
+"  body bytea NOT NULL,"
+"  received_ms bigint NOT NULL,"
+"  keep_until_ms bigint NOT NULL);"
+"CREATE INDEX tickets_keep ON tickets (keep_until_ms);"
+"CREATE TABLE approvers ("
+"  id text NOT NULL REFERENCES tickets (id) ON DELETE CASCADE,"
+"  pk bytea NOT NULL CHECK (length(pk) = 32),"
+"  PRIMARY KEY (id, pk));"
+"CREATE TABLE decisions ("
+"  id text PRIMARY KEY REFERENCES tickets (id) ON DELETE CASCADE,"
+"  body bytea NOT NULL,"
+"  decided_ms bigint NOT NULL);",
+/* 2: the pending listing looks tickets up by device key. */
+"CREATE INDEX approvers_pk ON approvers (pk, id);",
+};
+
+static void
+p_bytes(struct params *p, const void *d, size_t n)
+{
+	p->type[p->n] = OID_BYTEA;
+	p->val[p->n] = d;
+	p->len[p->n] = (int)n;
+	p->fmt[p->n] = 1;
+	p->n++;
+}
+
+static void
+p_text(struct params *p, const char *t)
+{
+	p->type[p->n] = OID_TEXT;
+	p->val[p->n] = t;
+	p->len[p->n] = (int)strlen(t);
+	p->fmt[p->n] = 1;
+	p->n++;
+}
+
+static void
+p_int(struct params *p, long long v)
+{
+	unsigned long long u = (unsigned long long)v;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		p->i8[p->n][i] = (unsigned char)(u >> (56 - 8 * i));
+	p->type[p->n] = OID_INT8;
+	p->val[p->n] = (const char *)p->i8[p->n];
+	p->len[p->n] = 8;
+	p->fmt[p->n] = 1;
+	p->n++;
+}
+
+static long long
+r_int(const PGresult *r, int row, int col)
+{
+	const unsigned char *v = (const unsigned char *)PQgetvalue(r, row, col);
+	unsigned long long u = 0;
+	int i;
+
+	if (PQgetisnull(r, row, col) || PQgetlength(r, row, col) != 8)
+		return 0;
+	for (i = 0; i < 8; i++)
+		u = (u << 8) | v[i];
+	return (long long)u;
+}
+
+/* The first line of libpq's message: it names the server, never the
+ * password. */
+static void
+log_pg(const char *what, const char *msg)
+{
+	char line[256];
+	size_t n = strcspn(msg, "\n");
+
+	if (n >= sizeof(line))
+		n = sizeof(line) - 1;
+	memcpy(line, msg, n);
+	line[n] = '\0';
+	logit("hub store (postgresql): %s: %s", what, line);
+}
+
+static void
+lock(struct hub_store *s)
+{
+	pthread_mutex_lock(&PG(s)->mu);
+}
+
+static void
+unlock(struct hub_store *s)
+{
+	pthread_mutex_unlock(&PG(s)->mu);
+}
+
+/* The connection, made again when it failed: the URL first, then the
+ * bounds, which override it (later keywords win in PQconnectdbParams). */
+static int
+connected(struct hub_store *s)
+{
+	static const char *const kw[] = {
+		"dbname", "connect_timeout", "application_name", "options",
+		"keepalives", "keepalives_idle", "tcp_user_timeout",
+		"client_encoding", NULL
+	};
+	const char *val[] = {
+		PG(s)->url, "5", "lockhub",
+		"-c statement_timeout=10000 -c lock_timeout=10000 "
+		"-c idle_in_transaction_session_timeout=30000 "
+		"-c client_min_messages=warning",
+		"1", "10", "15000", "UTF8", NULL
+	};
+	struct pg *p = PG(s);
+
+	if (p->conn != NULL && PQstatus(p->conn) == CONNECTION_OK) {
+		/* A statement that failed mid-transaction left it open. */
+		if (PQtransactionStatus(p->conn) != PQTRANS_IDLE)
+			PQclear(PQexec(p->conn, "ROLLBACK"));
+		if (PQtransactionStatus(p->conn) == PQTRANS_IDLE)
+			return 0;
+	}
+	if (p->conn != NULL)
+		PQfinish(p->conn);
+	p->conn = PQconnectdbParams(kw, val, 1);
+	if (p->conn == NULL || PQstatus(p->conn) != CONNECTION_OK) {
+		log_pg("connect", p->conn != NULL ? PQerrorMessage(p->conn) :
+		    "out of memory");
+		if (p->conn != NULL)
+			PQfinish(p->conn);
+		p->conn = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* One statement, binary parameters and results; NULL (logged) unless
+ * its status is want. */
+static PGresult *
+run(struct hub_store *s, const char *what, const char *sql,
+    const struct params *pa, ExecStatusType want)
+{
+	PGresult *r;
+
+	r = PQexecParams(PG(s)->conn, sql, pa != NULL ? pa->n : 0,
+	    pa != NULL ? pa->type : NULL, pa != NULL ? pa->val : NULL,
+	    pa != NULL ? pa->len : NULL, pa != NULL ? pa->fmt : NULL, 1);
+	if (r == NULL || PQresultStatus(r) != want) {
+		log_pg(what, PQerrorMessage(PG(s)->conn));
+		PQclear(r);
+		return NULL;
+	}
+	return r;
+}
+
+static int
+cmd(struct hub_store *s, const char *what, const char *sql)
+{
+	PGresult *r = run(s, what, sql, NULL, PGRES_COMMAND_OK);
+
+	PQclear(r);
+	return r != NULL ? 0 : -1;
+}
+
+/* The rows a command touched; -1 when libpq says nothing readable. */
+static long long
+affected(PGresult *r)
+{
+	unsigned long long n;
+
+	return parse_u64(PQcmdTuples(r), 0, INT64_MAX, &n) == 0 ?
+	    (long long)n : -1;
+}
+
+static struct buf *
+r_buf(const PGresult *r, int row, int col, size_t max)
+{
+	int n = PQgetlength(r, row, col);
+	struct buf *b;
+
+	if (PQgetisnull(r, row, col) || n < 0 || (size_t)n > max)
+		return NULL;
+	b = buf_new(max);
+	if (n > 0 && buf_append(b, PQgetvalue(r, row, col), (size_t)n) != 0) {
+		buf_free(b);
+		return NULL;
+	}
+	return b;
+}
+
+/* A row (pk, role, name) into k: -1 for a malformed one. */
+static int
+r_key(const PGresult *r, int row, struct hs_key *k)
+{
+	long long role = r_int(r, row, 1);
+	int nlen = PQgetlength(r, row, 2);
+
+	if (PQgetlength(r, row, 0) != 32 || nlen < 1 || nlen > HW_MAX_NAME ||
+	    (role != HW_ROLE_INSTANCE && role != HW_ROLE_DEVICE))
+		return -1;
+	memcpy(k->pk, PQgetvalue(r, row, 0), 32);
+	k->role = (enum hw_role)role;
+	memcpy(k->name, PQgetvalue(r, row, 2), (size_t)nlen);
+	k->name[nlen] = '\0';
+	return strlen(k->name) == (size_t)nlen ? 0 : -1;
+}
+
+/* An INSERT ... ON CONFLICT DO NOTHING: HS_OK when it inserted, else
+ * dup. */
+static enum hs_status
+insert(struct hub_store *s, const char *what, const char *sql,
+    const struct params *pa, enum hs_status dup)
+{
+	enum hs_status ret;
+	PGresult *r;
+
+	lock(s);
+	if (connected(s) != 0) {
+		ret = HS_ERR;
+		goto out;
+	}
+	r = run(s, what, sql, pa, PGRES_COMMAND_OK);
+	ret = r == NULL ? HS_ERR : affected(r) == 1 ? HS_OK : dup;
+	PQclear(r);
+out:
+	unlock(s);
+	return ret;
+}
+
+static enum hs_status
+pg_enroll(struct hub_store *s, const struct hs_key *k)
+{
+	struct params pa = { 0 };
+
+	p_bytes(&pa, k->pk, 32);
+	p_int(&pa, (long long)k->role);
+	p_text(&pa, k->name);
+	return insert(s, "enroll", "INSERT INTO keys (pk, role, name) "
+	    "VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", &pa, HS_EXISTS);
+}
+
+static enum hs_status
+pg_revoke(struct hub_store *s, enum hw_role role, const char *name)
+{
+	struct params pa = { 0 };
+
+	p_int(&pa, (long long)role);
+	p_text(&pa, name);
+	return insert(s, "revoke", "DELETE FROM keys WHERE role = $1 AND "
+	    "name = $2", &pa, HS_NOT_FOUND);
+}
+
+static enum hs_status
+pg_nonce_use(struct hub_store *s, const uint8_t pk[32],
+    const uint8_t nonce[HW_REQ_NONCE_LEN], long long now_ms)
+{
+	struct params pa = { 0 };
+
+	p_bytes(&pa, pk, 32);
+	p_bytes(&pa, nonce, HW_REQ_NONCE_LEN);
+	p_int(&pa, now_ms);
+	return insert(s, "nonce", "INSERT INTO nonces (pk, nonce, seen_ms) "
+	    "VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", &pa, HS_REPLAY);
+}
+
+static enum hs_status
+pg_keys(struct hub_store *s, struct hs_key *out, size_t max, size_t *n)
+{
+	struct params pa = { 0 };
+	enum hs_status ret = HS_OK;
+	PGresult *r;
+	int i;
+
+	*n = 0;
+	p_int(&pa, (long long)max);
+	lock(s);
+	if (connected(s) != 0) {
+		ret = HS_ERR;
+		goto out;
+	}
+	r = run(s, "keys", "SELECT pk, role, name FROM keys ORDER BY role, "
+	    "name LIMIT $1", &pa, PGRES_TUPLES_OK);
+	if (r == NULL) {
+		ret = HS_ERR;
+		goto out;
+	}
+	for (i = 0; i < PQntuples(r) && *n < max; i++)
+		if (r_key(r, i, &out[*n]) == 0)
+			(*n)++;
+	PQclear(r);
+out:
+	unlock(s);
+	return ret;
+}
+
+static enum hs_status
+pg_lookup(struct hub_store *s, const uint8_t pk[32], struct hs_key *out)
+{
+	struct params pa = { 0 };
+	enum hs_status ret;
+	PGresult *r;
+
+	p_bytes(&pa, pk, 32);
+	lock(s);
+	if (connected(s) != 0) {
+		ret = HS_ERR;
+		goto out;
+	}
+	r = run(s, "lookup", "SELECT pk, role, name FROM keys WHERE pk = $1",
+	    &pa, PGRES_TUPLES_OK);
+	if (r == NULL)
+		ret = HS_ERR;
+	else if (PQntuples(r) == 0)
+		ret = HS_NOT_FOUND;
+	else
+		ret = r_key(r, 0, out) == 0 ? HS_OK : HS_ERR;
+	PQclear(r);
+out:
+	unlock(s);
+	return ret;
+}
+
+/* The ticket, its seq from the counter (the cursor's order, above) and
+ * the devices it names, in one transaction: a ticket is never visible
+ * without its names. The approvers go as one bytea of 32-byte keys. */
+static enum hs_status
+pg_put_ticket(struct hub_store *s, const char *id, const char *instance,
+    const uint8_t *body, size_t len, const uint8_t (*approvers)[32],
+    size_t napprovers, long long now_ms, long long keep_until_ms,
+    uint64_t *seq)
+{
+	struct params pa = { 0 }, pb = { 0 };
+	enum hs_status ret;
+	PGresult *r;
+
+	if (napprovers > HW_MAX_APPROVERS)
+		return HS_ERR;
+	p_text(&pa, id);
+	p_text(&pa, instance);
+	p_bytes(&pa, body, len);
+	p_int(&pa, now_ms);
+	p_int(&pa, keep_until_ms);
+	p_text(&pb, id);
+	p_bytes(&pb, approvers, napprovers * 32);
+	lock(s);
+	if (connected(s) != 0) {
+		ret = HS_ERR;
+		goto out;
+	}
+	if (cmd(s, "begin", "BEGIN") != 0) {
+		ret = HS_ERR;
+		goto out;
+	}
+	r = run(s, "put ticket", "WITH s AS (UPDATE ticket_seq SET n = n + 1 "
+	    "RETURNING n) INSERT INTO tickets (seq, id, instance, body, "
+	    "received_ms, keep_until_ms) SELECT s.n, $1, $2, $3, $4, $5 FROM s "
+	    "ON CONFLICT (id) DO NOTHING RETURNING seq", &pa, PGRES_TUPLES_OK);
+	if (r == NULL || PQntuples(r) != 1) {
+		ret = r == NULL ? HS_ERR : HS_EXISTS;
+		PQclear(r);
+		goto rollback;
+	}
+	*seq = (uint64_t)r_int(r, 0, 0);
+	PQclear(r);
+	r = run(s, "put ticket", "INSERT INTO approvers (id, pk) SELECT $1, "
+	    "substring($2 FROM i * 32 + 1 FOR 32) FROM generate_series(0, "
+	    "length($2) / 32 - 1) AS i ON CONFLICT DO NOTHING", &pb,
+	    PGRES_COMMAND_OK);
+	if (r == NULL) {
+		ret = HS_ERR;
+		goto rollback;
+	}
+	PQclear(r);
+	ret = cmd(s, "commit", "COMMIT") == 0 ? HS_OK : HS_ERR;
+	goto out;
+rollback:
+	(void)cmd(s, "rollback", "ROLLBACK");
+out:
+	unlock(s);
+	return ret;
+}
+
+static enum hs_status
+pg_get_ticket(struct hub_store *s, const char *id, struct hs_ticket *out)
+{
+	struct params pa = { 0 };
+	enum hs_status ret;
+	PGresult *r;
+	int n;
+
+	memset(out, 0, sizeof(*out));
+	p_text(&pa, id);
+	lock(s);
+	if (connected(s) != 0) {
+		ret = HS_ERR;
+		goto out;
+	}
+	r = run(s, "get ticket", "SELECT t.seq, t.instance, t.body, "
+	    "CASE WHEN d.id IS NULL THEN 0::int8 ELSE 1::int8 END "
+	    "FROM tickets t LEFT JOIN decisions d ON d.id = t.id "
+	    "WHERE t.id = $1", &pa, PGRES_TUPLES_OK);
+	if (r == NULL) {
+		ret = HS_ERR;
+		goto out;
+	}
+	if (PQntuples(r) == 0) {
+		ret = HS_NOT_FOUND;
+		PQclear(r);
+		goto out;
+	}
+	out->seq = (uint64_t)r_int(r, 0, 0);
+	out->body = r_buf(r, 0, 2, HW_MAX_TICKET);
+	out->decided = r_int(r, 0, 3) != 0;
+	n = PQgetlength(r, 0, 1);
+	ret = HS_ERR;
+	if (out->body != NULL && n >= 0 && n <= HW_MAX_NAME) {
+		memcpy(out->instance, PQgetvalue(r, 0, 1), (size_t)n);
+		out->instance[n] = '\0';
+		ret = HS_OK;
+	}
+	PQclear(r);
+out:
+	unlock(s);
+	return ret;
+}
+
+static void
+pending_rows(const PGresult *r, size_t max_bytes, struct hs_pending *out)
+{
+	size_t bytes = 0, n;
+	int i;
+
+	for (i = 0; i < PQntuples(r) && out->n < HW_MAX_LIST_ITEMS; i++) {
+		n = (size_t)PQgetlength(r, i, 1);
+		if (out->n > 0 && bytes + n > max_bytes) {
+			/* The rest next time: the cursor stops here. */
+			out->newest = out->seq[out->n - 1];
+			return;
+		}
+		out->seq[out->n] = (uint64_t)r_int(r, i, 0);
+		out->body[out->n] = r_buf(r, i, 1, HW_MAX_TICKET);
+		if (out->body[out->n] == NULL)
+			continue;
+		bytes += n;
+		out->n++;
+	}
+	/* A full page: the cursor is its last item, so nothing after it is
+	 * skipped. */
+	if (out->n == HW_MAX_LIST_ITEMS)
+		out->newest = out->seq[out->n - 1];
+}
+
+/* Both queries in one snapshot: newest and the page agree. Only the
+ * tickets that name this device (issue 26 item 1, as store_sqlite.c). */
+static enum hs_status
+pg_pending(struct hub_store *s, const uint8_t pk[32], uint64_t after,
+    size_t max_bytes, struct hs_pending *out)
+{
+	struct params pa = { 0 }, pb = { 0 };
+	enum hs_status ret = HS_ERR;
+	PGresult *r;
+
+	memset(out, 0, sizeof(*out));
+	if (after > (uint64_t)INT64_MAX)
+		after = (uint64_t)INT64_MAX;
+	p_bytes(&pa, pk, 32);
+	p_bytes(&pb, pk, 32);
+	p_int(&pb, (long long)after);
+	p_int(&pb, HW_MAX_LIST_ITEMS);
+	lock(s);
+	if (connected(s) != 0)
+		goto out;
+	if (cmd(s, "begin", "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+	    != 0)
+		goto out;
+	r = run(s, "pending", "SELECT coalesce(max(t.seq), 0) FROM tickets t "
+	    "JOIN approvers a ON a.id = t.id AND a.pk = $1", &pa,
+	    PGRES_TUPLES_OK);
+	if (r == NULL || PQntuples(r) != 1) {
+		PQclear(r);
+		goto rollback;
+	}
+	out->newest = (uint64_t)r_int(r, 0, 0);
+	PQclear(r);
+	r = run(s, "pending", "SELECT t.seq, t.body FROM tickets t JOIN "
+	    "approvers a ON a.id = t.id AND a.pk = $1 WHERE t.seq > $2 AND "
+	    "NOT EXISTS (SELECT 1 FROM decisions d WHERE d.id = t.id) "
+	    "ORDER BY t.seq LIMIT $3", &pb, PGRES_TUPLES_OK);
+	if (r == NULL)
+		goto rollback;
+	pending_rows(r, max_bytes, out);
+	PQclear(r);
+	ret = HS_OK;
+rollback:
+	(void)cmd(s, "end", "ROLLBACK");
+out:
+	unlock(s);
+	return ret;
+}
+
+/* One statement: the ticket row locked against a purge (FOR KEY SHARE),
+ * then the decision unless one is there. */
+static enum hs_status
+pg_put_decision(struct hub_store *s, const char *id, const uint8_t *body,
+    size_t len, long long now_ms)
+{
+	struct params pa = { 0 };
+	enum hs_status ret;
+	PGresult *r;
+
+	p_text(&pa, id);
+	p_bytes(&pa, body, len);
+	p_int(&pa, now_ms);
+	lock(s);
+	if (connected(s) != 0) {
+		ret = HS_ERR;
+		goto out;
+	}
+	r = run(s, "put decision", "WITH t AS (SELECT id FROM tickets WHERE "
+	    "id = $1 FOR KEY SHARE), ins AS (INSERT INTO decisions (id, body, "
+	    "decided_ms) SELECT id, $2, $3 FROM t ON CONFLICT DO NOTHING "
+	    "RETURNING 1) SELECT (SELECT count(*) FROM t), "
+	    "(SELECT count(*) FROM ins)", &pa, PGRES_TUPLES_OK);
+	if (r == NULL || PQntuples(r) != 1)
+		ret = HS_ERR;
+	else if (r_int(r, 0, 0) == 0)
+		ret = HS_NOT_FOUND;
+	else
+		ret = r_int(r, 0, 1) == 1 ? HS_OK : HS_EXISTS;
+	PQclear(r);
+out:
+	unlock(s);
+	return ret;
+}
+
+static enum hs_status
+pg_get_decision(struct hub_store *s, const char *id, struct buf **body)
+{
+	struct params pa = { 0 };
+	enum hs_status ret;
+	PGresult *r;
+
+	*body = NULL;
+	p_text(&pa, id);
+	lock(s);
+	if (connected(s) != 0) {
+		ret = HS_ERR;
+		goto out;
+	}
+	r = run(s, "get decision", "SELECT body FROM decisions WHERE id = $1",
+	    &pa, PGRES_TUPLES_OK);
+	if (r == NULL)
+		ret = HS_ERR;
+	else if (PQntuples(r) == 0)
+		ret = HS_NOT_FOUND;
+	else
+		ret = (*body = r_buf(r, 0, 0, HW_MAX_DECISION)) != NULL ? HS_OK
+		    : HS_ERR;
+	PQclear(r);
+out:
+	unlock(s);
+	return ret;
+}
+
+static void
+pg_purge(struct hub_store *s, long long now_ms, long long nonce_keep_ms)
+{
+	struct params pa = { 0 }, pb = { 0 };
+
+	p_int(&pa, now_ms);
+	p_int(&pb, now_ms - nonce_keep_ms);
+	lock(s);
+	if (connected(s) == 0) {
+		PQclear(run(s, "purge", "DELETE FROM tickets WHERE "
+		    "keep_until_ms < $1", &pa, PGRES_COMMAND_OK));
+		PQclear(run(s, "purge", "DELETE FROM nonces WHERE seen_ms < $1",
+		    &pb, PGRES_COMMAND_OK));
+	}
+	unlock(s);
+}
+
+/* 0 when the table is missing (42P01): an empty database. */
+static enum hs_status
+read_version(struct hub_store *s, int *version)
+{
+	PGresult *r;
+	const char *state;
+
+	*version = 0;
+	r = PQexecParams(PG(s)->conn, "SELECT coalesce(max(version), 0) FROM "
+	    "schema_version", 0, NULL, NULL, NULL, NULL, 1);
+	if (r != NULL && PQresultStatus(r) == PGRES_TUPLES_OK &&
+	    PQntuples(r) == 1) {
+		*version = (int)r_int(r, 0, 0);
+		PQclear(r);
+		return HS_OK;
+	}
+	state = r != NULL ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+	if (state != NULL && strcmp(state, "42P01") == 0) {
+		PQclear(r);
+		return HS_OK;
+	}
+	log_pg("schema version", PQerrorMessage(PG(s)->conn));
+	PQclear(r);
+	return HS_ERR;
+}
+
+static enum hs_status
+pg_version(struct hub_store *s, int *version)
+{
+	enum hs_status ret = HS_ERR;
+
+	lock(s);
+	if (connected(s) == 0)
+		ret = read_version(s, version);
+	unlock(s);
+	return ret;
+}
+
+/* One transaction per migration under a transaction-level advisory lock,
+ * the version read under it: two lockhub migrate at once apply each step
+ * once, and DDL is transactional in PostgreSQL. */
+static enum hs_status
+pg_migrate(struct hub_store *s, int *from, int *to)
+{
+	struct params pa = { 0 };
+	enum hs_status ret = HS_OK;
+	PGresult *r;
+	int v = 0, first = 1;
+
+	lock(s);
+	if (connected(s) != 0) {
+		unlock(s);
+		return HS_ERR;
+	}
+	for (;;) {
+		if (cmd(s, "migrate", "BEGIN") != 0 || (r = run(s, "migrate",
+		    "SELECT pg_advisory_xact_lock(" MIGRATE_LOCK ")", NULL,
+		    PGRES_TUPLES_OK)) == NULL) {
+			ret = HS_ERR;
+			break;
+		}
+		PQclear(r);
+		if (cmd(s, "migrate", "CREATE TABLE IF NOT EXISTS schema_version "
+		    "(version bigint NOT NULL)") != 0 ||
+		    read_version(s, &v) != HS_OK) {
+			ret = HS_ERR;
+			break;
+		}
+		if (first)
+			*from = v;
+		first = 0;
+		*to = v;
+		if (v >= HS_SCHEMA_VERSION) {
+			ret = v > HS_SCHEMA_VERSION ? HS_EXISTS : HS_OK;
+			break;
+		}
+		/* Constant text of this file, several statements: PQexec. */
+		r = PQexec(PG(s)->conn, migrations[v]);
+		if (r == NULL || PQresultStatus(r) != PGRES_COMMAND_OK) {
+			log_pg("migrate", PQerrorMessage(PG(s)->conn));
+			PQclear(r);
+			ret = HS_ERR;
+			break;
+		}
+		PQclear(r);
+		pa.n = 0;
+		p_int(&pa, v + 1);
+		if (cmd(s, "migrate", "DELETE FROM schema_version") != 0 ||
+		    (r = run(s, "migrate", "INSERT INTO schema_version VALUES "
+		    "($1)", &pa, PGRES_COMMAND_OK)) == NULL) {
+			ret = HS_ERR;
+			break;
+		}
+		PQclear(r);
+		if (cmd(s, "migrate", "COMMIT") != 0) {
+			ret = HS_ERR;
+			break;
+		}
+	}
+	if (PQtransactionStatus(PG(s)->conn) != PQTRANS_IDLE)
+		(void)cmd(s, "migrate", "ROLLBACK");
+	unlock(s);
+	return ret;
+}
+
+static void
+pg_close(struct hub_store *s)
+{
+	struct pg *p = PG(s);
+
+	if (p == NULL)
+		return;
+	if (p->conn != NULL)
+		PQfinish(p->conn);
+	if (p->url != NULL) {
+		sodium_memzero(p->url, strlen(p->url));
+		free(p->url);
+	}
+	pthread_mutex_destroy(&p->mu);
+	free(p);
+	s->impl = NULL;
+}
+
+static const struct hub_store_ops pg_ops = {
+	.name = "postgresql",
+	.enroll = pg_enroll,
+	.revoke = pg_revoke,
+	.keys = pg_keys,
+	.lookup = pg_lookup,
+	.nonce_use = pg_nonce_use,
+	.put_ticket = pg_put_ticket,
+	.get_ticket = pg_get_ticket,
+	.pending = pg_pending,
+	.put_decision = pg_put_decision,
+	.get_decision = pg_get_decision,
+	.purge = pg_purge,
+	.version = pg_version,
+	.migrate = pg_migrate,
+	.close = pg_close,
+};
+
+int
+hub_store_pg_open(struct hub_store *s, const char *url, const char **why)
+{
+	struct pg *p;
+
+	/* A URL only: a conninfo string of keywords is not what --store
+	 * documents (docs/hub.md). */
+	if (strncmp(url, "postgresql://", 13) != 0 &&
+	    strncmp(url, "postgres://", 11) != 0) {
+		*why = "--store: a postgresql:// URL";
+		return -1;
+	}
+	p = xcalloc(1, sizeof(*p));
+	p->url = xstrdup(url);
+	pthread_mutex_init(&p->mu, NULL);
+	s->ops = &pg_ops;
+	s->impl = p;
+	lock(s);
+	if (connected(s) != 0) {
+		unlock(s);
+		pg_close(s);
+		*why = "the PostgreSQL database cannot be reached";
+		return -1;
+	}
+	unlock(s);
+	return 0;
+}
