@@ -44,9 +44,11 @@ static const char usage_text[] =
 "  keys                 list the enrolled keys with their fingerprints\n"
 "  serve --listen ADDR:PORT [--tls-cert PEM --tls-key PEM] [--poll-s N]\n"
 "        [--rate BURST/MS] [--max-conns N] [--max-per-ip N] [--request-s N]\n"
-"        [--ready-fd FD]\n"
+"        [--ready-fd FD] [--recheck-ms N] [--trusted-proxy ADDR]...\n"
 "                       serve consoles and approvers (plain HTTP without\n"
-"                       --tls-cert: only behind a TLS-terminating proxy)\n"
+"                       --tls-cert: only behind a TLS-terminating proxy;\n"
+"                       --trusted-proxy: its Lockhub-Client-Addr names the\n"
+"                       client, docs/hub.md \"The balancer\")\n"
 "\n"
 "Exit status: 0 done, 64 usage, 65 a bad key or name, 69 cannot listen,\n"
 "70 the state directory is unusable.\n";
@@ -417,7 +419,19 @@ cmd_serve(const struct paths *p, int argc, char **argv)
 		else if (strcmp(a, "--request-s") == 0 &&
 		    parse_u64(val, 1, 300, &v) == 0)
 			h.cfg.request_ms = (long long)v * 1000;
-		else if (strcmp(a, "--ready-fd") == 0 &&
+		else if (strcmp(a, "--recheck-ms") == 0 &&
+		    parse_u64(val, 50, 60000, &v) == 0)
+			h.cfg.recheck_ms = (long long)v;
+		else if (strcmp(a, "--trusted-proxy") == 0) {
+			if (h.cfg.ntrusted == HUB_MAX_TRUSTED ||
+			    hub_addr_parse(val,
+			    &h.cfg.trusted[h.cfg.ntrusted]) != 0) {
+				logit("--trusted-proxy: an IP address, at most "
+				    "%d of them", HUB_MAX_TRUSTED);
+				return usage();
+			}
+			h.cfg.ntrusted++;
+		} else if (strcmp(a, "--ready-fd") == 0 &&
 		    parse_u64(val, 3, 1024, &v) == 0)
 			ready_fd = (int)v;
 		else if (strcmp(a, "--rate") == 0) {
@@ -473,7 +487,7 @@ main(int argc, char **argv)
 	struct paths p;
 	const char *cmd, *state = NULL;
 	int i, rest_at;
-	char *rest[16];
+	char *rest[32];
 	int nrest = 0;
 
 	log_init("lockhub");

@@ -81,6 +81,15 @@ struct hub_store_ops {
 	/* Forget tickets and decisions past their time, nonces past keep. */
 	void (*purge)(struct hub_store *, long long now_ms,
 	    long long nonce_keep_ms);
+	/* Tell other hub processes that a ticket (kind 't', id) or a decision
+	 * (kind 'd', id) was committed: called after the commit, never inside
+	 * its transaction (docs/hub.md, "operating several hubs"). May be NULL. */
+	void (*changed)(struct hub_store *, char kind, const char *id);
+	/* Start delivering other processes' changed() calls to cb, from a
+	 * thread of the store's own; NULL when the engine has none (SQLite):
+	 * the long-polls' timer covers it. */
+	int (*watch)(struct hub_store *, void (*cb)(void *arg, char kind,
+	    const char *id), void *arg);
 	void (*close)(struct hub_store *);
 };
 

@@ -566,6 +566,10 @@ static const struct hub_store_ops sqlite_ops = {
 	.put_decision = sq_put_decision,
 	.get_decision = sq_get_decision,
 	.purge = sq_purge,
+	/* One file, no channel: other processes' long-polls see a commit by
+	 * their recheck timer (docs/hub.md, "Operating several hubs"). */
+	.changed = NULL,
+	.watch = NULL,
 	.close = sq_close,
 };
 
