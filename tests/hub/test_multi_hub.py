@@ -15,7 +15,7 @@ from multihub import MultiHub  # noqa: E402
 
 import nacl.public  # noqa: E402
 
-POLL_S = 10
+POLL_S = 6
 
 
 class Keys:
