@@ -5,6 +5,7 @@ on another within its recheck timer, not at its deadline; behind HAProxy
 client, and a client cannot name itself: lockhub ignores the header from a
 peer it does not trust, HAProxy replaces the one a client sends, a trusted
 peer's malformed header is refused."""
+import os
 import threading
 import time
 
@@ -104,6 +105,21 @@ def test_other_instance_wakes_within_recheck(wait):
     assert st == 200 and secs < 2.5, (st, secs)
 
 
+# LOCKHUB_STORE names an engine with a channel between processes (the
+# store's watch: PostgreSQL's LISTEN/NOTIFY); unset, SQLite has none.
+CHANNEL = bool(os.environ.get("LOCKHUB_STORE"))
+
+
+@pytest.mark.skipif(not CHANNEL, reason="SQLite has no channel: the timer")
+@pytest.mark.parametrize("wait", [list_wait, decision_wait])
+def test_watch_wakes_without_the_timer(wait):
+    """An engine with a channel: the other instance's commit wakes the
+    long-poll through the store's watch, the timer out of the way (60 s)."""
+    st, secs = wait(60000)
+    assert st == 200 and secs < 2.5, (st, secs)
+
+
+@pytest.mark.skipif(CHANNEL, reason="the store's watch wakes it")
 @pytest.mark.parametrize("wait", [list_wait, decision_wait])
 def test_without_recheck_it_waits_the_deadline(wait):
     """The control: with the timer out of the way (60 s) the same
