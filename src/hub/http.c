@@ -385,7 +385,10 @@ serve(struct MHD_Connection *conn, struct ctx *c, const struct hub_req *rq)
 		if (rs.status != 0)
 			break;
 		pthread_mutex_lock(&S.mu);
-		if (S.stopping || S.nwaiters >= S.h->cfg.max_waiters) {
+		/* A waiter back from its recheck keeps its place: only a new
+		 * one is counted against the limit. */
+		if (S.stopping || (!c->suspended &&
+		    S.nwaiters >= S.h->cfg.max_waiters)) {
 			pthread_mutex_unlock(&S.mu);
 			return respond(conn, 503, NULL,
 			    "the hub is busy or stopping\n");
