@@ -23,6 +23,11 @@
 #define BACKOFF_MIN_MS	250
 #define BACKOFF_MAX_MS	8000
 #define STEP_MS		250	/* a back-off's sleep looks at stop this often */
+/* A hub that cannot be reached is asked this many times in a row (with
+ * the back-off) before the answer says so: behind a balancer a killed
+ * instance costs a retry, not the run (docs/hub.md, "Operating several
+ * hubs"); a hub that is down is still told within seconds. */
+#define UNREACHABLE_TRIES 3
 
 static void
 lock(struct hub_job *j)
@@ -102,6 +107,7 @@ static void
 poll_decision(struct hub_job *j)
 {
 	long long backoff = BACKOFF_MIN_MS;
+	int unreachable = 0;
 
 	for (;;) {
 		long long now = now_ms(), wait, t, nap;
@@ -128,7 +134,9 @@ poll_decision(struct hub_job *j)
 			return;
 		}
 		buf_free(b);
-		if (e != HC_NO_DATA && e != HC_BUSY) {
+		unreachable = e == HC_UNREACHABLE ? unreachable + 1 : 0;
+		if (e != HC_NO_DATA && e != HC_BUSY &&
+		    (e != HC_UNREACHABLE || unreachable >= UNREACHABLE_TRIES)) {
 			lock(j);
 			j->poll = e;
 			unlock(j);
@@ -142,6 +150,41 @@ poll_decision(struct hub_job *j)
 		nap = backoff / 2 + (long long)randombytes_uniform(
 		    (uint32_t)(backoff / 2 + 1));
 		nap_until(j, t + nap < j->expires_ms ? t + nap : j->expires_ms);
+		backoff = backoff * 2 < BACKOFF_MAX_MS ? backoff * 2 :
+		    BACKOFF_MAX_MS;
+	}
+}
+
+/* Post the ticket. A busy hub, a balancer whose instance went away
+ * (502, 504) or an unreachable one is asked again, signed afresh, with the
+ * back-off, within POST_MS: the instance may have died after its commit,
+ * so a 409 to a second attempt is our own ticket, taken (its id is ours,
+ * random, and only our instance key may post it: docs/hub.md). */
+static enum hc_err
+post_ticket(struct hub_job *j)
+{
+	long long end = now_ms() + POST_MS, backoff = BACKOFF_MIN_MS;
+	int tries = 0;
+
+	for (;;) {
+		long long now = now_ms(), nap;
+		enum hc_err e = hc_call(j->hc, "POST", "/v1/tickets",
+		    buf_data(j->body), buf_len(j->body), 4096, end - now, NULL,
+		    NULL);
+
+		tries++;
+		if (e == HC_CONFLICT && tries > 1)
+			return HC_OK;
+		if ((e != HC_BUSY && e != HC_UNREACHABLE) ||
+		    (e == HC_UNREACHABLE && tries >= UNREACHABLE_TRIES) ||
+		    stopped(j))
+			return e;
+		now = now_ms();
+		nap = backoff / 2 + (long long)randombytes_uniform(
+		    (uint32_t)(backoff / 2 + 1));
+		if (now + nap + 1000 >= end)
+			return e;
+		sleep_until_ms(now + nap);
 		backoff = backoff * 2 < BACKOFF_MAX_MS ? backoff * 2 :
 		    BACKOFF_MAX_MS;
 	}
@@ -171,8 +214,7 @@ job_main(void *arg)
 		if (j->kind != NULL)
 			fetch(j);
 		if (j->sign(j) == 0)
-			post = hc_call(j->hc, "POST", "/v1/tickets", buf_data(j->body),
-			    buf_len(j->body), 4096, POST_MS, NULL, NULL);
+			post = post_ticket(j);
 		lock(j);
 		j->post = post;		/* seen with the phase, together */
 		j->phase = HJ_POLLING;

@@ -30,6 +30,19 @@ hub_cfg_defaults(struct hub_cfg *c)
 	c->max_waiters = HUB_DEFAULT_MAX_WAITERS;
 	c->conn_timeout_s = HUB_DEFAULT_CONN_TIMEOUT;
 	c->request_ms = HUB_DEFAULT_REQUEST_MS;
+	c->recheck_ms = HUB_DEFAULT_RECHECK_MS;
+	c->ntrusted = 0;
+}
+
+/* Other hub processes on the same store learn of a commit (docs/hub.md,
+ * "Operating several hubs"): after the commit, outside its transaction, so
+ * a notification never lengthens the writers' critical section; a lost
+ * one costs the long-polls' recheck timer, nothing more. */
+static void
+changed(struct hub *h, char kind, const char *id)
+{
+	if (h->store.ops->changed != NULL)
+		h->store.ops->changed(&h->store, kind, id);
 }
 
 long long
@@ -282,6 +295,7 @@ post_ticket(struct hub *h, const struct hub_req *rq, const struct hub_who *who,
 		answer(rs, 500, "the hub cannot serve this now\n");
 		return;
 	}
+	changed(h, 't', t.id);
 	answer(rs, 201, "ticket posted\n");
 	rs->notify = HUB_WAIT_LIST;
 }
@@ -475,6 +489,7 @@ post_decision(struct hub *h, const struct match *m, const struct hub_req *rq,
 		answer(rs, 500, "the hub cannot serve this now\n");
 		return;
 	}
+	changed(h, 'd', m->id);
 	answer(rs, 201, "decision posted\n");
 	rs->notify = HUB_WAIT_TICKET;
 	ASSERT(str_fmt(rs->key, sizeof(rs->key), "%s", m->id) == STR_OK);

@@ -24,13 +24,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
+#include <sodium.h>
 
 #define REAP_MS		100
 #define PURGE_MS	60000
 #define HEADER_AUTH	"Lockhub-Auth"
+/* Set by a trusted balancer only (docs/hub.md, "The balancer"). */
+#define HEADER_CLIENT	"Lockhub-Client-Addr"
+#define ADDR_TEXT_MAX	45	/* INET6_ADDRSTRLEN - 1 */
 
 struct ctx {
 	struct buf *body;
@@ -39,6 +44,7 @@ struct ctx {
 	int suspended, timed_out;
 	int listed;			/* in S.waiters */
 	long long deadline_ms;		/* monotonic */
+	long long recheck_at;		/* monotonic: re-read the store */
 	enum hub_wait wait;
 	char key[40];
 	struct hub_who who;
@@ -192,10 +198,14 @@ reaper(void *arg)
 		pthread_mutex_lock(&S.mu);
 		for (c = S.waiters; c != NULL; c = next) {
 			next = c->next;
-			if (c->deadline_ms > now)
+			if (c->deadline_ms > now && c->recheck_at > now)
 				continue;
+			/* Past its deadline it answers 204; at its recheck it
+			 * reads the store again: what another hub process
+			 * committed, its wake-up lost, is seen this late at
+			 * most (docs/hub.md, "Operating several hubs"). */
 			unlink_waiter(c);
-			c->timed_out = 1;
+			c->timed_out = c->deadline_ms <= now;
 			MHD_resume_connection(c->conn);
 		}
 		for (sc = S.conns; sc != NULL; sc = sc->next) {
@@ -289,6 +299,121 @@ completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	*con_cls = NULL;
 }
 
+int
+hub_addr_parse(const char *s, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *in = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+	size_t n = strlen(s);
+
+	memset(ss, 0, sizeof(*ss));
+	if (n == 0 || n > ADDR_TEXT_MAX ||
+	    strspn(s, "0123456789abcdefABCDEF:.") != n)
+		return -1;
+	if (inet_pton(AF_INET, s, &in->sin_addr) == 1) {
+		in->sin_family = AF_INET;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, &in6->sin6_addr) != 1) {
+		memset(ss, 0, sizeof(*ss));
+		return -1;
+	}
+	if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {
+		/* one client, one bucket: ::ffff:a.b.c.d is a.b.c.d */
+		struct in_addr a;
+		memcpy(&a, &in6->sin6_addr.s6_addr[12], 4);
+		memset(ss, 0, sizeof(*ss));
+		in->sin_family = AF_INET;
+		in->sin_addr = a;
+		return 0;
+	}
+	in6->sin6_family = AF_INET6;
+	return 0;
+}
+
+int
+hub_addr_same(const struct sockaddr *a, const struct sockaddr *b)
+{
+	if (a == NULL || b == NULL || a->sa_family != b->sa_family)
+		return 0;
+	if (a->sa_family == AF_INET)
+		return memcmp(&((const struct sockaddr_in *)a)->sin_addr,
+		    &((const struct sockaddr_in *)b)->sin_addr, 4) == 0;
+	if (a->sa_family == AF_INET6)
+		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+		    &((const struct sockaddr_in6 *)b)->sin6_addr, 16) == 0;
+	return 0;
+}
+
+struct hdr_seen {
+	unsigned n;
+	const char *value;
+};
+
+static enum MHD_Result
+client_header(void *cls, enum MHD_ValueKind kind, const char *k,
+    const char *v)
+{
+	struct hdr_seen *hs = cls;
+
+	if (k != NULL && strcasecmp(k, HEADER_CLIENT) == 0) {
+		hs->n++;
+		hs->value = v;
+	}
+	return MHD_YES;
+}
+
+/* Whom a request counts for in the limits: the socket's peer, or, on a
+ * connection from a trusted balancer (--trusted-proxy), the address its
+ * Lockhub-Client-Addr header names: exactly one header, an IP literal and
+ * nothing else; none is the balancer's own request (its health check).
+ * The header from any other peer is ignored (docs/hub.md, "The
+ * balancer"). 0, or -1 when a trusted balancer sent a bad header. */
+static int
+client_of(struct MHD_Connection *conn, struct sockaddr_storage *out)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn,
+	    MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *peer = ci != NULL ? ci->client_addr : NULL;
+	struct hdr_seen hs = { 0, NULL };
+	unsigned i;
+	int trusted = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (peer == NULL)
+		return 0;
+	if (peer->sa_family == AF_INET)
+		memcpy(out, peer, sizeof(struct sockaddr_in));
+	else if (peer->sa_family == AF_INET6)
+		memcpy(out, peer, sizeof(struct sockaddr_in6));
+	for (i = 0; i < S.h->cfg.ntrusted; i++)
+		if (hub_addr_same(peer,
+		    (const struct sockaddr *)&S.h->cfg.trusted[i]))
+			trusted = 1;
+	if (!trusted)
+		return 0;
+	(void)MHD_get_connection_values(conn, MHD_HEADER_KIND, client_header,
+	    &hs);
+	if (hs.n == 0)
+		return 0;
+	if (hs.n > 1 || hs.value == NULL || hub_addr_parse(hs.value, out) != 0)
+		return -1;
+	return 0;
+}
+
+/* Another hub process committed a ticket or a decision (the store's
+ * watch thread): wake the long-polls as a post here does. wake() takes
+ * S.mu and MHD_resume_connection() may be called from any thread with
+ * the internal polling thread (libmicrohttpd's documentation). */
+static void
+on_changed(void *arg, char kind, const char *id)
+{
+	if (kind == 't')
+		wake(HUB_WAIT_LIST, NULL, 0);
+	else if (kind == 'd' && id != NULL && strlen(id) < HW_ID_LEN + 1)
+		wake(HUB_WAIT_TICKET, id, 0);
+}
+
 static enum MHD_Result
 count_args(void *cls, enum MHD_ValueKind kind, const char *k, const char *v)
 {
@@ -312,7 +437,10 @@ serve(struct MHD_Connection *conn, struct ctx *c, const struct hub_req *rq)
 		if (rs.status != 0)
 			break;
 		pthread_mutex_lock(&S.mu);
-		if (S.stopping || S.nwaiters >= S.h->cfg.max_waiters) {
+		/* A waiter back from its recheck keeps its place: only a new
+		 * one is counted against the limit. */
+		if (S.stopping || (!c->suspended &&
+		    S.nwaiters >= S.h->cfg.max_waiters)) {
 			pthread_mutex_unlock(&S.mu);
 			return respond(conn, 503, NULL,
 			    "the hub is busy or stopping\n");
@@ -325,6 +453,11 @@ serve(struct MHD_Connection *conn, struct ctx *c, const struct hub_req *rq)
 		}
 		if (!c->suspended)
 			c->deadline_ms = now_ms() + S.h->cfg.poll_ms;
+		/* jittered (0.75 to 1.25 of it): the waiters of a hub do not
+		 * all read the store in the same tick */
+		c->recheck_at = now_ms() + S.h->cfg.recheck_ms * 3 / 4 +
+		    (long long)randombytes_uniform((uint32_t)
+		    (S.h->cfg.recheck_ms / 2 + 1));
 		c->suspended = 1;
 		c->wait = rs.wait;
 		ASSERT(str_fmt(c->key, sizeof(c->key), "%s", rs.key) == STR_OK);
@@ -362,8 +495,7 @@ access_cb(void *cls, struct MHD_Connection *conn, const char *url,
 	int nargs = 0;
 
 	if (c == NULL) {
-		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn,
-		    MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		struct sockaddr_storage client;
 		const char *cl;
 		unsigned long long n;
 
@@ -371,7 +503,13 @@ access_cb(void *cls, struct MHD_Connection *conn, const char *url,
 		if (c == NULL)
 			return MHD_NO;
 		*con_cls = c;
-		if (!rl_allow(&S.h->rl, ci ? ci->client_addr : NULL, now_ms())) {
+		if (client_of(conn, &client) != 0) {
+			c->refused = 1;
+			return respond(conn, 400, NULL,
+			    "the balancer's client address is malformed\n");
+		}
+		if (!rl_allow(&S.h->rl, (const struct sockaddr *)&client,
+		    now_ms())) {
 			c->refused = 1;
 			return respond(conn, 429, NULL, "too many requests\n");
 		}
@@ -444,6 +582,10 @@ hub_serve(struct hub *h, const char *addr, unsigned port,
 	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
 	    MHD_USE_ERROR_LOG;
 	char line[32];
+	/* Behind a balancer every connection is the balancer's: it limits
+	 * connections per client itself (docs/hub.md, "The balancer"). */
+	unsigned per_ip = h->cfg.ntrusted > 0 ? h->cfg.max_conns :
+	    h->cfg.max_per_ip;
 
 	memset(&ss, 0, sizeof(ss));
 	if (inet_pton(AF_INET, addr, &((struct sockaddr_in *)&ss)->sin_addr) == 1) {
@@ -473,7 +615,7 @@ hub_serve(struct hub *h, const char *addr, unsigned port,
 		    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 		    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)4,
 		    MHD_OPTION_CONNECTION_LIMIT, h->cfg.max_conns,
-		    MHD_OPTION_PER_IP_CONNECTION_LIMIT, h->cfg.max_per_ip,
+		    MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
 		    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)h->cfg.conn_timeout_s,
 		    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
 		    MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
@@ -489,7 +631,7 @@ hub_serve(struct hub *h, const char *addr, unsigned port,
 		    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 		    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)4,
 		    MHD_OPTION_CONNECTION_LIMIT, h->cfg.max_conns,
-		    MHD_OPTION_PER_IP_CONNECTION_LIMIT, h->cfg.max_per_ip,
+		    MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
 		    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)h->cfg.conn_timeout_s,
 		    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
 		    MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
@@ -503,6 +645,12 @@ hub_serve(struct hub *h, const char *addr, unsigned port,
 	*bound_port = di != NULL ? di->port : port;
 	if (pthread_create(&reap, NULL, reaper, (void *)stop) != 0)
 		fatal("cannot start the long-poll reaper");
+	/* Other hub processes' commits wake ours (an engine with a channel);
+	 * without one the recheck timer alone covers them. */
+	if (h->store.ops->watch != NULL &&
+	    h->store.ops->watch(&h->store, on_changed, NULL) != 0)
+		logit("the store cannot tell of other hubs' commits: long-polls "
+		    "see them by their %lld ms recheck", h->cfg.recheck_ms);
 	logit("listening on %s port %u (%s)", addr, *bound_port,
 	    flags & MHD_USE_TLS ? "TLS" : "plain HTTP: put a TLS proxy in front");
 	if (ready_fd >= 0) {

@@ -11,10 +11,13 @@
 #define LOCKFILE_HUB_HUB_H
 
 #include <stddef.h>
+#include <sys/socket.h>
 
 #include "hub/ratelimit.h"
 #include "hub/store.h"
 #include "hubwire/keys.h"
+
+#define HUB_MAX_TRUSTED	8
 
 struct hub_cfg {
 	long long poll_ms;		/* a long-poll's own deadline */
@@ -27,6 +30,12 @@ struct hub_cfg {
 	unsigned max_waiters;		/* suspended long-polls at once */
 	long long conn_timeout_s;	/* an idle connection */
 	long long request_ms;		/* a request's head and body, whole */
+	long long recheck_ms;		/* a suspended long-poll re-reads */
+	/* Balancers whose Lockhub-Client-Addr header names the client
+	 * (docs/hub.md, "The balancer"); from any other address the header
+	 * is ignored. */
+	struct sockaddr_storage trusted[HUB_MAX_TRUSTED];
+	unsigned ntrusted;
 };
 
 #define HUB_DEFAULT_POLL_MS	25000
@@ -39,6 +48,7 @@ struct hub_cfg {
 #define HUB_DEFAULT_MAX_WAITERS	200
 #define HUB_DEFAULT_CONN_TIMEOUT 30
 #define HUB_DEFAULT_REQUEST_MS	10000
+#define HUB_DEFAULT_RECHECK_MS	1000
 
 struct hub {
 	struct hub_cfg cfg;
@@ -53,6 +63,11 @@ struct hub {
 };
 
 void hub_cfg_defaults(struct hub_cfg *c);
+/* An IPv4 or IPv6 literal and nothing else (no port, scope, name, space)
+ * into *ss: 0, or -1. */
+int hub_addr_parse(const char *s, struct sockaddr_storage *ss);
+/* The same address (family and bytes; ports ignored). */
+int hub_addr_same(const struct sockaddr *a, const struct sockaddr *b);
 long long hub_wall_ms(void);
 
 /* One request as the HTTP glue hands it over. */

@@ -50,8 +50,11 @@ static const char usage_text[] =
 "  serve --listen ADDR:PORT [--tls-cert PEM --tls-key PEM] [--poll-s N]\n"
 "        [--rate BURST/MS] [--max-conns N] [--max-per-ip N] [--request-s N]\n"
 "        [--rp-id DNSNAME --origin https://DNSNAME[:PORT]] [--ready-fd FD]\n"
+"        [--recheck-ms N] [--trusted-proxy ADDR]...\n"
 "                       serve consoles and approvers (plain HTTP without\n"
-"                       --tls-cert: only behind a TLS-terminating proxy)\n"
+"                       --tls-cert: only behind a TLS-terminating proxy;\n"
+"                       --trusted-proxy: its Lockhub-Client-Addr names the\n"
+"                       client, docs/hub.md \"The balancer\")\n"
 "\n"
 "--store URL: the state in PostgreSQL (several instances share it; the\n"
 "key stays in DIR); without it, SQLite in DIR/hub.db.\n"
@@ -604,7 +607,19 @@ cmd_serve(const struct paths *p, int argc, char **argv)
 			h.rp_id = val;
 		else if (strcmp(a, "--origin") == 0)
 			h.origin = val;
-		else if (strcmp(a, "--ready-fd") == 0 &&
+		else if (strcmp(a, "--recheck-ms") == 0 &&
+		    parse_u64(val, 50, 60000, &v) == 0)
+			h.cfg.recheck_ms = (long long)v;
+		else if (strcmp(a, "--trusted-proxy") == 0) {
+			if (h.cfg.ntrusted == HUB_MAX_TRUSTED ||
+			    hub_addr_parse(val,
+			    &h.cfg.trusted[h.cfg.ntrusted]) != 0) {
+				logit("--trusted-proxy: an IP address, at most "
+				    "%d of them", HUB_MAX_TRUSTED);
+				return usage();
+			}
+			h.cfg.ntrusted++;
+		} else if (strcmp(a, "--ready-fd") == 0 &&
 		    parse_u64(val, 3, 1024, &v) == 0)
 			ready_fd = (int)v;
 		else if (strcmp(a, "--rate") == 0) {

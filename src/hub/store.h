@@ -137,6 +137,15 @@ struct hub_store_ops {
 	 * HS_SCHEMA_VERSION, each in one transaction; *from and *to say
 	 * which. HS_EXISTS when the database is newer than this build. */
 	enum hs_status (*migrate)(struct hub_store *, int *from, int *to);
+	/* Tell other hub processes that a ticket (kind 't', id) or a decision
+	 * (kind 'd', id) was committed: called after the commit, never inside
+	 * its transaction (docs/hub.md, "operating several hubs"). May be NULL. */
+	void (*changed)(struct hub_store *, char kind, const char *id);
+	/* Start delivering other processes' changed() calls to cb, from a
+	 * thread of the store's own; NULL when the engine has none (SQLite):
+	 * the long-polls' timer covers it. */
+	int (*watch)(struct hub_store *, void (*cb)(void *arg, char kind,
+	    const char *id), void *arg);
 	void (*close)(struct hub_store *);
 };
 

@@ -980,6 +980,10 @@ static const struct hub_store_ops sqlite_ops = {
 	.get_card = sq_get_card,
 	.version = sq_version,
 	.migrate = sq_migrate,
+	/* One file, no channel: other processes' long-polls see a commit by
+	 * their recheck timer (docs/hub.md, "Operating several hubs"). */
+	.changed = NULL,
+	.watch = NULL,
 	.close = sq_close,
 };
 

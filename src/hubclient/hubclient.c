@@ -234,7 +234,9 @@ hc_call(const struct hubclient *c, const char *method, const char *path,
 	case 400: case 401: case 403: case 413: ret = HC_REFUSED; break;
 	case 404: ret = HC_NOT_FOUND; break;
 	case 409: ret = HC_CONFLICT; break;
-	case 429: case 503: ret = HC_BUSY; break;
+	/* 502, 504: a balancer whose hub instance went away or did not
+	 * answer; another one will (docs/hub.md, "Operating several hubs") */
+	case 429: case 502: case 503: case 504: ret = HC_BUSY; break;
 	default: ret = HC_PROTOCOL; break;
 	}
 	if (ret == HC_OK && reply != NULL) {

@@ -25,7 +25,7 @@ enum hc_err {
 	HC_REFUSED,		/* 400, 401, 403, 413: the hub refused it */
 	HC_NOT_FOUND,		/* 404 */
 	HC_CONFLICT,		/* 409: already there, already decided */
-	HC_BUSY,		/* 429, 503 */
+	HC_BUSY,		/* 429, 502, 503, 504: ask again later */
 	HC_PROTOCOL,		/* any other status, a reply over its cap */
 };
 
