@@ -410,7 +410,7 @@ cmd_passkey_code(const struct paths *p, const char *name)
 		return EX_DATAERR;
 	}
 	memset(&h, 0, sizeof(h));
-	if (open_state(p, &h, 0) != 0)
+	if (open_state(p, &h, 0, SCHEMA_CHECK) != 0)
 		return EX_SOFTWARE;
 	h.clock_ms = hub_wall_ms;
 	rc = hub_passkey_code(&h, name, code);
@@ -433,7 +433,7 @@ cmd_passkeys(const struct paths *p, const char *revoke)
 	enum hs_status st;
 
 	memset(&h, 0, sizeof(h));
-	if (open_state(p, &h, 0) != 0)
+	if (open_state(p, &h, 0, SCHEMA_CHECK) != 0)
 		return EX_SOFTWARE;
 	if (revoke != NULL) {
 		st = h.store.ops->passkey_revoke(&h.store, revoke);

@@ -722,6 +722,10 @@ sq_passkey_get(struct hub_store *s, const uint8_t *id, const uint8_t *cred,
 		ret = rc == SQLITE_DONE ? HS_NOT_FOUND : fail(s, "passkey get");
 	sqlite3_finalize(st);
 out:
+	unlock(s);
+	return ret;
+}
+
 /* 0 when the table is missing: a database from before migrations. */
 static enum hs_status
 read_version(struct hub_store *s, int *version)
@@ -896,6 +900,10 @@ sq_get_card(struct hub_store *s, const char *id, struct buf **body)
 	}
 	sqlite3_finalize(st);
 out:
+	unlock(s);
+	return ret;
+}
+
 /* One transaction per migration, the version read under the write lock:
  * two lockhub migrate at once apply each step once. */
 static enum hs_status
