@@ -1,11 +1,12 @@
 #!/bin/sh
 # Hub mode (docs/hub.md): lockhub's libraries (libmicrohttpd with GnuTLS,
-# SQLite), spin for the protocol model (tests/hub/model/), PyNaCl for the
+# SQLite), libfido2 and libcbor (passkeys, src/hubwire/passkey.c), spin
+# for the protocol model (tests/hub/model/), PyNaCl for the
 # hostile hub test double and the second implementation of the layouts
 # (tests/hub/), openssl for the test TLS certificate. Run as root by
 # scripts/install-deps.sh; idempotent: installs only what is missing.
 set -eu
-PKGS="libmicrohttpd-dev libgnutls28-dev libsqlite3-dev spin python3-nacl openssl"
+PKGS="libfido2-dev libcbor-dev libmicrohttpd-dev libgnutls28-dev libsqlite3-dev spin python3-nacl openssl"
 missing=$(for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
 [ -z "$missing" ] && exit 0
 export DEBIAN_FRONTEND=noninteractive

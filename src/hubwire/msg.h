@@ -35,6 +35,9 @@
 #define HW_MAGIC_REQUEST	"LHREQUST"
 #define HW_MAGIC_LIST		"LHTKLIST"
 #define HW_MAGIC_PLAN		"LHPLANHS"
+#define HW_MAGIC_CARD		"LHCARDLN"
+#define HW_MAGIC_PK		"LHDECPKY"
+#define HW_MAGIC_DECP		"LHDECPSK"
 
 /* Limits, one place (docs/hub.md lists them). */
 #define HW_MAX_NAME		32	/* instance, plugin, input, approver */
@@ -62,6 +65,16 @@
 #define HW_REQ_NONCE_LEN	16
 #define HW_MAX_QUORUM		16
 #define HW_MAX_APPROVERS	16	/* = POLICY_MAX_APPROVERS */
+#define HW_MAX_CARD_LINES	96
+#define HW_MAX_CARD_LINE	240
+#define HW_MAX_CARD		(32 * 1024)
+#define HW_MAX_PK_HASHES	16	/* = PK_MAX_HASHES */
+#define HW_MAX_MUTE		1440	/* minutes, = PK_MAX_MUTE */
+#define HW_MAX_CRED_ID		1023	/* = PK_MAX_CRED_ID */
+#define HW_MAX_AUTHDATA		1024
+#define HW_MAX_CDJ		4096
+#define HW_MAX_PK		8192
+#define HW_MAX_DECP		(HW_MAX_PK + HW_MAX_SIGNED_SMALL + 64)
 
 /* ---- TICKET ---- */
 
@@ -210,6 +223,52 @@ enum hw_err hw_decision_parse(const uint8_t *d, size_t len,
     struct hw_envelope *out);
 enum hw_err hw_devpost_encode(const struct hw_envelope *e, struct buf **out);
 enum hw_err hw_devpost_parse(const uint8_t *d, size_t len,
+    struct hw_envelope *out);
+
+/* ---- passkeys (docs/hub.md, "Passkeys") ---- */
+
+/* CARD: the console's approval card as its own renderer drew it (escaped,
+ * printable ASCII only), signed by the instance key, for the hub's page. */
+struct hw_card {
+	char instance[HW_MAX_NAME + 1];
+	char ticket[HW_ID_LEN + 1];
+	uint8_t ticket_hash[HW_HASH_LEN];
+	size_t nlines;
+	char lines[HW_MAX_CARD_LINES][HW_MAX_CARD_LINE + 1];
+	size_t signed_len;
+	uint8_t sig[HW_SIG_LEN];
+};
+
+enum hw_err hw_card_encode(const struct hw_card *c, const uint8_t *sk,
+    struct buf **out);
+enum hw_err hw_card_parse(const uint8_t *d, size_t len, struct hw_card *out);
+
+/* The verdicts a passkey signs: HW_DENY, HW_APPROVE or this. */
+#define HW_DENY_MUTE	2
+
+/* DECISION-PK: a WebAuthn assertion over pk_decision_challenge() of the
+ * verdict, the mute minutes and the ticket hashes (not Ed25519-signed:
+ * the passkey's signature is inside). The byte fields point into the
+ * input. */
+struct hw_pk {
+	uint8_t verdict;			/* 0, 1 or HW_DENY_MUTE */
+	uint32_t mute_minutes;			/* 1..1440 for 2, else 0 */
+	size_t nhashes;
+	uint8_t hashes[HW_MAX_PK_HASHES][HW_HASH_LEN];	/* none twice */
+	uint8_t passkey_id[HW_HASH_LEN];
+	const uint8_t *cred_id, *authdata, *cdj, *sig;
+	size_t cred_id_len, authdata_len, cdj_len, sig_len;
+};
+
+enum hw_err hw_pk_encode(const struct hw_pk *p, struct buf **out);
+enum hw_err hw_pk_parse(const uint8_t *d, size_t len, struct hw_pk *out);
+/* 1 when the decision names ticket hash h. */
+int hw_pk_names(const struct hw_pk *p, const uint8_t h[HW_HASH_LEN]);
+
+/* DECISION-P: {DECISION-PK, DECISION-HUB}; the parts point into the
+ * input (the envelope's dev holds the DECISION-PK, box is unused). */
+enum hw_err hw_decp_encode(const struct hw_envelope *e, struct buf **out);
+enum hw_err hw_decp_parse(const uint8_t *d, size_t len,
     struct hw_envelope *out);
 
 /* ---- VALUES (the plaintext of the box) ---- */
