@@ -153,6 +153,7 @@ static void
 job_free(struct hub_job *j)
 {
 	buf_free(j->body);
+	buf_free(j->card);
 	buf_free(j->decision);
 	(void)pthread_cond_destroy(&j->cv);
 	(void)pthread_mutex_destroy(&j->mu);
@@ -173,6 +174,12 @@ job_main(void *arg)
 		if (j->sign(j) == 0)
 			post = hc_call(j->hc, "POST", "/v1/tickets", buf_data(j->body),
 			    buf_len(j->body), 4096, POST_MS, NULL, NULL);
+		/* The page's card, after its ticket: the hub takes it only
+		 * for a ticket it holds. */
+		if (post == HC_OK && j->card != NULL)
+			j->card_post = hc_call(j->hc, "POST", j->card_path,
+			    buf_data(j->card), buf_len(j->card), 4096, POST_MS,
+			    NULL, NULL);
 		lock(j);
 		j->post = post;		/* seen with the phase, together */
 		j->phase = HJ_POLLING;
