@@ -134,6 +134,11 @@ void hub_names_snapshot(struct console_hub *h);
 void hub_agent_label(const struct console_hub *h, uid_t uid, char *out,
     size_t len);
 
+/* hub_confirm.c: the approvers (devices, passkeys) whose fingerprints a
+ * human typed on this terminal, asked for the others; 0, or -1 when the
+ * file cannot be written. */
+int hub_confirm_approvers(struct console_hub *h);
+
 /* A refused decision: in the audit (hub.decision) and on the window. */
 void hub_refused(struct console_hub *h, const struct hub_ticket_state *s,
     const char *cause);
