@@ -15,7 +15,7 @@ import pytest
 from consolehub import HubConsole, err, pending  # noqa: E402 (sys.path)
 import hubwire as hw  # noqa: E402
 import softpasskey as sp  # noqa: E402
-from lfenv import check_reply  # noqa: E402
+from lfenv import CONSOLE_USER, as_user, check_reply  # noqa: E402
 
 RP, ORIGIN = "localhost", "https://localhost:8443"
 PDF_PLAN = {"profile": "invoices", "key": "2024/a.pdf",
@@ -239,6 +239,29 @@ def test_counter_going_back(w):
     refused_run(w, plan2, "the passkey's counter went back")
     w.decisions[tid2] = w.pk_decision(tid2, counter=1000)
     refused_run(w, plan2, "the passkey's counter went back")
+
+
+@pytest.mark.parametrize("change,why", [
+    (('passkey_rp_id = "localhost"\n', ''), "hub.passkey_rp_id"),
+    (('"localhost"\npasskey_origin', '"127.0.0.1"\npasskey_origin'),
+     "hub.passkey_rp_id"),
+    (('passkey_origin = "https://', 'passkey_origin = "http://'),
+     "hub.passkey_origin"),
+    (('localhost:8443', 'evil.example:8443'), "hub.passkey_origin"),
+    (('localhost:8443', 'notlocalhost:8443'), "hub.passkey_origin"),
+    (('phone = "cose:', 'phone = "cose:AA'), "hub.passkeys: NAME"),
+    (('approve_with = "lox+passkey"', 'approve_with = "passkey"'),
+     "approve_with must be"),
+])
+def test_policy_refusals(w, change, why):
+    """The policy's passkey keys, strictly: `policy approve` refuses each
+    before its prompt, naming the key (docs/policy.md)."""
+    assert change[0] in w.policy
+    w.env.write_policy(approved=False, text=w.policy.replace(*change))
+    r = as_user(CONSOLE_USER, [w.env.binary, "policy", "--home", w.env.home,
+                               "approve"], input=b"approve\n")
+    out = (r.stdout + r.stderr).decode()
+    assert r.returncode > 0 and why in out, (r.returncode, out)
 
 
 def test_deny_and_mute(w):
