@@ -607,24 +607,6 @@ hub_prepared(void *ctx, const char *plan, enum plan_content *content,
 
 /* ---- the decision: the check chain of docs/hub.md, in its order ---- */
 
-void
-hub_refused(struct console_hub *h, const struct hub_ticket_state *s,
-    const char *cause)
-{
-	json_t *rec = json_object();
-	char line[160];
-
-	json_object_set_new(rec, "method", json_string("hub.decision"));
-	json_object_set_new(rec, "plan", json_string(s->plan));
-	json_object_set_new(rec, "ticket", json_string(s->ticket));
-	json_object_set_new(rec, "outcome", json_string("refused"));
-	json_object_set_new(rec, "cause", json_string(cause));
-	h->audit->note(h->audit_ctx, rec);	/* before the quantum */
-	str_msg(line, sizeof(line), "  refused a decision for %s: %s",
-	    s->ticket, cause);
-	term_printf(h->term, "%s\n", line);
-}
-
 static int
 approver_of(const struct console_hub *h, const uint8_t pk[32])
 {

@@ -9,6 +9,7 @@
 #include "lib/crypto.h"
 #include "lib/fd.h"
 #include "lib/log.h"
+#include "lib/num.h"
 #include "lib/str.h"
 
 #include <fcntl.h>
@@ -54,12 +55,38 @@ counters_path(const struct console_hub *h, char *out, size_t len)
 	    0 : -1;
 }
 
+/* One line: 64 hex digits, a space, the counter in decimal, a space, 64
+ * hex digits. */
+static int
+counter_line(const char *line, size_t len, struct hub_pk_counter *c)
+{
+	char id[65], num[11], last[65];
+	const char *sp2;
+	unsigned long long v;
+
+	if (len < 64 + 1 + 1 + 1 + 64 || line[64] != ' ' ||
+	    line[len - 65] != ' ' || (size_t)((sp2 = line + len - 65) -
+	    (line + 65)) >= sizeof(num))
+		return -1;
+	memcpy(id, line, 64);
+	id[64] = '\0';
+	memcpy(num, line + 65, (size_t)(sp2 - (line + 65)));
+	num[sp2 - (line + 65)] = '\0';
+	memcpy(last, sp2 + 1, 64);
+	last[64] = '\0';
+	if (hex_decode(id, c->id, 32) != 0 || hex_decode(last, c->last, 32) !=
+	    0 || parse_u64(num, 0, UINT32_MAX, &v) != 0)
+		return -1;
+	c->counter = (uint32_t)v;
+	return 0;
+}
+
 int
 hub_pk_counters_load(struct console_hub *h)
 {
-	char path[PATH_MAX + 32], *text, *line, *save = NULL;
+	char path[PATH_MAX + 32], *text, *p, *nl;
 	ssize_t n;
-	int fd;
+	int fd, rc = 0;
 
 	if (counters_path(h, path, sizeof(path)) != 0)
 		return -1;
@@ -74,24 +101,18 @@ hub_pk_counters_load(struct console_hub *h)
 		return -1;
 	}
 	close(fd);
-	for (line = strtok_r(text, "\n", &save); line != NULL &&
-	    h->npk_counters < HUB_MAX_PK_COUNTERS;
-	    line = strtok_r(NULL, "\n", &save)) {
-		struct hub_pk_counter *c = &h->pk_counters[h->npk_counters];
-		char id[65], last[65];
-		unsigned long v;
-
-		if (sscanf(line, "%64s %lu %64s", id, &v, last) != 3 ||
-		    v > UINT32_MAX || hex_decode(id, c->id, 32) != 0 ||
-		    hex_decode(last, c->last, 32) != 0) {
-			free(text);
-			return -1;	/* refuse to start: not ours to guess */
-		}
-		c->counter = (uint32_t)v;
-		h->npk_counters++;
+	/* a line that does not parse stops the start: not ours to guess */
+	for (p = text; rc == 0 && p < text + n; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(text + n - p))) == NULL ||
+		    h->npk_counters >= HUB_MAX_PK_COUNTERS ||
+		    counter_line(p, (size_t)(nl - p),
+		    &h->pk_counters[h->npk_counters]) != 0)
+			rc = -1;
+		else
+			h->npk_counters++;
 	}
 	free(text);
-	return 0;
+	return rc;
 }
 
 /* Written whole to a temporary name, synced, renamed over the old file;

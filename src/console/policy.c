@@ -4,6 +4,7 @@
 #include "console/ledger.h"
 #include "lib/fd.h"
 #include "lib/log.h"
+#include "lib/num.h"
 #include "lib/paths.h"
 #include "lib/toml.h"
 #include "lib/str.h"
@@ -390,14 +391,14 @@ origin_ok(const char *o, const char *rp)
 {
 	const char *host = o + 8, *end;
 	size_t hl, rl = strlen(rp);
+	unsigned long long port;
 
 	if (strncmp(o, "https://", 8) != 0)
 		return 0;
 	end = host + strcspn(host, ":");
 	hl = (size_t)(end - host);
-	if (*end == ':' && (end[1] == '\0' || end[1] == '0' ||
-	    strspn(end + 1, "0123456789") != strlen(end + 1) ||
-	    strlen(end + 1) > 5 || atoi(end + 1) > 65535))
+	if (*end == ':' && (end[1] == '0' ||
+	    parse_u64(end + 1, 1, 65535, &port) != 0))
 		return 0;
 	if (hl < rl || memcmp(end - rl, rp, rl) != 0)
 		return 0;

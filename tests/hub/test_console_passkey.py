@@ -63,6 +63,15 @@ class PasskeyConsole(HubConsole):
         self.env.type("")
         self.env.wait_for_socket()
 
+    def restart(self):
+        """Again, with the confirmations kept: only the unconfirmed
+        passkey is asked again (Enter: not now)."""
+        self.stop_console()
+        self.env.start(args=["--hub", self.url], wait=False)
+        self.env.wait_screen(r"hub passkey tablet")
+        self.env.type("")
+        self.env.wait_for_socket()
+
     def pk_decision(self, tid, key=PHONE, verdict=hw.APPROVE, mute=0,
                     hashes=None, approver="phone", origin=ORIGIN,
                     **assertion):
@@ -237,8 +246,12 @@ def test_counter_going_back(w):
     plan2, tid2 = plan_on(w)
     w.decisions[tid2] = w.pk_decision(tid2, counter=999)
     refused_run(w, plan2, "the passkey's counter went back")
-    w.decisions[tid2] = w.pk_decision(tid2, counter=1000)
-    refused_run(w, plan2, "the passkey's counter went back")
+    # kept across a restart: the same counter (another assertion) is
+    # refused by the new process too
+    w.restart()
+    plan3, tid3 = plan_on(w)
+    w.decisions[tid3] = w.pk_decision(tid3, counter=1000)
+    refused_run(w, plan3, "the passkey's counter went back")
 
 
 @pytest.mark.parametrize("change,why", [
