@@ -204,17 +204,21 @@ hub_mute(struct console_hub *h, uid_t uid, uint32_t minutes)
 	long long now = now_ms(), until = now + (long long)minutes * 60000;
 	size_t i, pick = 0;
 
-	for (i = 0; i < HUB_MAX_MUTES; i++) {
-		if (h->mutes[i].uid == uid && h->mutes[i].until_ms > now) {
-			pick = i;
+	for (i = 0; i < HUB_MAX_MUTES; i++)
+		if (h->mutes[i].uid == uid && h->mutes[i].until_ms > now)
 			break;
-		}
-		if (h->mutes[i].until_ms < h->mutes[pick].until_ms)
-			pick = i;
-	}
-	h->mutes[pick].uid = uid;
-	if (h->mutes[pick].until_ms < until || h->mutes[pick].uid != uid)
+	if (i < HUB_MAX_MUTES) {
+		/* muted already: the later end holds */
+		if (h->mutes[i].until_ms < until)
+			h->mutes[i].until_ms = until;
+	} else {
+		/* a free slot, or (64 agents muted) the one ending first */
+		for (i = 1; i < HUB_MAX_MUTES; i++)
+			if (h->mutes[i].until_ms < h->mutes[pick].until_ms)
+				pick = i;
+		h->mutes[pick].uid = uid;
 		h->mutes[pick].until_ms = until;
+	}
 	term_printf(h->term, "  hub: agent uid %lu muted for %lu minutes by "
 	    "an approver's passkey\n", (unsigned long)uid,
 	    (unsigned long)minutes);
