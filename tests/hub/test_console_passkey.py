@@ -170,6 +170,17 @@ def test_approve_runs_and_the_card(w):
         assert f.read().startswith(PHONE.id.hex() + " %d " % PHONE.counter)
 
 
+def test_card_escapes_the_agents_text(w):
+    """What the agent chose reaches the page only escaped: the CARD is
+    the console's card drawn in ASCII (a bidi override, an accent)."""
+    plan, tid = plan_on(w, dict(PDF_PLAN, key="2024/caf\u00e9\u202e.pdf"))
+    c = [hw.dec_card(b) for i, b in w.cards if i == tid]
+    assert len(c) == 1
+    text = "\n".join(c[0]["lines"])
+    assert "\\u{202E}" in text and "\u202e" not in text, text
+    assert all(re.fullmatch(r"[\x20-\x7e]*", x) for x in c[0]["lines"])
+
+
 def test_deny(w):
     plan, tid = plan_on(w)
     w.decisions[tid] = w.pk_decision(tid, verdict=hw.DENY)
