@@ -100,86 +100,6 @@ url_port(const char *url)
 	return parse_u64(num, 1, 65535, &v) == 0 ? (unsigned)v : 0;
 }
 
-static int
-line_in(const char *text, size_t len, const char *line)
-{
-	char nl[160];
-
-	if (str_fmt(nl, sizeof(nl), "\n%s", line) != STR_OK)
-		return 0;
-	return memmem(text, len, nl, strlen(nl)) != NULL;
-}
-
-/* The approvers whose fingerprints a human typed on this terminal: a new
- * device key counts only after that (docs/hub.md, "Keys"). The file lists
- * "NAME FINGERPRINT" lines; a key that changed is asked again. */
-static int
-confirm_approvers(struct console_hub *h)
-{
-	char path[PATH_MAX + 32], line[128], *text = NULL;
-	size_t i, len = 0;
-	int fd, nconf = 0;
-
-	if (str_fmt(path, sizeof(path), "%s/confirmed", h->dir) != STR_OK)
-		return -1;
-	fd = open(path, OPEN_RO_SAFE);
-	if (fd >= 0) {
-		text = xcalloc(1, 64 * 1024 + 1);
-		if (check_fd_owner_mode(fd, geteuid(), 1) == 0) {
-			ssize_t n = read_full(fd, text, 64 * 1024);
-			len = n > 0 ? (size_t)n : 0;
-		}
-		close(fd);
-	}
-	for (i = 0; i < h->pol->hub.napprovers; i++) {
-		char fp[HW_FP_LEN + 1], want[128];
-		const char *name = h->pol->hub.approvers[i].name;
-		long n;
-
-		hw_fingerprint(h->pol->hub.approvers[i].pk, fp);
-		if (str_fmt(want, sizeof(want), "%s %s\n", name, fp) != STR_OK)
-			return -1;
-		/* a whole line of the file: at its start or after a newline */
-		if (text != NULL && len > 0 && (strncmp(text, want,
-		    strlen(want)) == 0 || line_in(text, len, want))) {
-			h->confirmed[i] = 1;
-			nconf++;
-			continue;
-		}
-		term_printf(h->term, "hub approver %s: its device key is new "
-		    "here.\n  Type its fingerprint as `lox enroll` printed it "
-		    "on that device\n  (Enter: not now; its decisions do not "
-		    "count until then): ", name);
-		term_flush_input(h->term);
-		n = term_read_line(h->term, line, sizeof(line), 1,
-		    now_ms() + 10 * 60 * 1000);
-		if (n > 0 && strcmp(line, fp) == 0) {
-			int afd = open(path, O_WRONLY | O_CREAT | O_APPEND |
-			    O_NOFOLLOW | O_CLOEXEC, 0600);
-			if (afd < 0 || write_full(afd, want, strlen(want)) != 0 ||
-			    fsync(afd) != 0) {
-				if (afd >= 0)
-					close(afd);
-				free(text);
-				return -1;
-			}
-			close(afd);
-			h->confirmed[i] = 1;
-			nconf++;
-			term_printf(h->term, "  confirmed: %s's decisions count\n",
-			    name);
-		} else {
-			term_printf(h->term, "  not confirmed: %s's decisions do "
-			    "not count\n", name);
-		}
-	}
-	free(text);
-	if (nconf == 0)
-		term_printf(h->term, "WARNING: no approver is confirmed: no "
-		    "decision can count\n");
-	return 0;
-}
-
 static void sweep(struct console_hub *h);
 
 int
@@ -236,6 +156,11 @@ console_hub_open(struct console_hub *h, const struct policy *pol,
 	/* Records of plans past their lifetime, or that no longer open, go
 	 * at the start, run or not (docs/hub.md). */
 	sweep(h);
+	if (hub_pk_counters_load(h) != 0) {
+		*why = "the passkeys' counters cannot be read (passkey-counters "
+		    "in the hub state directory)";
+		return -1;
+	}
 	hub_names_snapshot(h);
 	h->hc.key = &h->inst;
 	h->hc.ca_pem = h->ca;
@@ -243,7 +168,7 @@ console_hub_open(struct console_hub *h, const struct policy *pol,
 	h->hc.connect_timeout_ms = 5000;
 	if (str_fmt(h->hc.url, sizeof(h->hc.url), "%s", h->url) != STR_OK)
 		return -1;
-	if (confirm_approvers(h) != 0) {
+	if (hub_confirm_approvers(h) != 0) {
 		*why = "the confirmed approvers cannot be written";
 		return -1;
 	}
@@ -362,6 +287,8 @@ hub_room(void *ctx, uid_t uid, const char *plan)
 	size_t i;
 
 	reap_all(h);	/* what the tickets' jobs found since, told */
+	if (hub_muted(h, uid))
+		return PLAN_ASK_MUTED;
 
 	for (i = 0; i < HUB_MAX_TICKETS; i++)
 		if (h->t[i].used && h->t[i].uid == uid &&
@@ -410,6 +337,8 @@ struct job_ticket {
 	struct lock_entry pins[PROTO_MAX_PLUGINS];
 	size_t npins;
 	char profile[64 + 1], key[PROTO_MAX_KEY + 1], handle[PLAN_ID_TEXT];
+	int with_card;				/* passkeys may decide it */
+	struct hw_card card;			/* its lines, then signed */
 };
 
 /* On the job's thread, after its fetch: the content's state, the plan
@@ -450,7 +379,20 @@ job_sign(struct hub_job *j)
 	jt->t.created_ms = (uint64_t)wall_ms();
 	jt->t.expires_ms = jt->t.created_ms + (uint64_t)j->ttl_ms;
 	j->expires_ms = now_ms() + j->ttl_ms;
-	return hw_ticket_encode(&jt->t, jt->sk, &j->body) == HW_OK ? 0 : -1;
+	if (hw_ticket_encode(&jt->t, jt->sk, &j->body) != HW_OK)
+		return -1;
+	/* The CARD names the signed ticket by its hash (docs/hub.md). */
+	if (jt->with_card) {
+		hw_hash(buf_data(j->body), buf_len(j->body),
+		    jt->card.ticket_hash);
+		if (hw_card_encode(&jt->card, jt->sk, &j->card) != HW_OK ||
+		    str_fmt(j->card_path, sizeof(j->card_path),
+		    "/v1/tickets/%s/card", jt->t.id) != STR_OK) {
+			buf_free(j->card);
+			j->card = NULL;
+		}
+	}
+	return 0;
 }
 
 static struct job_ticket *
@@ -477,8 +419,11 @@ hub_ask(void *ctx, const struct plan_ticket *f, char ticket[PLAN_ID_TEXT],
 	char tok[32];
 	long long ttl = (long long)h->pol->hub.ticket_ttl_s * 1000;
 
-	if (hub_room(h, f->uid, f->plan_id) != PLAN_ASK_OK)
-		return PLAN_ASK_SHARE;
+	enum plan_ask room = hub_room(h, f->uid, f->plan_id);
+	const struct profile *pr = policy_profile(h->pol, f->profile);
+
+	if (room != PLAN_ASK_OK)
+		return room;
 	s = slot(h, f->plan_id);
 	if (s == NULL)
 		return PLAN_ASK_REFUSED;
@@ -524,6 +469,22 @@ hub_ask(void *ctx, const struct plan_ticket *f, char ticket[PLAN_ID_TEXT],
 	hub_agent_label(h, f->uid, t->agent_label, sizeof(t->agent_label));
 	memcpy(t->box_pk, s->box_pk, 32);
 	name_approvers(h, t);
+	/* Passkeys decide only where the profile lets them and the plan
+	 * has no placeholder: the page never takes a value (docs/hub.md,
+	 * "Passkeys"). */
+	s->passkeys_ok = pr != NULL && pr->passkeys && t->nph == 0 &&
+	    h->pol->hub.npasskeys > 0;
+	if (s->passkeys_ok) {
+		hub_name_passkeys(h, t);
+		jt->with_card = f->card != NULL && hub_card_lines(h, f->card,
+		    &jt->card) == 0 && str_fmt(jt->card.instance,
+		    sizeof(jt->card.instance), "%s", t->instance) == STR_OK &&
+		    str_fmt(jt->card.ticket, sizeof(jt->card.ticket), "%s",
+		    t->id) == STR_OK;
+		if (!jt->with_card)
+			logit("hub: no card for ticket %s: passkeys cannot "
+			    "decide it (lox can)", t->id);
+	}
 	jt->j.sign = job_sign;
 	s->used = 1;
 	memcpy(s->plan, f->plan_id, strlen(f->plan_id) + 1);
@@ -597,6 +558,10 @@ reap_post(struct console_hub *h, struct hub_ticket_state *s)
 	} else {
 		hub_enrol_taken(h);
 		hw_hash(buf_data(jt->j.body), buf_len(jt->j.body), s->ticket_hash);
+		if (jt->with_card)
+			json_object_set_new(rec, "card", json_string(
+			    jt->j.card != NULL && jt->j.card_post == HC_OK ?
+			    "posted" : "not taken"));
 		s->expires_ms = jt->j.expires_ms;
 		json_object_set_new(rec, "outcome", json_string("posted"));
 	}
@@ -642,24 +607,6 @@ hub_prepared(void *ctx, const char *plan, enum plan_content *content,
 
 /* ---- the decision: the check chain of docs/hub.md, in its order ---- */
 
-static void
-refused(struct console_hub *h, const struct hub_ticket_state *s,
-    const char *cause)
-{
-	json_t *rec = json_object();
-	char line[160];
-
-	json_object_set_new(rec, "method", json_string("hub.decision"));
-	json_object_set_new(rec, "plan", json_string(s->plan));
-	json_object_set_new(rec, "ticket", json_string(s->ticket));
-	json_object_set_new(rec, "outcome", json_string("refused"));
-	json_object_set_new(rec, "cause", json_string(cause));
-	h->audit->note(h->audit_ctx, rec);	/* before the quantum */
-	str_msg(line, sizeof(line), "  refused a decision for %s: %s",
-	    s->ticket, cause);
-	term_printf(h->term, "%s\n", line);
-}
-
 static int
 approver_of(const struct console_hub *h, const uint8_t pk[32])
 {
@@ -671,6 +618,10 @@ approver_of(const struct console_hub *h, const uint8_t pk[32])
 	return -1;
 }
 
+static enum plan_verdict settle(struct console_hub *h,
+    struct hub_ticket_state *s, uid_t uid, uint8_t verdict, uint32_t mute,
+    const uint8_t *box, size_t box_len);
+
 static enum plan_verdict
 check(struct console_hub *h, struct hub_ticket_state *s, const struct buf *b,
     uid_t uid)
@@ -678,16 +629,28 @@ check(struct console_hub *h, struct hub_ticket_state *s, const struct buf *b,
 	struct hw_envelope e;
 	struct hw_dev d;
 	struct hw_hub x;
-	uint8_t hash[HW_HASH_LEN];
-	char tok[32];
+	uint8_t hash[HW_HASH_LEN], verdict = 0;
+	uint32_t mute = 0;
 	size_t i;
 	int a, ok = 0;
+	enum plan_verdict v;
 
+	/* A passkey's decision (DECISION-P, told apart by its magic): its
+	 * own steps 1-4 (hub_passkey.c), then the same chain from 5 on,
+	 * with no box (docs/hub.md, "The check chain"). */
+	if (buf_len(b) >= HW_MAGIC_LEN && memcmp(buf_data(b), HW_MAGIC_DECP,
+	    HW_MAGIC_LEN) == 0) {
+		v = hub_check_passkey(h, s, buf_data(b), buf_len(b), &verdict,
+		    &mute);
+		if (v != PLAN_APPROVED)
+			return v;
+		return settle(h, s, uid, verdict, mute, NULL, 0);
+	}
 	/* 1. strict parse */
 	if (hw_decision_parse(buf_data(b), buf_len(b), &e) != HW_OK ||
 	    hw_hub_parse(e.hub, e.hub_len, &x) != HW_OK ||
 	    hw_dev_parse(e.dev, e.dev_len, &d) != HW_OK) {
-		refused(h, s, "does not parse");
+		hub_refused(h, s, "does not parse");
 		return PLAN_NO_DECISION;
 	}
 	/* 2. the hub's signature, under a pinned hub key */
@@ -699,7 +662,7 @@ check(struct console_hub *h, struct hub_ticket_state *s, const struct buf *b,
 	hw_hash(e.dev, e.dev_len, hash);
 	if (!ok || sodium_memcmp(hash, x.dev_hash, HW_HASH_LEN) != 0 ||
 	    strcmp(x.ticket, s->ticket) != 0) {
-		refused(h, s, "not countersigned by a pinned hub key");
+		hub_refused(h, s, "not countersigned by a pinned hub key");
 		return PLAN_NO_DECISION;
 	}
 	/* 3. the device's signature, under a pinned and confirmed key, whose
@@ -709,12 +672,12 @@ check(struct console_hub *h, struct hub_ticket_state *s, const struct buf *b,
 	    hw_verify(e.dev, d.signed_len, d.sig,
 	    h->pol->hub.approvers[a].pk) != HW_OK ||
 	    strcmp(x.approver, h->pol->hub.approvers[a].name) != 0) {
-		refused(h, s, "not signed by a pinned, confirmed approver");
+		hub_refused(h, s, "not signed by a pinned, confirmed approver");
 		return PLAN_NO_DECISION;
 	}
 	hw_hash(e.box, e.box_len, hash);
 	if (sodium_memcmp(hash, d.box_hash, HW_HASH_LEN) != 0) {
-		refused(h, s, "the values box is not the one signed");
+		hub_refused(h, s, "the values box is not the one signed");
 		return PLAN_NO_DECISION;
 	}
 	/* 4. the pending ticket: its hash, this instance, its nonce */
@@ -722,9 +685,21 @@ check(struct console_hub *h, struct hub_ticket_state *s, const struct buf *b,
 	    sodium_memcmp(d.instance_key, h->inst.pk, 32) != 0 ||
 	    sodium_memcmp(d.nonce, s->nonce, HW_NONCE_LEN) != 0 ||
 	    strcmp(d.ticket, s->ticket) != 0) {
-		refused(h, s, "for another ticket, instance or nonce");
+		hub_refused(h, s, "for another ticket, instance or nonce");
 		return PLAN_NO_DECISION;
 	}
+	return settle(h, s, uid, d.verdict, 0, e.box, e.box_len);
+}
+
+/* Steps 5 on, for either kind of decision: box NULL for a passkey's (the
+ * plan has no placeholder; verdict HW_DENY_MUTE mutes the agent). */
+static enum plan_verdict
+settle(struct console_hub *h, struct hub_ticket_state *s, uid_t uid,
+    uint8_t verdict, uint32_t mute, const uint8_t *box, size_t box_len)
+{
+	uint8_t hash[HW_HASH_LEN];
+	char tok[32];
+
 	/* 5. consumed: this decision (and any copy) is used up now */
 	{
 		struct hub_ticket_state held = *s;
@@ -736,13 +711,13 @@ check(struct console_hub *h, struct hub_ticket_state *s, const struct buf *b,
 		/* 6. the console's clock */
 		if (now_ms() > expires) {
 			sodium_free(sk);
-			refused(h, &held, "past its expiry");
+			hub_refused(h, &held, "past its expiry");
 			return PLAN_EXPIRED;
 		}
 		/* 7. the policy unchanged */
 		if (sodium_memcmp(s->policy_fp, h->pol->fingerprint, 32) != 0) {
 			sodium_free(sk);
-			refused(h, &held, "the policy changed");
+			hub_refused(h, &held, "the policy changed");
 			return PLAN_NO_DECISION;
 		}
 		/* 8. for the requesting agent */
@@ -751,19 +726,22 @@ check(struct console_hub *h, struct hub_ticket_state *s, const struct buf *b,
 		hw_agent_commit(h->commit_key, s->ticket, tok, strlen(tok), hash);
 		if (sodium_memcmp(hash, s->commit, HW_HASH_LEN) != 0) {
 			sodium_free(sk);
-			refused(h, &held, "for another agent");
+			hub_refused(h, &held, "for another agent");
 			return PLAN_NO_DECISION;
 		}
-		if (d.verdict == HW_DENY) {
+		if (verdict != HW_APPROVE) {
 			sodium_free(sk);
+			if (verdict == HW_DENY_MUTE)
+				hub_mute(h, s->uid, mute);
 			return PLAN_DENIED;
 		}
-		/* 9. the box opens with the one-use key, which goes */
-		if (sk == NULL || hw_values_open(e.box, e.box_len, s->box_pk, sk,
-		    &s->vals) != HW_OK) {
+		/* 9. the box opens with the one-use key, which goes (a
+		 * passkey's approval has none: nothing was typed) */
+		if (sk == NULL || (box != NULL && hw_values_open(box, box_len,
+		    s->box_pk, sk, &s->vals) != HW_OK)) {
 			if (sk != NULL)
 				sodium_free(sk);
-			refused(h, &held, "the values box does not open");
+			hub_refused(h, &held, "the values box does not open");
 			return PLAN_NO_DECISION;
 		}
 		sodium_free(sk);

@@ -25,6 +25,8 @@
 #define HUB_CA_MAX		(256 * 1024)
 #define HUB_MAX_NAMES		8192	/* accounts named at the start */
 #define HUB_NAME_MAX		32	/* an agent label's account name */
+#define HUB_MAX_PK_COUNTERS	64	/* passkeys whose counters are kept */
+#define HUB_MAX_MUTES		64	/* agents muted at once */
 
 struct hub_name {
 	uid_t uid;
@@ -51,6 +53,13 @@ struct hub_ticket_state {
 	enum plan_content content;
 	uint8_t sha256[32];
 	unsigned long long size;
+	int passkeys_ok;			/* passkeys may decide it */
+};
+
+struct hub_pk_counter {
+	uint8_t id[32];				/* the passkey's */
+	uint32_t counter;			/* the last one seen */
+	uint8_t last[32];			/* hash of the DECISION-PK */
 };
 
 struct console_hub {
@@ -66,6 +75,13 @@ struct console_hub {
 	char dir[PATH_MAX];			/* ~/.local/state/lockfile/hub */
 	char plans[PATH_MAX + 16];		/* dir/plans: the pending plans */
 	int confirmed[POLICY_MAX_APPROVERS];	/* fingerprint typed here */
+	int pk_confirmed[POLICY_MAX_APPROVERS];	/* the passkeys' too */
+	size_t npk_counters;			/* kept in dir, across restarts */
+	struct hub_pk_counter pk_counters[HUB_MAX_PK_COUNTERS];
+	struct {
+		uid_t uid;
+		long long until_ms;		/* monotonic; 0: free */
+	} mutes[HUB_MAX_MUTES];			/* memory only */
 	const struct policy *pol;
 	struct term *term;
 	const struct plan_audit_ops *audit;
@@ -117,6 +133,34 @@ void hub_enrol_taken(struct console_hub *h);
 void hub_names_snapshot(struct console_hub *h);
 void hub_agent_label(const struct console_hub *h, uid_t uid, char *out,
     size_t len);
+
+/* hub_confirm.c: the approvers (devices, passkeys) whose fingerprints a
+ * human typed on this terminal, asked for the others; 0, or -1 when the
+ * file cannot be written. */
+int hub_confirm_approvers(struct console_hub *h);
+
+/* A refused decision: in the audit (hub.decision) and on the window. */
+void hub_refused(struct console_hub *h, const struct hub_ticket_state *s,
+    const char *cause);
+
+/* hub_card.c: the lines of the console's own card for c (approval_show
+ * in RENDER_ASCII) into out's lines; 0, or -1. */
+int hub_card_lines(const struct console_hub *h, const struct card *c,
+    struct hw_card *out);
+
+/* hub_passkey.c (docs/hub.md, "Passkeys"): the index of a pinned passkey
+ * by id, or -1; the confirmed passkeys into a ticket's approvers; the
+ * counters read at the start (0, or -1: a file not ours); the passkey
+ * steps of the check chain (PLAN_APPROVED: go on with the verdict and the
+ * mute minutes); mutes set by a deny-and-mute. */
+int hub_passkey_of(const struct console_hub *h, const uint8_t id[32]);
+void hub_name_passkeys(const struct console_hub *h, struct hw_ticket *t);
+int hub_pk_counters_load(struct console_hub *h);
+enum plan_verdict hub_check_passkey(struct console_hub *h,
+    struct hub_ticket_state *s, const uint8_t *d, size_t len,
+    uint8_t *verdict, uint32_t *mute);
+int hub_muted(const struct console_hub *h, uid_t uid);
+void hub_mute(struct console_hub *h, uid_t uid, uint32_t minutes);
 
 /* The instance key's path under home: 0, or -1 when it does not fit. */
 int hub_key_path(const char *home, char *out, size_t len);

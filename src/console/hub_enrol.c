@@ -174,3 +174,23 @@ hub_agent_label(const struct console_hub *h, uid_t uid, char *out, size_t len)
 	    name) != STR_OK)
 		(void)!str_fmt(out, len, "uid %u", (unsigned)uid);
 }
+
+/* A refused decision (docs/hub.md, "The check chain"): in the audit as
+ * hub.decision with its cause, before the quantum, and on the window. */
+void
+hub_refused(struct console_hub *h, const struct hub_ticket_state *s,
+    const char *cause)
+{
+	json_t *rec = json_object();
+	char line[160];
+
+	json_object_set_new(rec, "method", json_string("hub.decision"));
+	json_object_set_new(rec, "plan", json_string(s->plan));
+	json_object_set_new(rec, "ticket", json_string(s->ticket));
+	json_object_set_new(rec, "outcome", json_string("refused"));
+	json_object_set_new(rec, "cause", json_string(cause));
+	h->audit->note(h->audit_ctx, rec);	/* before the quantum */
+	str_msg(line, sizeof(line), "  refused a decision for %s: %s",
+	    s->ticket, cause);
+	term_printf(h->term, "%s\n", line);
+}

@@ -155,22 +155,21 @@ poll_decision(struct hub_job *j)
 	}
 }
 
-/* Post the ticket. A busy hub, a balancer whose instance went away
+/* Post the ticket (or its card). A busy hub, a balancer whose instance went away
  * (502, 504) or an unreachable one is asked again, signed afresh, with the
  * back-off, within POST_MS: the instance may have died after its commit,
- * so a 409 to a second attempt is our own ticket, taken (its id is ours,
+ * so a 409 to a second attempt is our own ticket (card), taken (its id is ours,
  * random, and only our instance key may post it: docs/hub.md). */
 static enum hc_err
-post_ticket(struct hub_job *j)
+post_retried(struct hub_job *j, const char *path, const struct buf *body)
 {
 	long long end = now_ms() + POST_MS, backoff = BACKOFF_MIN_MS;
 	int tries = 0;
 
 	for (;;) {
 		long long now = now_ms(), nap;
-		enum hc_err e = hc_call(j->hc, "POST", "/v1/tickets",
-		    buf_data(j->body), buf_len(j->body), 4096, end - now, NULL,
-		    NULL);
+		enum hc_err e = hc_call(j->hc, "POST", path, buf_data(body),
+		    buf_len(body), 4096, end - now, NULL, NULL);
 
 		tries++;
 		if (e == HC_CONFLICT && tries > 1)
@@ -196,6 +195,7 @@ static void
 job_free(struct hub_job *j)
 {
 	buf_free(j->body);
+	buf_free(j->card);
 	buf_free(j->decision);
 	(void)pthread_cond_destroy(&j->cv);
 	(void)pthread_mutex_destroy(&j->mu);
@@ -214,7 +214,11 @@ job_main(void *arg)
 		if (j->kind != NULL)
 			fetch(j);
 		if (j->sign(j) == 0)
-			post = post_ticket(j);
+			post = post_retried(j, "/v1/tickets", j->body);
+		/* The page's card, after its ticket: the hub takes it only
+		 * for a ticket it holds. */
+		if (post == HC_OK && j->card != NULL)
+			j->card_post = post_retried(j, j->card_path, j->card);
 		lock(j);
 		j->post = post;		/* seen with the phase, together */
 		j->phase = HJ_POLLING;

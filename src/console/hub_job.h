@@ -48,6 +48,11 @@ struct hub_job {
 	unsigned long long size;
 	uint8_t sha256[32];
 	struct buf *body;
+	/* NULL, or the CARD posted after the ticket (docs/hub.md,
+	 * "Passkeys"), to card_path; card_post its outcome. */
+	struct buf *card;
+	char card_path[128];
+	enum hc_err card_post;
 	long long expires_ms;		/* the console's clock, from the signing */
 	/* Under mu. */
 	pthread_mutex_t mu;

@@ -160,6 +160,8 @@ enum plan_ask {
 	PLAN_ASK_OK = 0,
 	PLAN_ASK_REFUSED,	/* the hub did not take it, the table is full */
 	PLAN_ASK_SHARE,		/* the agent's share of the table is taken */
+	PLAN_ASK_MUTED,		/* an approver muted the agent (a passkey's
+				 * deny-and-mute): E_APPROVAL_DENIED */
 };
 
 struct plan_hub_ops {

@@ -88,6 +88,9 @@ ticket_for(struct plan *pl, const char *planid, enum plan_content content,
 	switch (e->hub->ask(e->hub_ctx, &f, ticket, instance)) {
 	case PLAN_ASK_OK:
 		break;
+	case PLAN_ASK_MUTED:
+		return plan_refuse(pl, E_APPROVAL_DENIED, "its agent is muted "
+		    "by an approver");
 	case PLAN_ASK_SHARE:
 		/* its record stays: the renewal can be asked again once
 		 * another of the agent's plans is done */
@@ -130,9 +133,18 @@ plan_hub_ask(struct plan *pl, const char *planid)
 	memset(sha, 0, sizeof(sha));
 	/* One agent's plans take only its share of the ticket table: told
 	 * before the fetch, as the other refusals before the card are. */
-	if (e->hub->room(e->hub_ctx, pl->peer->uid, planid) != PLAN_ASK_OK)
+	switch (e->hub->room(e->hub_ctx, pl->peer->uid, planid)) {
+	case PLAN_ASK_OK:
+		break;
+	case PLAN_ASK_MUTED:
+		/* a deny-and-mute (docs/hub.md, "Passkeys"): the denial's
+		 * own code, nothing fetched */
+		return plan_refuse(pl, E_APPROVAL_DENIED, "its agent is muted "
+		    "by an approver");
+	default:
 		return plan_refuse(pl, E_TOO_MANY_PENDING, "its share of the ticket "
 		    "table is taken");
+	}
 	if (pl->h != NULL) {
 		content = PLAN_CONTENT_FETCHED;
 		memcpy(sha, pl->h->sha256, 32);

@@ -4,6 +4,7 @@
 #include "console/ledger.h"
 #include "lib/fd.h"
 #include "lib/log.h"
+#include "lib/num.h"
 #include "lib/paths.h"
 #include "lib/toml.h"
 #include "lib/str.h"
@@ -154,6 +155,18 @@ parse_profile(const json_t *profiles, const char *name, const json_t *t,
 		return at(w, t, "production");
 	}
 	pr->production = json_is_true(prod);
+	/* Which decisions count: lox only unless the profile says so
+	 * (docs/policy.md, docs/hub.md "Passkeys"). */
+	v = json_object_get(t, "approve_with");
+	if (v != NULL && (!json_is_string(v) ||
+	    (strcmp(json_string_value(v), "lox") != 0 &&
+	    strcmp(json_string_value(v), "lox+passkey") != 0))) {
+		str_msg(why, wl, "profiles.%s.approve_with must be \"lox\" or "
+		    "\"lox+passkey\"", name);
+		return at(w, t, "approve_with");
+	}
+	pr->passkeys = v != NULL && strcmp(json_string_value(v),
+	    "lox+passkey") == 0;
 	prefix = json_object_get(t, "prefix");
 	if (prefix != NULL) {
 		const char *s = json_string_value(prefix);
@@ -190,7 +203,8 @@ parse_profile(const json_t *profiles, const char *name, const json_t *t,
 	pr->table = json_object();
 	json_object_foreach((json_t *)t, k, v) {
 		if (strcmp(k, "production") != 0 && strcmp(k, "prefix") != 0 &&
-		    strcmp(k, "source") != 0 && strcmp(k, "key_fold") != 0)
+		    strcmp(k, "source") != 0 && strcmp(k, "key_fold") != 0 &&
+		    strcmp(k, "approve_with") != 0)
 			json_object_set(pr->table, k, v);
 	}
 	if (pr->kind->validate(pr->table, &swhy) != 0) {
@@ -349,6 +363,106 @@ keys_have_nul(const json_t *v, int depth)
 	return 0;
 }
 
+/* An rp id: a DNS name (WebAuthn refuses an IP address): labels of
+ * [a-z0-9-], dots between, a letter somewhere. */
+static int
+rp_id_ok(const char *s)
+{
+	size_t n = strlen(s), i;
+	int alpha = 0;
+
+	if (n < 1 || n > 253 || s[0] == '.' || s[n - 1] == '.' ||
+	    strstr(s, "..") != NULL)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (s[i] >= 'a' && s[i] <= 'z')
+			alpha = 1;
+		else if (!(s[i] >= '0' && s[i] <= '9') && s[i] != '-' &&
+		    s[i] != '.')
+			return 0;
+	}
+	return alpha;
+}
+
+/* The origin the page is served from: https://HOST[:PORT], HOST the rp id
+ * or a name under it. */
+static int
+origin_ok(const char *o, const char *rp)
+{
+	const char *host = o + 8, *end;
+	size_t hl, rl = strlen(rp);
+	unsigned long long port;
+
+	if (strncmp(o, "https://", 8) != 0)
+		return 0;
+	end = host + strcspn(host, ":");
+	hl = (size_t)(end - host);
+	if (*end == ':' && (end[1] == '0' ||
+	    parse_u64(end + 1, 1, 65535, &port) != 0))
+		return 0;
+	if (hl < rl || memcmp(end - rl, rp, rl) != 0)
+		return 0;
+	return hl == rl || end[-(long)rl - 1] == '.';
+}
+
+/* [hub.passkeys], passkey_rp_id, passkey_origin (docs/policy.md). */
+static int
+parse_passkeys(const json_t *t, struct policy_hub *h, char *why, size_t wl,
+    struct where *w)
+{
+	const json_t *v = json_object_get(t, "passkeys"), *x;
+	const char *k, *s;
+	size_t i;
+
+	if (v == NULL)
+		return 0;
+	if (!json_is_object(v) || h->napprovers + json_object_size(v) >
+	    POLICY_MAX_APPROVERS) {
+		str_msg(why, wl, "hub.passkeys: a table of NAME = \"cose:...\", "
+		    "at most %d devices and passkeys", POLICY_MAX_APPROVERS);
+		return at(w, t, "passkeys");
+	}
+	json_object_foreach((json_t *)v, k, x) {
+		struct pk_key *pk = &h->passkeys[h->npasskeys].key;
+
+		if (!hw_text_ok(HW_T_INSTANCE, k, strlen(k)) ||
+		    !json_is_string(x) ||
+		    pk_key_from_text(json_string_value(x), pk) != PK_OK ||
+		    str_fmt(h->passkeys[h->npasskeys].name,
+		    sizeof(h->passkeys[0].name), "%s", k) != STR_OK) {
+			str_msg(why, wl, "hub.passkeys: NAME = \"cose:...\" (an "
+			    "ES256 or EdDSA key, as the hub's page printed)");
+			return at(w, v, k);
+		}
+		for (i = 0; i < h->npasskeys; i++)
+			if (memcmp(h->passkeys[i].key.id, pk->id, 32) == 0) {
+				str_msg(why, wl, "hub.passkeys: one passkey "
+				    "under two names");
+				return at(w, v, k);
+			}
+		h->npasskeys++;
+	}
+	x = json_object_get(t, "passkey_rp_id");
+	s = json_string_value(x);
+	if (h->npasskeys > 0 && (s == NULL || !rp_id_ok(s) ||
+	    str_fmt(h->passkey_rp_id, sizeof(h->passkey_rp_id), "%s", s) !=
+	    STR_OK)) {
+		str_msg(why, wl, "hub.passkey_rp_id: the hub's DNS name (not an "
+		    "address), required with hub.passkeys");
+		return at(w, t, "passkey_rp_id");
+	}
+	x = json_object_get(t, "passkey_origin");
+	s = json_string_value(x);
+	if (h->npasskeys > 0 && (s == NULL || !origin_ok(s, h->passkey_rp_id) ||
+	    str_fmt(h->passkey_origin, sizeof(h->passkey_origin), "%s", s) !=
+	    STR_OK)) {
+		str_msg(why, wl, "hub.passkey_origin: \"https://\" and the "
+		    "rp id's host (or one under it), an optional :PORT");
+		return at(w, t, "passkey_origin");
+	}
+	return 0;
+}
+
 /* [hub]: instance, keys, approvers, ticket_ttl_s (docs/policy.md). */
 static int
 parse_hub(const json_t *doc, const json_t *t, struct policy_hub *h,
@@ -366,8 +480,11 @@ parse_hub(const json_t *doc, const json_t *t, struct policy_hub *h,
 		if (strcmp(k, "instance") != 0 && strcmp(k, "keys") != 0 &&
 		    strcmp(k, "approvers") != 0 && strcmp(k, "ticket_ttl_s") != 0 &&
 		    strcmp(k, "max_pending_per_agent") != 0 &&
-		    strcmp(k, "plan_ttl_s") != 0) {
+		    strcmp(k, "plan_ttl_s") != 0 && strcmp(k, "passkeys") != 0 &&
+		    strcmp(k, "passkey_rp_id") != 0 &&
+		    strcmp(k, "passkey_origin") != 0) {
 			str_msg(why, wl, "hub: only instance, keys, approvers, "
+			    "passkeys, passkey_rp_id, passkey_origin, "
 			    "ticket_ttl_s, max_pending_per_agent and plan_ttl_s");
 			return at(w, t, k);
 		}
@@ -428,6 +545,8 @@ parse_hub(const json_t *doc, const json_t *t, struct policy_hub *h,
 			}
 		h->napprovers++;
 	}
+	if (parse_passkeys(json_object_get(doc, "hub"), h, why, wl, w) != 0)
+		return -1;
 	v = json_object_get(doc, "hub");
 	{
 		unsigned long long x;

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 #include <jansson.h>
 
+#include "hubwire/passkey.h"
 #include "lib/crypto.h"
 #include "sources/source.h"
 
@@ -26,6 +27,7 @@ struct profile {
 	const struct source_kind *kind;
 	json_t *table;			/* the source's own keys */
 	struct source *src;		/* opened by the console */
+	int passkeys;			/* approve_with = "lox+passkey" */
 };
 
 #define POLICY_MAX_HUB_KEYS	4
@@ -48,6 +50,15 @@ struct policy_hub {
 	unsigned max_pending_per_agent;	/* one agent's share of the tickets */
 	unsigned plan_ttl_s;		/* a pending plan's life, renewals and
 					 * restarts included (wall clock) */
+	/* [hub.passkeys] (docs/hub.md, "Passkeys"): the page's passkeys,
+	 * pinned here like the devices; devices + passkeys <= 16. */
+	size_t npasskeys;
+	struct {
+		char name[33];
+		struct pk_key key;
+	} passkeys[POLICY_MAX_APPROVERS];
+	char passkey_rp_id[254];	/* a DNS name */
+	char passkey_origin[300];	/* https://rp_id[:port] */
 };
 
 struct policy {

@@ -6,7 +6,9 @@
  * last item (a trailing byte is PK_FORMAT). */
 #include "hubwire/passkey.h"
 
+#include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cbor.h>
@@ -55,16 +57,20 @@ pk_status_str(enum pk_status s)
 }
 
 static void
-pk_init(void)
+pk_init_once(void)
 {
-	static int done;
-
-	if (done)
-		return;
 	if (sodium_init() < 0)
 		abort();
 	fido_init(0);
-	done = 1;
+}
+
+/* Once per process, whichever thread comes first (lockhub's are several). */
+static void
+pk_init(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	(void)pthread_once(&once, pk_init_once);
 }
 
 /* libcbor's cbor_load() allocates a collection of the size its header

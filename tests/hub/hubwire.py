@@ -419,3 +419,38 @@ def b64(b):
 def b64d(s):
     import base64
     return base64.urlsafe_b64decode(s + "=" * (-len(s) % 4))
+
+
+# ---- passkeys: CARD, DECISION-PK, DECISION-P (docs/hub.md, "Passkeys") ----
+
+M_CARD = b"LHCARDLN"
+M_PK = b"LHDECPKY"
+M_DECP = b"LHDECPSK"
+DENY_MUTE = 2
+
+
+def enc_card(c, sk):
+    msg = (header(M_CARD) + text(c["instance"]) + text(c["ticket"]) +
+           field(c["ticket_hash"]) + lst([text(x) for x in c["lines"]]))
+    return sign(msg, sk)
+
+
+def dec_card(b):
+    r = Reader(b)
+    r.header(M_CARD)
+    c = dict(instance=r.text(), ticket=r.text(), ticket_hash=r.fixed(32))
+    c["lines"] = [i.text() for i in r.items()]
+    c["signed_len"], c["sig"] = r.sig()
+    r.end()
+    return c
+
+
+def enc_pk(verdict, mute, hashes, passkey_id, cred_id, authdata, cdj, sig):
+    """A DECISION-PK (not Ed25519-signed: the assertion is inside)."""
+    return (header(M_PK) + u8(verdict) + u32(mute) +
+            lst([field(x) for x in hashes]) + field(passkey_id) +
+            field(cred_id) + field(authdata) + field(cdj) + field(sig))
+
+
+def enc_decp(pk, hub):
+    return header(M_DECP) + field(pk) + field(hub)
