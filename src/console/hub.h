@@ -4,8 +4,9 @@
  * restart (sealed, each with its lifetime). It implements plan.h's
  * plan_hub_ops; the plan pipeline (plan*.c) never sees it.
  *
- * Replay state lives here, on the console: a ticket is pending until its
- * first decision that holds consumes it; expiry is the console's clock;
+ * Replay state lives here, on the console: a ticket is pending until
+ * its profile's quorum of distinct approvals that hold, or a deny that
+ * holds, consumes it; expiry is the console's clock;
  * the one-use secret key is in sodium_malloc memory only, so after a
  * restart the open tickets fail closed and are renewed. */
 #ifndef LOCKFILE_CONSOLE_HUB_H
@@ -44,6 +45,16 @@ struct hub_ticket_state {
 	long long expires_ms;			/* monotonic: the console's clock */
 	int approved;
 	struct hw_values vals;			/* the opened box (locked) */
+	/* The quorum (docs/hub.md, "The check chain"): the profile's
+	 * approvals; the hub's decisions read so far (the next read's
+	 * cursor); the approvers (policy index) whose approval counted;
+	 * the first counted box's plaintext hash, which every later one
+	 * must equal. */
+	unsigned quorum;
+	size_t seen;
+	int counted[POLICY_MAX_APPROVERS];
+	unsigned ncounted;
+	uint8_t vals_hash[HW_HASH_LEN];
 	/* Behind the answers (hub_job.h): the fetch, the post, the poll. */
 	struct hub_job *job;
 	int prepared;				/* the job's post is reaped */
