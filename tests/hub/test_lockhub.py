@@ -672,3 +672,33 @@ def test_init_says_who_makes_the_state_directory():
             r.stderr
     finally:
         hub.cleanup()
+
+
+def test_first_wins_database_is_migrated():
+    """A database of the first-decision-wins hub (decisions keyed by ticket
+    alone) has that table made anew at the start: decisions are then kept
+    per device (docs/hub.md, "The hub's state")."""
+    import sqlite3
+    hub = HubEnv()
+    try:
+        hub.init()
+        db = os.path.join(hub.state, "hub.db")
+        hub.start(poll_s=1)
+        hub.stop()
+        con = sqlite3.connect(db)
+        con.executescript(
+            "DROP TABLE decisions; CREATE TABLE decisions (id TEXT PRIMARY "
+            "KEY REFERENCES tickets (id) ON DELETE CASCADE, body BLOB NOT "
+            "NULL, decided_ms INTEGER NOT NULL);")
+        con.close()
+        hub.start(poll_s=1)
+        w = World(hub)
+        t, tb = w.posted()
+        for k in (w.dev, w.dev2):
+            d, b = hw.decide(tb, k)
+            assert w.post_decision(t["id"], d, b, key=k)[0] == 201
+        st, lb = hub.call("GET", "/v1/tickets/%s/decisions/after/0" % t["id"],
+                          key=w.inst)
+        assert st == 200 and len(hw.dec_declist(lb)) == 2
+    finally:
+        hub.cleanup()
