@@ -437,8 +437,8 @@ hub_ask(void *ctx, const struct plan_ticket *f, char ticket[PLAN_ID_TEXT],
 	jt = job_new(h);
 	t = &jt->t;
 	random_id(PROTO_PREFIX_TICKET, t->id, sizeof(t->id));
-	if (str_fmt(jt->j.path, sizeof(jt->j.path), "/v1/tickets/%s/decision",
-	    t->id) != STR_OK)
+	if (str_fmt(jt->j.path, sizeof(jt->j.path),
+	    "/v1/tickets/%s/decisions/after/0", t->id) != STR_OK)
 		goto refused;
 	randombytes_buf(t->nonce, sizeof(t->nonce));
 	if (str_fmt(t->instance, sizeof(t->instance), "%s",
@@ -487,6 +487,7 @@ hub_ask(void *ctx, const struct plan_ticket *f, char ticket[PLAN_ID_TEXT],
 	}
 	jt->j.sign = job_sign;
 	s->used = 1;
+	s->quorum = pr != NULL ? pr->approvals : 1;
 	memcpy(s->plan, f->plan_id, strlen(f->plan_id) + 1);
 	memcpy(s->ticket, t->id, sizeof(t->id));
 	s->uid = f->uid;
@@ -618,48 +619,83 @@ approver_of(const struct console_hub *h, const uint8_t pk[32])
 	return -1;
 }
 
-static enum plan_verdict settle(struct console_hub *h,
-    struct hub_ticket_state *s, uid_t uid, uint8_t verdict, uint32_t mute,
-    const uint8_t *box, size_t box_len);
-
-static enum plan_verdict
-check(struct console_hub *h, struct hub_ticket_state *s, const struct buf *b,
-    uid_t uid)
+/* The ticket is used up: its one-use key goes, so no decision (nor any
+ * copy) counts any more. */
+static void
+consume(struct hub_ticket_state *s)
 {
-	struct hw_envelope e;
+	if (s->box_sk != NULL)
+		sodium_free(s->box_sk);
+	s->box_sk = NULL;
+	memset(s->ticket_hash, 0, sizeof(s->ticket_hash));
+}
+
+/* An approval's box: it opens with the one-use key (kept until the
+ * quorum), and with a quorum over one its values are the first counted
+ * box's exactly (docs/hub.md: every approver consents to the values that
+ * run). A passkey's approval has no box (its plan has no placeholder:
+ * nothing was typed). 0, or -1 with *cause. */
+static int
+open_box(struct hub_ticket_state *s, const uint8_t *box, size_t box_len,
+    const char **cause)
+{
+	struct hw_values vs;
+	uint8_t hash[HW_HASH_LEN];
+
+	if (s->box_sk == NULL) {
+		*cause = "the values box does not open";
+		return -1;
+	}
+	if (box == NULL)
+		return 0;
+	if (hw_values_open(box, box_len, s->box_pk, s->box_sk, &vs) !=
+	    HW_OK) {
+		*cause = "the values box does not open";
+		return -1;
+	}
+	hw_hash(vs.plain, vs.plain_len, hash);
+	if (s->vals_opened) {
+		int same = sodium_memcmp(hash, s->vals_hash, HW_HASH_LEN) == 0;
+		hw_values_free(&vs);
+		if (!same) {
+			*cause = "its values are not the first approval's";
+			return -1;
+		}
+		return 0;
+	}
+	memcpy(s->vals_hash, hash, HW_HASH_LEN);
+	s->vals = vs;
+	s->vals_opened = 1;
+	return 0;
+}
+
+/* A device's decision (DECISION), steps 1 to 4: PLAN_APPROVED when they
+ * hold, with its approver's index, verdict and box; else refused. */
+static enum plan_verdict
+check_device(struct console_hub *h, struct hub_ticket_state *s,
+    const uint8_t *b, size_t blen, struct hw_envelope *e, int *who,
+    uint8_t *verdict)
+{
 	struct hw_dev d;
 	struct hw_hub x;
-	uint8_t hash[HW_HASH_LEN], verdict = 0;
-	uint32_t mute = 0;
+	uint8_t hash[HW_HASH_LEN];
 	size_t i;
 	int a, ok = 0;
-	enum plan_verdict v;
 
-	/* A passkey's decision (DECISION-P, told apart by its magic): its
-	 * own steps 1-4 (hub_passkey.c), then the same chain from 5 on,
-	 * with no box (docs/hub.md, "The check chain"). */
-	if (buf_len(b) >= HW_MAGIC_LEN && memcmp(buf_data(b), HW_MAGIC_DECP,
-	    HW_MAGIC_LEN) == 0) {
-		v = hub_check_passkey(h, s, buf_data(b), buf_len(b), &verdict,
-		    &mute);
-		if (v != PLAN_APPROVED)
-			return v;
-		return settle(h, s, uid, verdict, mute, NULL, 0);
-	}
 	/* 1. strict parse */
-	if (hw_decision_parse(buf_data(b), buf_len(b), &e) != HW_OK ||
-	    hw_hub_parse(e.hub, e.hub_len, &x) != HW_OK ||
-	    hw_dev_parse(e.dev, e.dev_len, &d) != HW_OK) {
+	if (hw_decision_parse(b, blen, e) != HW_OK ||
+	    hw_hub_parse(e->hub, e->hub_len, &x) != HW_OK ||
+	    hw_dev_parse(e->dev, e->dev_len, &d) != HW_OK) {
 		hub_refused(h, s, "does not parse");
 		return PLAN_NO_DECISION;
 	}
 	/* 2. the hub's signature, under a pinned hub key */
 	for (i = 0; i < h->pol->hub.nkeys; i++)
 		if (sodium_memcmp(x.hub_key, h->pol->hub.keys[i], 32) == 0 &&
-		    hw_verify(e.hub, x.signed_len, x.sig,
+		    hw_verify(e->hub, x.signed_len, x.sig,
 		    h->pol->hub.keys[i]) == HW_OK)
 			ok = 1;
-	hw_hash(e.dev, e.dev_len, hash);
+	hw_hash(e->dev, e->dev_len, hash);
 	if (!ok || sodium_memcmp(hash, x.dev_hash, HW_HASH_LEN) != 0 ||
 	    strcmp(x.ticket, s->ticket) != 0) {
 		hub_refused(h, s, "not countersigned by a pinned hub key");
@@ -669,13 +705,13 @@ check(struct console_hub *h, struct hub_ticket_state *s, const struct buf *b,
 	 * name is the approver the hub names; the box it hashed */
 	a = approver_of(h, d.device_key);
 	if (a < 0 || !h->confirmed[a] ||
-	    hw_verify(e.dev, d.signed_len, d.sig,
+	    hw_verify(e->dev, d.signed_len, d.sig,
 	    h->pol->hub.approvers[a].pk) != HW_OK ||
 	    strcmp(x.approver, h->pol->hub.approvers[a].name) != 0) {
 		hub_refused(h, s, "not signed by a pinned, confirmed approver");
 		return PLAN_NO_DECISION;
 	}
-	hw_hash(e.box, e.box_len, hash);
+	hw_hash(e->box, e->box_len, hash);
 	if (sodium_memcmp(hash, d.box_hash, HW_HASH_LEN) != 0) {
 		hub_refused(h, s, "the values box is not the one signed");
 		return PLAN_NO_DECISION;
@@ -688,66 +724,121 @@ check(struct console_hub *h, struct hub_ticket_state *s, const struct buf *b,
 		hub_refused(h, s, "for another ticket, instance or nonce");
 		return PLAN_NO_DECISION;
 	}
-	return settle(h, s, uid, d.verdict, 0, e.box, e.box_len);
+	*who = a;
+	*verdict = d.verdict;
+	return PLAN_APPROVED;
 }
 
-/* Steps 5 on, for either kind of decision: box NULL for a passkey's (the
- * plan has no placeholder; verdict HW_DENY_MUTE mutes the agent). */
+/* One decision through the chain, in its order. PLAN_UNDECIDED: an
+ * approval counted toward the quorum, not reached yet; PLAN_NO_DECISION
+ * with the ticket still pending: refused (audit), it does not count;
+ * anything else ends the ticket. A passkey's decision (DECISION-P, told
+ * apart by its magic) has its own first steps (hub_passkey.c), then the
+ * same chain from 5 on, with no box. */
 static enum plan_verdict
-settle(struct console_hub *h, struct hub_ticket_state *s, uid_t uid,
-    uint8_t verdict, uint32_t mute, const uint8_t *box, size_t box_len)
+check_one(struct console_hub *h, struct hub_ticket_state *s,
+    const uint8_t *b, size_t blen, uid_t uid)
 {
-	uint8_t hash[HW_HASH_LEN];
+	struct hw_envelope e;
+	uint8_t hash[HW_HASH_LEN], verdict = 0;
+	uint32_t mute = 0;
+	const uint8_t *box = NULL;
+	size_t box_len = 0;
+	const char *cause;
 	char tok[32];
+	int a = -1, *counted;
+	enum plan_verdict v;
 
-	/* 5. consumed: this decision (and any copy) is used up now */
-	{
-		struct hub_ticket_state held = *s;
-		uint8_t *sk = s->box_sk;
-		long long expires = s->expires_ms;
-
-		s->box_sk = NULL;
-		memset(s->ticket_hash, 0, sizeof(s->ticket_hash));
-		/* 6. the console's clock */
-		if (now_ms() > expires) {
-			sodium_free(sk);
-			hub_refused(h, &held, "past its expiry");
-			return PLAN_EXPIRED;
-		}
-		/* 7. the policy unchanged */
-		if (sodium_memcmp(s->policy_fp, h->pol->fingerprint, 32) != 0) {
-			sodium_free(sk);
-			hub_refused(h, &held, "the policy changed");
-			return PLAN_NO_DECISION;
-		}
-		/* 8. for the requesting agent */
-		if (token(uid, tok, sizeof(tok)) != 0)
-			fatal("token");
-		hw_agent_commit(h->commit_key, s->ticket, tok, strlen(tok), hash);
-		if (sodium_memcmp(hash, s->commit, HW_HASH_LEN) != 0) {
-			sodium_free(sk);
-			hub_refused(h, &held, "for another agent");
-			return PLAN_NO_DECISION;
-		}
-		if (verdict != HW_APPROVE) {
-			sodium_free(sk);
-			if (verdict == HW_DENY_MUTE)
-				hub_mute(h, s->uid, mute);
-			return PLAN_DENIED;
-		}
-		/* 9. the box opens with the one-use key, which goes (a
-		 * passkey's approval has none: nothing was typed) */
-		if (sk == NULL || (box != NULL && hw_values_open(box, box_len,
-		    s->box_pk, sk, &s->vals) != HW_OK)) {
-			if (sk != NULL)
-				sodium_free(sk);
-			hub_refused(h, &held, "the values box does not open");
-			return PLAN_NO_DECISION;
-		}
-		sodium_free(sk);
+	if (blen >= HW_MAGIC_LEN && memcmp(b, HW_MAGIC_DECP,
+	    HW_MAGIC_LEN) == 0) {
+		v = hub_check_passkey(h, s, b, blen, &a, &verdict, &mute);
+		counted = s->pk_counted;
+	} else {
+		v = check_device(h, s, b, blen, &e, &a, &verdict);
+		box = e.box;
+		box_len = e.box_len;
+		counted = s->counted;
 	}
+	if (v != PLAN_APPROVED)
+		return v;
+	/* 5. one approver counts once, however often the hub serves it */
+	if (counted[a]) {
+		hub_refused(h, s, "this approver's decision counted already");
+		return PLAN_NO_DECISION;
+	}
+	/* 6. the console's clock */
+	if (now_ms() > s->expires_ms) {
+		struct hub_ticket_state held = *s;
+		consume(s);
+		hub_refused(h, &held, "past its expiry");
+		return PLAN_EXPIRED;
+	}
+	/* 7. the policy unchanged; 8. for the requesting agent: either ends
+	 * the ticket, as no decision could hold for it now */
+	if (token(uid, tok, sizeof(tok)) != 0)
+		fatal("token");
+	hw_agent_commit(h->commit_key, s->ticket, tok, strlen(tok), hash);
+	cause = sodium_memcmp(s->policy_fp, h->pol->fingerprint, 32) != 0 ?
+	    "the policy changed" : sodium_memcmp(hash, s->commit,
+	    HW_HASH_LEN) != 0 ? "for another agent" : NULL;
+	if (cause != NULL) {
+		struct hub_ticket_state held = *s;
+		consume(s);
+		hub_refused(h, &held, cause);
+		return PLAN_NO_DECISION;
+	}
+	/* 9. the verdict: a deny from any counted approver ends it (verdict
+	 * HW_DENY_MUTE, a passkey's, also mutes the agent) */
+	if (verdict != HW_APPROVE) {
+		consume(s);
+		if (verdict == HW_DENY_MUTE)
+			hub_mute(h, s->uid, mute);
+		return PLAN_DENIED;
+	}
+	/* 10. the box opens (and matches the first approval's values) */
+	if (open_box(s, box, box_len, &cause) != 0) {
+		hub_refused(h, s, cause);
+		return PLAN_NO_DECISION;
+	}
+	counted[a] = 1;
+	if (++s->ncounted < s->quorum)
+		return PLAN_UNDECIDED;
+	/* the quorum: the ticket is consumed, the plan runs once */
+	consume(s);
 	s->approved = 1;
 	return PLAN_APPROVED;
+}
+
+/* The decisions the hub gave (a DECISIONLIST: those after the s->seen
+ * already read), each through check_one(). The first that ends the ticket
+ * decides; else still pending (PLAN_UNDECIDED) when one counted or none
+ * was refused, PLAN_NO_DECISION (E_APPROVAL_TIMEOUT at once, as a refused
+ * decision is told) when only refusals came. */
+static enum plan_verdict
+check(struct console_hub *h, struct hub_ticket_state *s, const struct buf *b,
+    uid_t uid)
+{
+	static __thread struct hw_declist l;
+	enum plan_verdict v;
+	size_t i;
+	int refusals = 0, counted = 0;
+
+	if (hw_declist_parse(buf_data(b), buf_len(b), &l) != HW_OK ||
+	    l.n == 0) {
+		hub_refused(h, s, "does not parse");
+		return PLAN_NO_DECISION;
+	}
+	s->seen += l.n;
+	for (i = 0; i < l.n; i++) {
+		v = check_one(h, s, l.item[i], l.item_len[i], uid);
+		if (v == PLAN_UNDECIDED)
+			counted = 1;
+		else if (v == PLAN_NO_DECISION && s->box_sk != NULL)
+			refusals = 1;
+		else
+			return v;
+	}
+	return refusals && !counted ? PLAN_NO_DECISION : PLAN_UNDECIDED;
 }
 
 /* A new job that only long-polls the posted ticket's decision. */
@@ -757,8 +848,9 @@ poll_again(struct console_hub *h, struct hub_ticket_state *s)
 	struct job_ticket *jt = job_new(h);
 
 	jt->j.expires_ms = s->expires_ms;
-	if (str_fmt(jt->j.path, sizeof(jt->j.path), "/v1/tickets/%s/decision",
-	    s->ticket) != STR_OK || hub_job_start(&jt->j, &h->live_jobs) != 0) {
+	if (str_fmt(jt->j.path, sizeof(jt->j.path),
+	    "/v1/tickets/%s/decisions/after/%zu", s->ticket, s->seen) != STR_OK ||
+	    hub_job_start(&jt->j, &h->live_jobs) != 0) {
 		free(jt);
 		return -1;
 	}

@@ -4,8 +4,9 @@
  * restart (sealed, each with its lifetime). It implements plan.h's
  * plan_hub_ops; the plan pipeline (plan*.c) never sees it.
  *
- * Replay state lives here, on the console: a ticket is pending until its
- * first decision that holds consumes it; expiry is the console's clock;
+ * Replay state lives here, on the console: a ticket is pending until
+ * its profile's quorum of distinct approvals that hold, or a deny that
+ * holds, consumes it; expiry is the console's clock;
  * the one-use secret key is in sodium_malloc memory only, so after a
  * restart the open tickets fail closed and are renewed. */
 #ifndef LOCKFILE_CONSOLE_HUB_H
@@ -46,6 +47,18 @@ struct hub_ticket_state {
 	long long expires_ms;			/* monotonic: the console's clock */
 	int approved;
 	struct hw_values vals;			/* the opened box (locked) */
+	/* The quorum (docs/hub.md, "The check chain"): the profile's
+	 * approvals; the hub's decisions read so far (the next read's
+	 * cursor); the devices and the passkeys (policy index) whose
+	 * approval counted; the first opened box's plaintext hash, which
+	 * every later one must equal. */
+	unsigned quorum;
+	size_t seen;
+	int counted[POLICY_MAX_APPROVERS];
+	int pk_counted[POLICY_MAX_APPROVERS];
+	unsigned ncounted;
+	uint8_t vals_hash[HW_HASH_LEN];
+	int vals_opened;
 	/* Behind the answers (hub_job.h): the fetch, the post, the poll. */
 	struct hub_job *job;
 	int prepared;				/* the job's post is reaped */
@@ -157,7 +170,7 @@ int hub_passkey_of(const struct console_hub *h, const uint8_t id[32]);
 void hub_name_passkeys(const struct console_hub *h, struct hw_ticket *t);
 int hub_pk_counters_load(struct console_hub *h);
 enum plan_verdict hub_check_passkey(struct console_hub *h,
-    struct hub_ticket_state *s, const uint8_t *d, size_t len,
+    struct hub_ticket_state *s, const uint8_t *d, size_t len, int *who,
     uint8_t *verdict, uint32_t *mute);
 int hub_muted(const struct console_hub *h, uid_t uid);
 void hub_mute(struct console_hub *h, uid_t uid, uint32_t minutes);

@@ -124,7 +124,8 @@ poll_decision(struct hub_job *j)
 		if (wait > j->poll_ms)
 			wait = j->poll_ms;
 		/* The hub's own long-poll deadline answers first (204). */
-		e = hc_call(j->hc, "GET", j->path, NULL, 0, HW_MAX_DECISION,
+		/* a DECISIONLIST: a ticket's decisions, one per approver */
+		e = hc_call(j->hc, "GET", j->path, NULL, 0, HW_MAX_DECLIST,
 		    wait + 2000, &b, NULL);
 		if (e == HC_OK) {
 			lock(j);

@@ -34,7 +34,7 @@ struct hub_job {
 	const char *const *scrub;	/* for the fetch detail */
 	size_t nscrub;
 	const struct hubclient *hc;
-	char path[128];			/* GET .../decision */
+	char path[128];			/* GET .../decisions/after/N */
 	long long poll_ms;		/* one long-poll's client timeout */
 	long long ttl_ms;
 	/* Called on the thread after the fetch: the signed TICKET into

@@ -228,7 +228,7 @@ hub_mute(struct console_hub *h, uid_t uid, uint32_t minutes)
 
 enum plan_verdict
 hub_check_passkey(struct console_hub *h, struct hub_ticket_state *s,
-    const uint8_t *d, size_t len, uint8_t *verdict, uint32_t *mute)
+    const uint8_t *d, size_t len, int *who, uint8_t *verdict, uint32_t *mute)
 {
 	const struct policy_hub *ph = &h->pol->hub;
 	struct hw_envelope e;
@@ -296,6 +296,7 @@ hub_check_passkey(struct console_hub *h, struct hub_ticket_state *s,
 		    "the passkey's counter cannot be kept");
 		return PLAN_NO_DECISION;
 	}
+	*who = a;
 	*verdict = p.verdict;
 	*mute = p.mute_minutes;
 	return PLAN_APPROVED;	/* the rest of the chain: hub.c's */

@@ -167,6 +167,19 @@ parse_profile(const json_t *profiles, const char *name, const json_t *t,
 	}
 	pr->passkeys = v != NULL && strcmp(json_string_value(v),
 	    "lox+passkey") == 0;
+	/* Hub mode's quorum: distinct pinned, confirmed approvers whose
+	 * decisions must all hold before a plan runs (docs/hub.md). */
+	pr->approvals = 1;
+	v = json_object_get(t, "approvals");
+	if (v != NULL) {
+		if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+		    json_integer_value(v) > POLICY_MAX_APPROVERS) {
+			str_msg(why, wl, "profiles.%s.approvals must be 1 to %d",
+			    name, POLICY_MAX_APPROVERS);
+			return at(w, t, "approvals");
+		}
+		pr->approvals = (unsigned)json_integer_value(v);
+	}
 	prefix = json_object_get(t, "prefix");
 	if (prefix != NULL) {
 		const char *s = json_string_value(prefix);
@@ -204,7 +217,8 @@ parse_profile(const json_t *profiles, const char *name, const json_t *t,
 	json_object_foreach((json_t *)t, k, v) {
 		if (strcmp(k, "production") != 0 && strcmp(k, "prefix") != 0 &&
 		    strcmp(k, "source") != 0 && strcmp(k, "key_fold") != 0 &&
-		    strcmp(k, "approve_with") != 0)
+		    strcmp(k, "approve_with") != 0 &&
+		    strcmp(k, "approvals") != 0)
 			json_object_set(pr->table, k, v);
 	}
 	if (pr->kind->validate(pr->table, &swhy) != 0) {

@@ -22,6 +22,7 @@
 struct profile {
 	char name[65];
 	int production;
+	unsigned approvals;		/* hub mode: distinct approvers, 1..16 */
 	char prefix[512];		/* "" or ending in "/" */
 	int key_fold;			/* enum ledger_fold (docs/ledger.md) */
 	const struct source_kind *kind;

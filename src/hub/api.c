@@ -61,6 +61,7 @@ enum route {
 	R_HEALTH,		/* GET  /v1/health */
 	R_POST_TICKET,		/* POST /v1/tickets                  instance */
 	R_GET_DECISION,		/* GET  /v1/tickets/ID/decision      instance */
+	R_GET_DECISIONS,	/* GET  /v1/tickets/ID/decisions/after/N  instance */
 	R_PENDING,		/* GET  /v1/pending                  device */
 	R_PENDING_AFTER,	/* GET  /v1/pending/after/SEQ        device */
 	R_POST_DECISION,	/* POST /v1/tickets/ID/decision      device */
@@ -84,6 +85,29 @@ ticket_path(const char *path, const char *post, char id[HW_ID_LEN + 1])
 	if (n != sizeof(pre) - 1 + HW_ID_LEN + strlen(post) ||
 	    memcmp(path, pre, sizeof(pre) - 1) != 0 ||
 	    strcmp(path + sizeof(pre) - 1 + HW_ID_LEN, post) != 0)
+		return 0;
+	memcpy(id, path + sizeof(pre) - 1, HW_ID_LEN);
+	id[HW_ID_LEN] = '\0';
+	return id_is_valid(id, "t_");
+}
+
+/* /v1/tickets/ID/decisions/after/N: N the decisions the console holds
+ * already, 0..16 (a ticket has at most 16). */
+static int
+decisions_path(const char *path, char id[HW_ID_LEN + 1],
+    unsigned long long *after)
+{
+	static const char pre[] = "/v1/tickets/", post[] = "/decisions/after/";
+	const char *n;
+
+	if (strlen(path) > sizeof(pre) - 1 + HW_ID_LEN + sizeof(post) - 1 + 2 ||
+	    strncmp(path, pre, sizeof(pre) - 1) != 0 ||
+	    strlen(path) < sizeof(pre) - 1 + HW_ID_LEN + sizeof(post) ||
+	    strncmp(path + sizeof(pre) - 1 + HW_ID_LEN, post,
+	    sizeof(post) - 1) != 0)
+		return 0;
+	n = path + sizeof(pre) - 1 + HW_ID_LEN + sizeof(post) - 1;
+	if (parse_u64(n, 0, HW_MAX_DECLIST_ITEMS, after) != 0)
 		return 0;
 	memcpy(id, path + sizeof(pre) - 1, HW_ID_LEN);
 	id[HW_ID_LEN] = '\0';
@@ -115,6 +139,8 @@ match(const char *method, const char *path, struct match *m)
 		m->r = R_POST_CARD;
 	else if (hub_page_path(method, path))
 		m->r = R_PAGE;
+	else if (get && decisions_path(path, m->id, &m->seq))
+		m->r = R_GET_DECISIONS;
 }
 
 size_t
@@ -140,8 +166,8 @@ hub_body_cap(const char *method, const char *path)
 static enum hw_role
 route_role(enum route r)
 {
-	return r == R_POST_TICKET || r == R_GET_DECISION || r == R_ENROLMENT ||
-	    r == R_POST_CARD ?
+	return r == R_POST_TICKET || r == R_GET_DECISION ||
+	    r == R_GET_DECISIONS || r == R_ENROLMENT || r == R_POST_CARD ?
 	    HW_ROLE_INSTANCE : HW_ROLE_DEVICE;
 }
 
@@ -300,12 +326,19 @@ post_ticket(struct hub *h, const struct hub_req *rq, const struct hub_who *who,
 	rs->notify = HUB_WAIT_LIST;
 }
 
+/* Both decision reads: the old one answers the first decision (a DECISION,
+ * for consoles that count one), the new one the decisions after the
+ * first m->seq (a DECISIONLIST). Either long-polls until there is one. */
 static void
 get_decision(struct hub *h, const struct match *m, const struct hub_who *who,
     int timed_out, struct hub_resp *rs)
 {
 	struct hs_ticket t;
-	enum hs_status st = h->store.ops->get_ticket(&h->store, m->id, &t);
+	struct hs_decisions d;
+	struct hw_declist l;
+	size_t i, skip = m->r == R_GET_DECISIONS ? (size_t)m->seq : 0;
+	enum hs_status st = h->store.ops->get_ticket(&h->store, m->id, NULL,
+	    &t);
 
 	if (st == HS_NOT_FOUND || (st == HS_OK &&
 	    strcmp(t.instance, who->key.name) != 0)) {
@@ -319,13 +352,31 @@ get_decision(struct hub *h, const struct match *m, const struct hub_who *who,
 		answer(rs, 500, "the hub cannot serve this now\n");
 		return;
 	}
-	st = h->store.ops->get_decision(&h->store, m->id, &rs->body);
-	if (st == HS_OK) {
+	st = h->store.ops->decisions(&h->store, m->id, skip, &d);
+	if (st != HS_OK) {
+		answer(rs, 500, "the hub cannot serve this now\n");
+		return;
+	}
+	if (d.n > 0 && m->r == R_GET_DECISION) {
+		rs->body = d.body[0];
+		d.body[0] = NULL;
+		for (i = 1; i < d.n; i++)
+			buf_free(d.body[i]);
 		rs->status = 200;
 		return;
 	}
-	if (st != HS_NOT_FOUND) {
-		answer(rs, 500, "the hub cannot serve this now\n");
+	if (d.n > 0) {
+		memset(&l, 0, sizeof(l));
+		l.n = d.n;
+		for (i = 0; i < d.n; i++) {
+			l.item[i] = buf_data(d.body[i]);
+			l.item_len[i] = buf_len(d.body[i]);
+		}
+		if (hw_declist_encode(&l, &rs->body) != HW_OK)
+			answer(rs, 500, "the hub cannot serve this now\n");
+		else
+			rs->status = 200;
+		hs_decisions_free(&d);
 		return;
 	}
 	if (timed_out) {
@@ -415,7 +466,7 @@ post_decision(struct hub *h, const struct match *m, const struct hub_req *rq,
 		answer(rs, 400, "the box is not the signed one\n");
 		return;
 	}
-	st = h->store.ops->get_ticket(&h->store, m->id, &st_t);
+	st = h->store.ops->get_ticket(&h->store, m->id, who->key.pk, &st_t);
 	if (st == HS_NOT_FOUND) {
 		answer(rs, 404, "no such ticket\n");
 		return;
@@ -436,9 +487,11 @@ post_decision(struct hub *h, const struct match *m, const struct hub_req *rq,
 		answer(rs, 404, "no such ticket\n");
 		return;
 	}
+	/* One decision per approver: this device's second is refused; the
+	 * others the ticket names may still decide (the console counts). */
 	if (st_t.decided) {
 		hs_ticket_free(&st_t);
-		answer(rs, 409, "the ticket is decided\n");
+		answer(rs, 409, "this device decided the ticket\n");
 		return;
 	}
 	/* Bound to exactly the ticket the hub relayed. */
@@ -456,6 +509,8 @@ post_decision(struct hub *h, const struct match *m, const struct hub_req *rq,
 	ASSERT(str_fmt(hs.ticket, sizeof(hs.ticket), "%s", m->id) == STR_OK);
 	ASSERT(str_fmt(hs.approver, sizeof(hs.approver), "%s",
 	    who->key.name) == STR_OK);
+	/* One approver's decision: the console counts distinct approvers
+	 * against its own policy (docs/hub.md, "DECISION-HUB"). */
 	hs.quorum = 1;
 	hs.time_ms = (uint64_t)h->clock_ms();
 	if (hw_hub_encode(&hs, h->key.sk, &hubsig) != HW_OK) {
@@ -474,11 +529,11 @@ post_decision(struct hub *h, const struct match *m, const struct hub_req *rq,
 		return;
 	}
 	buf_free(hubsig);
-	st = h->store.ops->put_decision(&h->store, m->id, buf_data(decision),
-	    buf_len(decision), h->clock_ms());
+	st = h->store.ops->put_decision(&h->store, m->id, who->key.pk,
+	    buf_data(decision), buf_len(decision), h->clock_ms());
 	buf_free(decision);
 	if (st == HS_EXISTS) {
-		answer(rs, 409, "the ticket is decided\n");
+		answer(rs, 409, "this device decided the ticket\n");
 		return;
 	}
 	if (st == HS_NOT_FOUND) {
@@ -533,6 +588,7 @@ hub_route(struct hub *h, const struct hub_req *rq, const struct hub_who *who,
 		post_ticket(h, rq, who, rs);
 		return;
 	case R_GET_DECISION:
+	case R_GET_DECISIONS:
 		get_decision(h, &m, who, timed_out, rs);
 		return;
 	case R_PENDING:

@@ -559,8 +559,8 @@ file_one(struct hub *h, const struct hs_passkey *pk, const char *id,
 		return HS_ERR;
 	}
 	buf_free(hubsig);
-	st = h->store.ops->put_decision(&h->store, id, buf_data(decision),
-	    buf_len(decision), h->clock_ms());
+	st = h->store.ops->put_decision(&h->store, id, pk->id,
+	    buf_data(decision), buf_len(decision), h->clock_ms());
 	buf_free(decision);
 	return st;
 }
@@ -609,12 +609,16 @@ post_decision(struct hub *h, const struct hs_passkey *pk,
 		answer(rs, 500, "the hub cannot serve this now\n");
 		return;
 	}
-	/* Filed under each ticket; the first decision of each wins. */
+	/* Filed under each ticket, once per approver; other hub processes
+	 * are told after each commit (docs/hub.md, "Operating several
+	 * hubs"). */
 	for (i = 0; i < d.nhashes; i++) {
 		st = file_one(h, pk, ids[i], rq);
-		if (st == HS_OK)
+		if (st == HS_OK) {
 			(void)json_array_append_new(filed, json_string(ids[i]));
-		else if (st != HS_EXISTS && st != HS_NOT_FOUND) {
+			if (h->store.ops->changed != NULL)
+				h->store.ops->changed(&h->store, 'd', ids[i]);
+		} else if (st != HS_EXISTS && st != HS_NOT_FOUND) {
 			json_decref(filed);
 			answer(rs, 500, "the hub cannot serve this now\n");
 			return;
@@ -648,7 +652,7 @@ hub_post_card(struct hub *h, const char *id, const struct hub_req *rq,
 		answer(rs, 400, "not a card\n");
 		return;
 	}
-	st = h->store.ops->get_ticket(&h->store, id, &t);
+	st = h->store.ops->get_ticket(&h->store, id, NULL, &t);
 	if (st == HS_NOT_FOUND || (st == HS_OK &&
 	    strcmp(t.instance, who->key.name) != 0)) {
 		hs_ticket_free(&t);

@@ -2,8 +2,8 @@
  * enrolled keys, the nonces of signed requests, tickets and decisions. A
  * second engine (PostgreSQL with LISTEN/NOTIFY for several hub processes)
  * implements the same operations; store_sqlite.c is the default. Every
- * operation is atomic on its own: the first decision for a ticket wins,
- * and a nonce is used once, across processes sharing the database. */
+ * operation is atomic on its own: one decision per (ticket, approver) is
+ * kept, and a nonce is used once, across processes sharing the database. */
 #ifndef LOCKFILE_HUB_STORE_H
 #define LOCKFILE_HUB_STORE_H
 
@@ -33,7 +33,14 @@ struct hs_ticket {
 	uint64_t seq;
 	char instance[HW_MAX_NAME + 1];
 	struct buf *body;		/* the signed TICKET, as received */
-	int decided;
+	int decided;			/* by the device get_ticket asked for */
+};
+
+/* A ticket's decisions, in arrival order (one per approver, at most the
+ * 16 a ticket may name). */
+struct hs_decisions {
+	size_t n;
+	struct buf *body[HW_MAX_DECLIST_ITEMS];
 };
 
 struct hs_pending {
@@ -88,19 +95,24 @@ struct hub_store_ops {
 	    const char *instance, const uint8_t *body, size_t len,
 	    const uint8_t (*approvers)[32], size_t napprovers,
 	    long long now_ms, long long keep_until_ms, uint64_t *seq);
+	/* decided says whether device pk (NULL: any device) decided it. */
 	enum hs_status (*get_ticket)(struct hub_store *, const char *id,
-	    struct hs_ticket *out);
-	/* Undecided tickets that name device pk with seq > after, oldest
+	    const uint8_t *pk, struct hs_ticket *out);
+	/* Tickets that name device pk and it has not decided, seq > after, oldest
 	 * first, at most HW_MAX_LIST_ITEMS and max_bytes of bodies; newest
 	 * is the newest seq of the tickets naming pk. */
 	enum hs_status (*pending)(struct hub_store *, const uint8_t pk[32],
 	    uint64_t after, size_t max_bytes, struct hs_pending *out);
-	/* The first decision for a known, undecided ticket wins: HS_EXISTS
-	 * for any later one, HS_NOT_FOUND for an unknown ticket. */
+	/* Device pk's decision on a known ticket: one per (ticket, device),
+	 * HS_EXISTS when that device decided it already (others' decisions
+	 * do not stop it), HS_NOT_FOUND for an unknown ticket. */
 	enum hs_status (*put_decision)(struct hub_store *, const char *id,
-	    const uint8_t *body, size_t len, long long now_ms);
-	enum hs_status (*get_decision)(struct hub_store *, const char *id,
-	    struct buf **body);
+	    const uint8_t pk[32], const uint8_t *body, size_t len,
+	    long long now_ms);
+	/* The ticket's decisions in arrival order, from the skip-th on (the
+	 * first is 0): an empty list when there are no more. */
+	enum hs_status (*decisions)(struct hub_store *, const char *id,
+	    size_t skip, struct hs_decisions *out);
 	/* Forget tickets and decisions past their time, nonces past keep. */
 	void (*purge)(struct hub_store *, long long now_ms,
 	    long long nonce_keep_ms);
@@ -151,7 +163,7 @@ struct hub_store_ops {
 
 /* The schema version this build reads and writes: both engines keep the
  * same numbered list of migrations (store_sqlite.c, store_pg.c). */
-#define HS_SCHEMA_VERSION	3
+#define HS_SCHEMA_VERSION	4
 
 struct hub_store {
 	const struct hub_store_ops *ops;
@@ -176,5 +188,6 @@ int hub_store_check_version(struct hub_store *s, const char **why);
 
 void hs_ticket_free(struct hs_ticket *t);
 void hs_pending_free(struct hs_pending *p);
+void hs_decisions_free(struct hs_decisions *d);
 
 #endif

@@ -96,6 +96,34 @@ static const char *const migrations[HS_SCHEMA_VERSION] = {
 "  decided_ms bigint NOT NULL);",
 /* 2: the pending listing looks tickets up by device key. */
 "CREATE INDEX approvers_pk ON approvers (pk, id);",
+/* 3: the phone page (docs/hub.md, "Approving from a phone"): passkeys,
+ * the hashes of its codes, challenges and session cookies, the cards. */
+"CREATE TABLE passkeys ("
+"  name text PRIMARY KEY,"
+"  id bytea NOT NULL UNIQUE CHECK (length(id) = 32),"
+"  cose bytea NOT NULL,"
+"  cred bytea NOT NULL UNIQUE);"
+"CREATE TABLE tokens ("
+"  kind bigint NOT NULL, hash bytea NOT NULL CHECK (length(hash) = 32),"
+"  subject text NOT NULL, until_ms bigint NOT NULL,"
+"  PRIMARY KEY (kind, hash));"
+"CREATE TABLE cards ("
+"  id text PRIMARY KEY REFERENCES tickets (id) ON DELETE CASCADE,"
+"  body bytea NOT NULL);",
+/* 4: one decision per (ticket, approver) (issue 29), numbered per ticket
+ * from tickets.ndecisions under the ticket's row lock, so a ticket's
+ * decisions commit in their order and the console's `skip` never passes
+ * one still being written (the cursor's reasoning, above). */
+"DROP TABLE decisions;"
+"ALTER TABLE tickets ADD COLUMN ndecisions bigint NOT NULL DEFAULT 0;"
+"CREATE TABLE decisions ("
+"  id text NOT NULL REFERENCES tickets (id) ON DELETE CASCADE,"
+"  n bigint NOT NULL,"
+"  pk bytea NOT NULL CHECK (length(pk) = 32),"
+"  body bytea NOT NULL,"
+"  decided_ms bigint NOT NULL,"
+"  PRIMARY KEY (id, n),"
+"  UNIQUE (id, pk));",
 };
 
 static void
@@ -461,7 +489,8 @@ out:
 }
 
 static enum hs_status
-pg_get_ticket(struct hub_store *s, const char *id, struct hs_ticket *out)
+pg_get_ticket(struct hub_store *s, const char *id, const uint8_t *pk,
+    struct hs_ticket *out)
 {
 	struct params pa = { 0 };
 	enum hs_status ret;
@@ -470,15 +499,16 @@ pg_get_ticket(struct hub_store *s, const char *id, struct hs_ticket *out)
 
 	memset(out, 0, sizeof(*out));
 	p_text(&pa, id);
+	p_bytes(&pa, pk, pk != NULL ? 32 : 0);	/* NULL: SQL NULL */
 	lock(s);
 	if (connected(s) != 0) {
 		ret = HS_ERR;
 		goto out;
 	}
 	r = run(s, "get ticket", "SELECT t.seq, t.instance, t.body, "
-	    "CASE WHEN d.id IS NULL THEN 0::int8 ELSE 1::int8 END "
-	    "FROM tickets t LEFT JOIN decisions d ON d.id = t.id "
-	    "WHERE t.id = $1", &pa, PGRES_TUPLES_OK);
+	    "CASE WHEN EXISTS (SELECT 1 FROM decisions d WHERE d.id = t.id "
+	    "AND ($2::bytea IS NULL OR d.pk = $2)) THEN 1::int8 ELSE 0::int8 "
+	    "END FROM tickets t WHERE t.id = $1", &pa, PGRES_TUPLES_OK);
 	if (r == NULL) {
 		ret = HS_ERR;
 		goto out;
@@ -564,8 +594,8 @@ pg_pending(struct hub_store *s, const uint8_t pk[32], uint64_t after,
 	PQclear(r);
 	r = run(s, "pending", "SELECT t.seq, t.body FROM tickets t JOIN "
 	    "approvers a ON a.id = t.id AND a.pk = $1 WHERE t.seq > $2 AND "
-	    "NOT EXISTS (SELECT 1 FROM decisions d WHERE d.id = t.id) "
-	    "ORDER BY t.seq LIMIT $3", &pb, PGRES_TUPLES_OK);
+	    "NOT EXISTS (SELECT 1 FROM decisions d WHERE d.id = t.id AND "
+	    "d.pk = $1) ORDER BY t.seq LIMIT $3", &pb, PGRES_TUPLES_OK);
 	if (r == NULL)
 		goto rollback;
 	pending_rows(r, max_bytes, out);
@@ -578,65 +608,94 @@ out:
 	return ret;
 }
 
-/* One statement: the ticket row locked against a purge (FOR KEY SHARE),
- * then the decision unless one is there. */
+/* The ticket's counter bumped (its row locked to the commit: a ticket's
+ * decisions commit in their order), then this device's decision unless it
+ * has one: rolled back then, so the count keeps no gap. */
 static enum hs_status
-pg_put_decision(struct hub_store *s, const char *id, const uint8_t *body,
-    size_t len, long long now_ms)
+pg_put_decision(struct hub_store *s, const char *id, const uint8_t pk[32],
+    const uint8_t *body, size_t len, long long now_ms)
 {
-	struct params pa = { 0 };
+	struct params pa = { 0 }, pb = { 0 };
 	enum hs_status ret;
 	PGresult *r;
 
 	p_text(&pa, id);
-	p_bytes(&pa, body, len);
-	p_int(&pa, now_ms);
+	p_text(&pb, id);
+	p_bytes(&pb, pk, 32);
+	p_bytes(&pb, body, len);
+	p_int(&pb, now_ms);
 	lock(s);
 	if (connected(s) != 0) {
 		ret = HS_ERR;
 		goto out;
 	}
-	r = run(s, "put decision", "WITH t AS (SELECT id FROM tickets WHERE "
-	    "id = $1 FOR KEY SHARE), ins AS (INSERT INTO decisions (id, body, "
-	    "decided_ms) SELECT id, $2, $3 FROM t ON CONFLICT DO NOTHING "
-	    "RETURNING 1) SELECT (SELECT count(*) FROM t), "
-	    "(SELECT count(*) FROM ins)", &pa, PGRES_TUPLES_OK);
-	if (r == NULL || PQntuples(r) != 1)
+	if (cmd(s, "begin", "BEGIN") != 0) {
 		ret = HS_ERR;
-	else if (r_int(r, 0, 0) == 0)
-		ret = HS_NOT_FOUND;
-	else
-		ret = r_int(r, 0, 1) == 1 ? HS_OK : HS_EXISTS;
+		goto out;
+	}
+	r = run(s, "put decision", "UPDATE tickets SET ndecisions = "
+	    "ndecisions + 1 WHERE id = $1 RETURNING ndecisions", &pa,
+	    PGRES_TUPLES_OK);
+	if (r == NULL || PQntuples(r) != 1) {
+		ret = r == NULL ? HS_ERR : HS_NOT_FOUND;
+		PQclear(r);
+		goto rollback;
+	}
 	PQclear(r);
+	r = run(s, "put decision", "INSERT INTO decisions (id, n, pk, body, "
+	    "decided_ms) SELECT $1, ndecisions, $2, $3, $4 FROM tickets WHERE "
+	    "id = $1 ON CONFLICT (id, pk) DO NOTHING", &pb, PGRES_COMMAND_OK);
+	if (r == NULL || affected(r) != 1) {
+		ret = r == NULL ? HS_ERR : HS_EXISTS;
+		PQclear(r);
+		goto rollback;
+	}
+	PQclear(r);
+	ret = cmd(s, "commit", "COMMIT") == 0 ? HS_OK : HS_ERR;
+	goto out;
+rollback:
+	(void)cmd(s, "rollback", "ROLLBACK");
 out:
 	unlock(s);
 	return ret;
 }
 
 static enum hs_status
-pg_get_decision(struct hub_store *s, const char *id, struct buf **body)
+pg_decisions(struct hub_store *s, const char *id, size_t skip,
+    struct hs_decisions *out)
 {
 	struct params pa = { 0 };
-	enum hs_status ret;
+	enum hs_status ret = HS_OK;
 	PGresult *r;
+	int i;
 
-	*body = NULL;
+	memset(out, 0, sizeof(*out));
 	p_text(&pa, id);
+	p_int(&pa, HW_MAX_DECLIST_ITEMS);
+	p_int(&pa, (long long)(skip > HW_MAX_APPROVERS * 4 ? HW_MAX_APPROVERS *
+	    4 : skip));
 	lock(s);
 	if (connected(s) != 0) {
 		ret = HS_ERR;
 		goto out;
 	}
-	r = run(s, "get decision", "SELECT body FROM decisions WHERE id = $1",
-	    &pa, PGRES_TUPLES_OK);
-	if (r == NULL)
+	r = run(s, "decisions", "SELECT body FROM decisions WHERE id = $1 "
+	    "ORDER BY n LIMIT $2 OFFSET $3", &pa, PGRES_TUPLES_OK);
+	if (r == NULL) {
 		ret = HS_ERR;
-	else if (PQntuples(r) == 0)
-		ret = HS_NOT_FOUND;
-	else
-		ret = (*body = r_buf(r, 0, 0, HW_MAX_DECISION)) != NULL ? HS_OK
-		    : HS_ERR;
+		goto out;
+	}
+	for (i = 0; i < PQntuples(r) && out->n < HW_MAX_DECLIST_ITEMS; i++) {
+		out->body[out->n] = r_buf(r, i, 0, HW_MAX_DECISION);
+		if (out->body[out->n] == NULL) {
+			ret = HS_ERR;
+			break;
+		}
+		out->n++;
+	}
 	PQclear(r);
+	if (ret != HS_OK)
+		hs_decisions_free(out);
 out:
 	unlock(s);
 	return ret;
@@ -793,7 +852,7 @@ static const struct hub_store_ops pg_ops = {
 	.get_ticket = pg_get_ticket,
 	.pending = pg_pending,
 	.put_decision = pg_put_decision,
-	.get_decision = pg_get_decision,
+	.decisions = pg_decisions,
 	.purge = pg_purge,
 	.version = pg_version,
 	.migrate = pg_migrate,

@@ -3,8 +3,8 @@
  * WAL mode and a busy timeout, so several hub processes can share one
  * file; every read-then-write runs in BEGIN IMMEDIATE (a deferred
  * transaction that upgrades to a write lock gets SQLITE_BUSY past the
- * timeout). The first decision wins through the primary key of decisions
- * and ON CONFLICT DO NOTHING; a nonce is used once through the primary
+ * timeout). One decision per (ticket, device) through the unique key of
+ * decisions and ON CONFLICT DO NOTHING, their arrival order the seq; a nonce is used once through the primary
  * key of nonces. One connection per process, behind a mutex: the HTTP
  * threads take turns. */
 #include "hub/store.h"
@@ -60,7 +60,9 @@ static const char *const migrations[HS_SCHEMA_VERSION] = {
 "  pk BLOB NOT NULL CHECK (length(pk) = 32),"
 "  PRIMARY KEY (id, pk));"
 "CREATE TABLE IF NOT EXISTS decisions ("
-"  id TEXT PRIMARY KEY REFERENCES tickets (id) ON DELETE CASCADE,"
+"  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+"  id TEXT NOT NULL REFERENCES tickets (id) ON DELETE CASCADE,"
+"  pk BLOB NOT NULL CHECK (length(pk) = 32),"
 "  body BLOB NOT NULL,"
 "  decided_ms INTEGER NOT NULL);",
 /* 2: the pending listing looks tickets up by device key. */
@@ -79,6 +81,17 @@ static const char *const migrations[HS_SCHEMA_VERSION] = {
 "CREATE TABLE cards ("
 "  id TEXT PRIMARY KEY REFERENCES tickets (id) ON DELETE CASCADE,"
 "  body BLOB NOT NULL);",
+/* 4: one decision per (ticket, approver) instead of the first winning
+ * (docs/hub.md, "The hub's state"). The old table's decisions go: they
+ * were for tickets of at most an hour, which their consoles renew. */
+"DROP TABLE decisions;"
+"CREATE TABLE decisions ("
+"  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+"  id TEXT NOT NULL REFERENCES tickets (id) ON DELETE CASCADE,"
+"  pk BLOB NOT NULL CHECK (length(pk) = 32),"
+"  body BLOB NOT NULL,"
+"  decided_ms INTEGER NOT NULL,"
+"  UNIQUE (id, pk));",
 };
 
 #define HS_MAX_CARD	HW_MAX_CARD
@@ -354,7 +367,8 @@ out:
 }
 
 static enum hs_status
-sq_get_ticket(struct hub_store *s, const char *id, struct hs_ticket *out)
+sq_get_ticket(struct hub_store *s, const char *id, const uint8_t *pk,
+    struct hs_ticket *out)
 {
 	sqlite3_stmt *st;
 	enum hs_status ret;
@@ -362,13 +376,18 @@ sq_get_ticket(struct hub_store *s, const char *id, struct hs_ticket *out)
 
 	memset(out, 0, sizeof(*out));
 	lock(s);
-	st = prep(s, "SELECT t.seq, t.instance, t.body, d.id IS NOT NULL "
-	    "FROM tickets t LEFT JOIN decisions d ON d.id = t.id WHERE t.id = ?");
+	st = prep(s, "SELECT t.seq, t.instance, t.body, EXISTS (SELECT 1 FROM "
+	    "decisions d WHERE d.id = t.id AND (?2 IS NULL OR d.pk = ?2)) "
+	    "FROM tickets t WHERE t.id = ?1");
 	if (st == NULL) {
 		ret = fail(s, "get ticket");
 		goto out;
 	}
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	if (pk != NULL)
+		sqlite3_bind_blob(st, 2, pk, 32, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 2);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		const unsigned char *inst = sqlite3_column_text(st, 1);
@@ -415,10 +434,12 @@ sq_pending(struct hub_store *s, const uint8_t pk[32], uint64_t after,
 	}
 	out->newest = (uint64_t)sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
+	/* A ticket goes from a device's listing once that device decided it;
+	 * the others it names still see it (their decisions count too). */
 	st = prep(s, "SELECT t.seq, t.body FROM tickets t JOIN approvers a ON "
-	    "a.id = t.id AND a.pk = ? WHERE t.seq > ? AND "
-	    "NOT EXISTS (SELECT 1 FROM decisions d WHERE d.id = t.id) "
-	    "ORDER BY t.seq LIMIT ?");
+	    "a.id = t.id AND a.pk = ?1 WHERE t.seq > ?2 AND NOT EXISTS "
+	    "(SELECT 1 FROM decisions d WHERE d.id = t.id AND d.pk = ?1) "
+	    "ORDER BY t.seq LIMIT ?3");
 	if (st == NULL) {
 		ret = fail(s, "pending");
 		goto out;
@@ -453,8 +474,8 @@ out:
 }
 
 static enum hs_status
-sq_put_decision(struct hub_store *s, const char *id, const uint8_t *body,
-    size_t len, long long now_ms)
+sq_put_decision(struct hub_store *s, const char *id, const uint8_t pk[32],
+    const uint8_t *body, size_t len, long long now_ms)
 {
 	sqlite3_stmt *st = NULL;
 	enum hs_status ret;
@@ -482,15 +503,16 @@ sq_put_decision(struct hub_store *s, const char *id, const uint8_t *body,
 		ret = fail(s, "put decision");
 		goto rollback;
 	}
-	st = prep(s, "INSERT INTO decisions (id, body, decided_ms) "
-	    "VALUES (?, ?, ?) ON CONFLICT DO NOTHING");
+	st = prep(s, "INSERT INTO decisions (id, pk, body, decided_ms) "
+	    "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING");
 	if (st == NULL) {
 		ret = fail(s, "put decision");
 		goto rollback;
 	}
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 2, body, (int)len, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, now_ms);
+	sqlite3_bind_blob(st, 2, pk, 32, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 3, body, (int)len, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, now_ms);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
@@ -511,28 +533,38 @@ out:
 }
 
 static enum hs_status
-sq_get_decision(struct hub_store *s, const char *id, struct buf **body)
+sq_decisions(struct hub_store *s, const char *id, size_t skip,
+    struct hs_decisions *out)
 {
 	sqlite3_stmt *st;
-	enum hs_status ret;
+	enum hs_status ret = HS_OK;
 	int rc;
 
-	*body = NULL;
+	memset(out, 0, sizeof(*out));
 	lock(s);
-	st = prep(s, "SELECT body FROM decisions WHERE id = ?");
+	st = prep(s, "SELECT body FROM decisions WHERE id = ? ORDER BY seq "
+	    "LIMIT ? OFFSET ?");
 	if (st == NULL) {
-		ret = fail(s, "get decision");
+		ret = fail(s, "decisions");
 		goto out;
 	}
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*body = blob_buf(st, 0, HW_MAX_DECISION);
-		ret = *body != NULL ? HS_OK : HS_ERR;
-	} else {
-		ret = rc == SQLITE_DONE ? HS_NOT_FOUND : fail(s, "get decision");
+	sqlite3_bind_int(st, 2, HW_MAX_DECLIST_ITEMS);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)skip);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW &&
+	    out->n < HW_MAX_DECLIST_ITEMS) {
+		out->body[out->n] = blob_buf(st, 0, HW_MAX_DECISION);
+		if (out->body[out->n] == NULL) {
+			ret = HS_ERR;
+			break;
+		}
+		out->n++;
 	}
+	if (ret == HS_OK && rc != SQLITE_ROW && rc != SQLITE_DONE)
+		ret = fail(s, "decisions");
 	sqlite3_finalize(st);
+	if (ret != HS_OK)
+		hs_decisions_free(out);
 out:
 	unlock(s);
 	return ret;
@@ -976,7 +1008,7 @@ static const struct hub_store_ops sqlite_ops = {
 	.get_ticket = sq_get_ticket,
 	.pending = sq_pending,
 	.put_decision = sq_put_decision,
-	.get_decision = sq_get_decision,
+	.decisions = sq_decisions,
 	.purge = sq_purge,
 	.token_put = sq_token_put,
 	.token_use = sq_token_use,
@@ -1070,6 +1102,16 @@ hs_ticket_free(struct hs_ticket *t)
 {
 	buf_free(t->body);
 	t->body = NULL;
+}
+
+void
+hs_decisions_free(struct hs_decisions *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		buf_free(d->body[i]);
+	d->n = 0;
 }
 
 void

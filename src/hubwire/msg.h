@@ -8,6 +8,7 @@
  *   VALUES        inside the box           the typed values, by placeholder
  *   REQUEST       lox or console -> hub    each HTTP request, signed
  *   TICKETLIST    hub -> lox               pending tickets, as signed
+ *   DECISIONLIST  hub -> console           a ticket's decisions, as kept
  *
  * Parsers take untrusted bytes and fill fixed-size structures; they check
  * framing, limits and alphabets only. Signatures are checked by the
@@ -34,6 +35,7 @@
 #define HW_MAGIC_VALUES		"LHVALUES"
 #define HW_MAGIC_REQUEST	"LHREQUST"
 #define HW_MAGIC_LIST		"LHTKLIST"
+#define HW_MAGIC_DECLIST	"LHDECLST"
 #define HW_MAGIC_PLAN		"LHPLANHS"
 #define HW_MAGIC_CARD		"LHCARDLN"
 #define HW_MAGIC_PK		"LHDECPKY"
@@ -75,6 +77,10 @@
 #define HW_MAX_CDJ		4096
 #define HW_MAX_PK		8192
 #define HW_MAX_DECP		(HW_MAX_PK + HW_MAX_SIGNED_SMALL + 64)
+/* A ticket's decisions, one per approver it names (docs/hub.md,
+ * "DECISIONLIST"). */
+#define HW_MAX_DECLIST_ITEMS	HW_MAX_APPROVERS
+#define HW_MAX_DECLIST		(HW_MAX_DECLIST_ITEMS * (HW_MAX_DECISION + 8) + 64)
 
 /* ---- TICKET ---- */
 
@@ -333,6 +339,24 @@ struct hw_list {
 
 enum hw_err hw_list_encode(const struct hw_list *l, struct buf **out);
 enum hw_err hw_list_parse(const uint8_t *d, size_t len, struct hw_list *out);
+
+/* ---- DECISIONLIST ----
+ *
+ * A ticket's decisions as the hub kept them, in arrival order: each item
+ * one envelope's bytes (a DECISION today; other kinds are told apart by
+ * their magic, so the list itself checks only that each has a header's
+ * room). Nothing in it is trusted: each envelope goes through the
+ * console's check chain. */
+
+struct hw_declist {
+	size_t n;
+	const uint8_t *item[HW_MAX_DECLIST_ITEMS];	/* into the input */
+	size_t item_len[HW_MAX_DECLIST_ITEMS];
+};
+
+enum hw_err hw_declist_encode(const struct hw_declist *l, struct buf **out);
+enum hw_err hw_declist_parse(const uint8_t *d, size_t len,
+    struct hw_declist *out);
 
 /* ---- the plan hash ---- */
 

@@ -98,6 +98,61 @@ hw_list_parse(const uint8_t *d, size_t len, struct hw_list *o)
 }
 
 enum hw_err
+hw_declist_encode(const struct hw_declist *l, struct buf **out)
+{
+	struct hw_writer w, items;
+	size_t i;
+
+	hw_writer_init(&w, HW_MAX_DECLIST);
+	hw_put_header(&w, HW_MAGIC_DECLIST, HW_VERSION);
+	if (l->n > HW_MAX_DECLIST_ITEMS)
+		w.err = HW_E_COUNT;
+	hw_list_begin(&items, HW_MAX_DECLIST, (uint32_t)l->n);
+	for (i = 0; i < l->n && i < HW_MAX_DECLIST_ITEMS; i++) {
+		struct hw_writer it;
+		hw_writer_init(&it, HW_MAX_DECISION + 8);
+		if (l->item_len[i] < HW_HEADER_LEN ||
+		    l->item_len[i] > HW_MAX_DECISION)
+			it.err = HW_E_LENGTH;
+		hw_put_field(&it, l->item[i], l->item_len[i]);
+		hw_put_sub(&items, &it);
+	}
+	hw_put_sub(&w, &items);
+	return hw_writer_done(&w, out);
+}
+
+enum hw_err
+hw_declist_parse(const uint8_t *d, size_t len, struct hw_declist *o)
+{
+	struct hw_reader r, items;
+	size_t i;
+
+	memset(o, 0, sizeof(*o));
+	if (len > HW_MAX_DECLIST)
+		return HW_E_TOOBIG;
+	hw_reader_init(&r, d, len);
+	TRY(hw_get_header(&r, HW_MAGIC_DECLIST, HW_VERSION));
+	TRY(hw_get_list(&r, HW_MAX_DECLIST_ITEMS, &items, &o->n));
+	for (i = 0; i < o->n; i++) {
+		struct hw_reader it;
+		enum hw_err e;
+
+		if ((e = hw_get_item(&items, HW_MAX_DECISION + 8, &it)) != HW_OK ||
+		    (e = hw_get_field(&it, HW_HEADER_LEN, HW_MAX_DECISION,
+		    &o->item[i], &o->item_len[i])) != HW_OK ||
+		    (e = hw_end(&it)) != HW_OK) {
+			o->n = 0;
+			return e;
+		}
+	}
+	if (hw_end(&items) != HW_OK || hw_end(&r) != HW_OK) {
+		o->n = 0;
+		return HW_E_TRAILING;
+	}
+	return HW_OK;
+}
+
+enum hw_err
 hw_plan_hash(const struct hw_plan *p, uint8_t out[HW_HASH_LEN])
 {
 	struct hw_writer w, plugins;

@@ -176,8 +176,8 @@ post(struct loxhub *h, const struct hw_ticket *t, const struct buf *ticket,
 		ret = 0;
 		break;
 	case HC_CONFLICT:
-		lox_err("ticket %s is decided already (the first decision "
-		    "stands)", t->id);
+		lox_err("ticket %s is decided already by this device (its "
+		    "first decision stands)", t->id);
 		ret = EX_NOTICKET;
 		break;
 	case HC_NOT_FOUND:

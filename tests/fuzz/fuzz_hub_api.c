@@ -160,7 +160,7 @@ one_page(const char *method, const char *path, const char *auth,
 	struct hub_resp rs;
 	struct hub_who who;
 	struct hs_ticket t;
-	struct buf *d = NULL;
+	struct hs_decisions d;
 
 	memset(&rq, 0, sizeof(rq));
 	rq.method = method;
@@ -183,10 +183,11 @@ one_page(const char *method, const char *path, const char *auth,
 	/* nor enrols a passkey or opens a session */
 	CHECK(rs.set_cookie[0] == '\0');
 	hub_resp_free(&rs);
-	CHECK(H.store.ops->get_ticket(&H.store, TID, &t) == HS_OK);
+	CHECK(H.store.ops->get_ticket(&H.store, TID, NULL, &t) == HS_OK);
 	CHECK(!t.decided);
 	hs_ticket_free(&t);
-	CHECK(H.store.ops->get_decision(&H.store, TID, &d) == HS_NOT_FOUND);
+	CHECK(H.store.ops->decisions(&H.store, TID, 0, &d) == HS_OK &&
+	    d.n == 0);
 }
 
 int

@@ -1,6 +1,6 @@
 /* libFuzzer target for every hub layout parser (src/hubwire): TICKET,
  * DECISION-DEV, DECISION-HUB, the DECISION and DEVPOST envelopes, VALUES,
- * REQUEST and TICKETLIST. The first byte picks the parser, the rest is the
+ * REQUEST, TICKETLIST and DECISIONLIST. The first byte picks the parser, the rest is the
  * message. Beyond ASan/UBSan it checks what the console, lox and the hub
  * rely on: whatever parses re-encodes (signed with a fixed key) to bytes
  * that parse to the same fields; text fields hold no NUL before their end
@@ -168,6 +168,26 @@ list(const uint8_t *d, size_t n)
 		ticket(l.items[i].ticket, l.items[i].ticket_len);
 }
 
+static void
+declist(const uint8_t *d, size_t n)
+{
+	static struct hw_declist l;
+	struct buf *b;
+	size_t i;
+
+	if (hw_declist_parse(d, n, &l) != HW_OK) {
+		CHECK(l.n == 0);
+		return;
+	}
+	CHECK(l.n <= HW_MAX_DECLIST_ITEMS);
+	CHECK(hw_declist_encode(&l, &b) == HW_OK);
+	CHECK(buf_len(b) == n && memcmp(buf_data(b), d, n) == 0);
+	buf_free(b);
+	/* the console parses each envelope next */
+	for (i = 0; i < l.n; i++)
+		envelope(l.item[i], l.item_len[i], 1);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -181,7 +201,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (copy == NULL)
 		return 0;
 	memcpy(copy, data + 1, size - 1);
-	switch (data[0] % 8) {
+	switch (data[0] % 9) {
 	case 0: ticket(copy, size - 1); break;
 	case 1: dev(copy, size - 1); break;
 	case 2: hub(copy, size - 1); break;
@@ -190,6 +210,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 5: values(copy, size - 1); break;
 	case 6: request(copy, size - 1); break;
 	case 7: list(copy, size - 1); break;
+	case 8: declist(copy, size - 1); break;
 	}
 	free(copy);
 	return 0;

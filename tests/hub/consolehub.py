@@ -40,11 +40,19 @@ class HubConsole:
     """real: a real lockhub and lox; else the hostile double, whose hub
     key and approver key the test holds (hub_key, device)."""
 
-    def __init__(self, real=True, ttl=60, quantum=1):
+    def __init__(self, real=True, ttl=60, quantum=1, bob=False,
+                 approvals=None):
+        """bob: the hostile double pins a second approver (device2);
+        approvals: the invoices profile's quorum, with a profile solo of
+        the same files at the default (1)."""
         self.real = real
         self.env = ConsoleEnv()
         self.src = self.env.add_local_profile("invoices", prefix="2024/",
                                               files=FILES)
+        if approvals is not None:
+            self.env.profiles["invoices"]["approvals"] = approvals
+            self.env.add_local_profile("solo", prefix="2024/", files=FILES)
+        self.device2 = hw.Key() if bob and not real else None
         for p in ("is-pdf", "contains"):
             self.env.install_plugin(p)
         r = as_user("lockfile", [self.env.binary, "hub-key", "--home",
@@ -84,6 +92,9 @@ class HubConsole:
             self.fake.routes["POST /v1/tickets"] = self._take_ticket
             self.fake.routes[r"GET /v1/tickets/t_[0-9a-f]{32}/decision"] = \
                 self._serve_decision
+            self.fake.routes[
+                r"GET /v1/tickets/t_[0-9a-f]{32}/decisions/after/[0-9]+"] = \
+                self._serve_decisions
             self.fake.start()
             self.hub_key_text = self.hub_key.text()
             self.url = self.fake.url
@@ -101,7 +112,9 @@ class HubConsole:
                                      allowed_uids=[uid_of("lf-allowed")])
                 + "\n[hub]\ninstance = \"desk\"\nkeys = [\"%s\"]\n"
                 "ticket_ttl_s = %d\n%s\n[hub.approvers]\nalice = \"%s\"\n"
-                % (self.hub_key_text, self.ttl, extra, self.device.text()))
+                % (self.hub_key_text, self.ttl, extra, self.device.text())
+                + ("bob = \"%s\"\n" % self.device2.text()
+                   if self.device2 else ""))
 
     # ---- the hostile double's routes ----------------------------------
     def _take_ticket(self, method, path, headers, body):
@@ -111,10 +124,25 @@ class HubConsole:
     def _serve_decision(self, method, path, headers, body):
         tid = path.split("/")[3]
         d = self.decisions.get(tid)
+        if isinstance(d, list):     # the first, as lockhub answers here
+            d = d[0] if d else None
         if d is None:
             time.sleep(0.5)
             return 204, b""
         return 200, d
+
+    def _serve_decisions(self, method, path, headers, body):
+        """A DECISIONLIST: decisions[tid] as a list is served from the
+        console's cursor on, as lockhub does; as bytes, that one decision
+        whatever the cursor (a hub that swaps what it serves)."""
+        parts = path.split("/")
+        tid, after = parts[3], int(parts[6])
+        d = self.decisions.get(tid)
+        items = [d] if isinstance(d, bytes) else (d or [])[after:]
+        if not items:
+            time.sleep(0.5)
+            return 204, b""
+        return 200, hw.enc_declist(items)
 
     def ticket(self, tid):
         for b in self.tickets:
@@ -141,6 +169,9 @@ class HubConsole:
         fp = hw.Key.fingerprint(self.device)
         self.env.wait_screen(r"hub approver alice")
         self.env.type(fp if confirm else "")
+        if self.device2 is not None:
+            self.env.wait_screen(r"hub approver bob")
+            self.env.type(hw.Key.fingerprint(self.device2) if confirm else "")
         self.env.wait_for_socket()
 
     def stop_console(self):

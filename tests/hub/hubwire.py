@@ -26,6 +26,7 @@ M_DEVPOST = b"LHDEVPST"
 M_VALUES = b"LHVALUES"
 M_REQUEST = b"LHREQUST"
 M_LIST = b"LHTKLIST"
+M_DECLIST = b"LHDECLST"
 M_SECKEY = b"LHSECKEY"
 
 CONTENT_FETCHED, CONTENT_FAILED, CONTENT_UNCHECKED = 0, 1, 2
@@ -404,6 +405,27 @@ def dec_list(b):
         it.end()
     r.end()
     return seq, items
+
+
+def enc_declist(envelopes):
+    """DECISIONLIST: a ticket's decisions, each one envelope's bytes."""
+    return header(M_DECLIST) + lst([field(e) for e in envelopes])
+
+
+def dec_declist(b):
+    r = Reader(b)
+    r.header(M_DECLIST)
+    out = []
+    for it in r.items():
+        e = it.field()
+        if len(e) < 10:
+            raise ValueError("an item shorter than a header")
+        out.append(e)
+        it.end()
+    if len(out) > 16:
+        raise ValueError("more than 16 decisions")
+    r.end()
+    return out
 
 
 def agent_commit(key, ticket, token):

@@ -67,8 +67,12 @@ def main():
     write(api, "auth-0", b"\x02" + hw.b64(v["request"]).encode())
     write(wire, "list-0", b"\x07" + hw.enc_list(9, [(3, tickets[1]), (9, v["ticket"])]))
     write(wire, "list-1", b"\x07" + hw.enc_list(0, []))
+    write(wire, "declist-0", b"\x08" + v["decisionlist"])
+    write(wire, "declist-1", b"\x08" + hw.enc_declist([v["decision"], v["decision"]]))
+    write(wire, "declist-2", b"\x08" + hw.enc_declist([]))
     for i, p in enumerate(["/v1/pending", "/v1/pending/after/17", "/v1/health",
                            "/v1/tickets/t_00112233445566778899aabbccddeeff/decision",
+                           "/v1/tickets/t_00112233445566778899aabbccddeeff/decisions/after/1",
                            "/v1/tickets"]):
         write(api, "path-%d" % i, b"\x03" + p.encode())
 

@@ -822,7 +822,8 @@ def test_instance_name_from_the_command_line():
 
 # ---- availability and records at rest (issue 26 item 3, issue 25 §8) -----
 
-DECISION_ROUTE = r"GET /v1/tickets/t_[0-9a-f]{32}/decision"
+# the console reads a ticket's decisions as a list (issue 29)
+DECISION_ROUTE = r"GET /v1/tickets/t_[0-9a-f]{32}/decisions/after/[0-9]+"
 SHARE_HINT = "this agent has too many plans waiting for a decision"
 
 
@@ -873,7 +874,7 @@ def test_backoff_when_the_hub_answers_at_once():
         w.start()
         w.fake.routes[DECISION_ROUTE] = lambda *a: (204, b"")
         plan, tid = plan_on(w)
-        path = "/v1/tickets/%s/decision" % tid
+        path = "/v1/tickets/%s/decisions/after/0" % tid
         time.sleep(5.5)                  # the ticket's life
         n = sum(1 for r in w.fake.requests if r[1] == path)
         assert 1 <= n <= 12, n

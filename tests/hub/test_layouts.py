@@ -76,3 +76,10 @@ def test_request():
 
 def test_fingerprint():
     assert DEV.fingerprint().encode() == V["device-fingerprint"]
+
+
+def test_decisionlist():
+    """DECISIONLIST (a ticket's decisions, arrival order) byte for byte."""
+    assert hw.dec_declist(V["decisionlist"]) == [V["decision"]]
+    assert hw.enc_declist([V["decision"]]) == V["decisionlist"]
+    assert hw.dec_declist(hw.enc_declist([])) == []

@@ -1,7 +1,8 @@
 """lockhub end to end: a real hub (its own account, SQLite state, loopback)
 driven by signed requests from hubwire.py. Every endpoint; every refusal of
 a signed request (docs/hub.md, "Signed requests", in its order); the
-ticket and decision checks; first decision wins; long-polls with their own
+ticket and decision checks; one decision per named device, read as a
+list; long-polls with their own
 deadline, woken by a post, all answered before the hub stops; the rate
 limit; body caps; TLS; state and nonces across a restart."""
 import os
@@ -120,13 +121,32 @@ def test_ticket_decision_flow(world):
     # The hub relays a box it cannot open; the console's key opens it.
     assert hw.unseal(d["box"], bytes(w.box)) == hw.enc_values(
         [("email", b"alice@example.org")])
-    # Decided: no longer pending, and no second decision.
+    # Decided by alice: no longer listed to her, nor a second decision of
+    # hers; bob, whom it names too, still sees it and decides it (the
+    # console counts: issue 29's quorum).
     assert t["id"] not in pending_ids(w)
+    assert t["id"] in pending_ids(w, key=w.dev2)
+    again, abox = hw.decide(tb, w.dev, verdict=hw.DENY)
+    assert w.post_decision(t["id"], again, abox)[0] == 409
     dev2, box2 = hw.decide(tb, w.dev2, verdict=hw.DENY)
+    assert w.post_decision(t["id"], dev2, box2, key=w.dev2)[0] == 201
+    assert t["id"] not in pending_ids(w, key=w.dev2)
     assert w.post_decision(t["id"], dev2, box2, key=w.dev2)[0] == 409
+    # The old read still answers the first decision (consoles that count
+    # one); the list answers both, in arrival order.
     st, body2 = w.hub.call("GET", "/v1/tickets/%s/decision" % t["id"],
                            key=w.inst)
     assert body2 == body
+    st, lb = w.hub.call("GET", "/v1/tickets/%s/decisions/after/0" % t["id"],
+                        key=w.inst)
+    assert st == 200
+    got = [hw.dec_decision(e) for e in hw.dec_declist(lb)]
+    assert [g["dev"] for g in got] == [dev, dev2]
+    assert hw.dec_hub(got[1]["hub"])["approver"] == "bob"
+    st, lb = w.hub.call("GET", "/v1/tickets/%s/decisions/after/1" % t["id"],
+                        key=w.inst)
+    assert st == 200 and [hw.dec_decision(e)["dev"]
+                          for e in hw.dec_declist(lb)] == [dev2]
 
 
 def test_only_named_devices_see_and_decide(world):
@@ -345,8 +365,9 @@ def test_pending_long_poll(world):
     assert seq2 > seq and [hw.dec_ticket(b)["id"] for _, b in items] == [t["id"]]
 
 
-def test_first_decision_wins(world):
-    """Eight devices' posts at once: one is stored, the others refused."""
+def test_one_decision_per_device(world):
+    """Eight posts at once, four from each of two named devices: one per
+    device is kept, the others refused (409: that device decided it)."""
     w = world
     t, tb = w.posted()
     keys = [w.dev, w.dev2] * 4
@@ -361,11 +382,46 @@ def test_first_decision_wins(world):
         th.start()
     for th in ths:
         th.join(20)
-    assert sorted(results) == [201] + [409] * 7
-    winner = results.index(201)
-    st, body = w.hub.call("GET", "/v1/tickets/%s/decision" % t["id"],
-                          key=w.inst)
-    assert hw.dec_decision(body)["dev"] == devs[winner][0]
+    assert sorted(results) == [201] * 2 + [409] * 6
+    kept = [devs[i][0] for i in range(len(keys)) if results[i] == 201]
+    assert {hw.dec_dev(d)["device_key"] for d in kept} == {w.dev.pk, w.dev2.pk}
+    st, lb = w.hub.call("GET", "/v1/tickets/%s/decisions/after/0" % t["id"],
+                        key=w.inst)
+    assert st == 200
+    assert sorted(hw.dec_decision(e)["dev"] for e in hw.dec_declist(lb)) == \
+        sorted(kept)
+
+
+def test_decisions_long_poll(world):
+    """GET /v1/tickets/ID/decisions/after/N long-polls until the ticket has
+    more than N decisions, is woken by the next one, and is the
+    instance's only (another instance: 404; a device: 403)."""
+    w = world
+    t, tb = w.posted()
+    path = "/v1/tickets/%s/decisions/after/%%d" % t["id"]
+    d1, b1 = hw.decide(tb, w.dev)
+    assert w.post_decision(t["id"], d1, b1)[0] == 201
+    assert w.hub.call("GET", path % 0, key=w.inst2)[0] == 404
+    assert w.hub.call("GET", path % 0, key=w.dev)[0] == 403
+    assert w.hub.call("GET", path % 17, key=w.inst)[0] == 404
+    out = {}
+
+    def poll():
+        out["t0"] = time.monotonic()
+        out["r"] = w.hub.call("GET", path % 1, key=w.inst)
+        out["t1"] = time.monotonic()
+    th = threading.Thread(target=poll)
+    th.start()
+    time.sleep(0.3)     # the hub's deadline is 1 s: woken, not timed out
+    d2, b2 = hw.decide(tb, w.dev2)
+    assert w.post_decision(t["id"], d2, b2, key=w.dev2)[0] == 201
+    th.join(10)
+    st, lb = out["r"]
+    assert st == 200 and out["t1"] - out["t0"] < 0.95
+    assert [hw.dec_decision(e)["dev"] for e in hw.dec_declist(lb)] == [d2]
+    t0 = time.monotonic()
+    assert w.hub.call("GET", path % 2, key=w.inst)[0] == 204
+    assert time.monotonic() - t0 > 0.8
 
 
 def test_rate_limit():
@@ -614,5 +670,35 @@ def test_init_says_who_makes_the_state_directory():
         r = hub.lockhub("init")
         assert r.returncode == 70 and b"install -d -m 0700" in r.stderr, \
             r.stderr
+    finally:
+        hub.cleanup()
+
+
+def test_first_wins_database_is_migrated():
+    """A database of the first-decision-wins hub (decisions keyed by ticket
+    alone) has that table made anew at the start: decisions are then kept
+    per device (docs/hub.md, "The hub's state")."""
+    import sqlite3
+    hub = HubEnv()
+    try:
+        hub.init()
+        db = os.path.join(hub.state, "hub.db")
+        hub.start(poll_s=1)
+        hub.stop()
+        con = sqlite3.connect(db)
+        con.executescript(
+            "DROP TABLE decisions; CREATE TABLE decisions (id TEXT PRIMARY "
+            "KEY REFERENCES tickets (id) ON DELETE CASCADE, body BLOB NOT "
+            "NULL, decided_ms INTEGER NOT NULL);")
+        con.close()
+        hub.start(poll_s=1)
+        w = World(hub)
+        t, tb = w.posted()
+        for k in (w.dev, w.dev2):
+            d, b = hw.decide(tb, k)
+            assert w.post_decision(t["id"], d, b, key=k)[0] == 201
+        st, lb = hub.call("GET", "/v1/tickets/%s/decisions/after/0" % t["id"],
+                          key=w.inst)
+        assert st == 200 and len(hw.dec_declist(lb)) == 2
     finally:
         hub.cleanup()

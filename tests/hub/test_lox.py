@@ -454,3 +454,33 @@ def test_approve_claims_only_what_happened(w):
     assert "checks your decision and runs the plan" not in s, s
     assert "approved: the hub took your decision; the console runs the " \
         "plan only if" in s, s
+
+
+def test_another_approvers_decision_leaves_it_listed(w):
+    """Issue 29: a ticket names two approvers; bob deciding first leaves
+    it in alice's `lox tickets` (the console counts both); once alice
+    decided, it is gone from her list and a second `lox approve` exits 65."""
+    bob = hw.Key()
+    w.hub.enroll("device", "bob", bob)
+    t, tb = w.post(approvers=[w.devpk, bob.pk])
+    dev, box = hw.decide(tb, bob)
+    st, _ = w.hub.call("POST", "/v1/tickets/%s/decision" % t["id"],
+                       hw.enc_devpost(dev, box), key=bob)
+    assert st == 201
+    r = w.lox.run("tickets")
+    assert r.returncode == 0 and t["id"].encode() in r.stdout, r.stdout
+    lx = w.lox
+    lx.start("approve", t["id"])
+    lx.wait_screen(r"Approve\? 'y'")
+    lx.type("y")
+    assert lx.exit_status() == 0
+    lx.stop()
+    r = w.lox.run("tickets")
+    assert r.returncode == 0 and t["id"].encode() not in r.stdout, r.stdout
+    r = w.lox.run("approve", t["id"])
+    assert r.returncode == 65, r.stderr
+    st, lb = w.hub.call("GET", "/v1/tickets/%s/decisions/after/0" % t["id"],
+                        key=w.inst, timeout=10)
+    assert st == 200
+    assert [hw.dec_dev(hw.dec_decision(e)["dev"])["device_key"]
+            for e in hw.dec_declist(lb)] == [bob.pk, w.devpk]

@@ -792,6 +792,56 @@ test_list_counts(void **state)
 	assert_int_equal(hw_list_parse(lies, sizeof(lies) - 1, &p), HW_E_SHORT);
 }
 
+static enum hw_err
+p_declist(const uint8_t *d, size_t n, void *o)
+{
+	return hw_declist_parse(d, n, o);
+}
+
+/* A ticket's decisions: round trip, at most 16, each item an envelope's
+ * room at least, nothing after the list; a refusal leaves no count. */
+static void
+test_declist(void **state)
+{
+	static const uint8_t over[] = "LHDECLST\x00\x01"
+	    "\x00\x00\x00\x04" "\x00\x00\x00\x11";
+	static const uint8_t tiny[] = "LHDECLST\x00\x01"
+	    "\x00\x00\x00\x10" "\x00\x00\x00\x01"
+	    "\x00\x00\x00\x08" "\x00\x00\x00\x04" "LHDE";
+	struct hw_declist l, p;
+	struct buf *t = sample_ticket_buf(), *b;
+	size_t i;
+
+	memset(&l, 0, sizeof(l));
+	l.n = 2;
+	for (i = 0; i < 2; i++) {
+		l.item[i] = buf_data(t);
+		l.item_len[i] = 64 + i;
+	}
+	assert_int_equal(hw_declist_encode(&l, &b), HW_OK);
+	assert_int_equal(hw_declist_parse(buf_data(b), buf_len(b), &p), HW_OK);
+	assert_int_equal(p.n, 2);
+	assert_int_equal(p.item_len[1], 65);
+	assert_memory_equal(p.item[1], buf_data(t), 65);
+	check_truncations(b, p_declist, &p);
+	buf_free(b);
+	l.n = 0;
+	assert_int_equal(hw_declist_encode(&l, &b), HW_OK);
+	assert_int_equal(hw_declist_parse(buf_data(b), buf_len(b), &p), HW_OK);
+	assert_int_equal(p.n, 0);
+	buf_free(b);
+	l.n = HW_MAX_DECLIST_ITEMS + 1;
+	assert_int_equal(hw_declist_encode(&l, &b), HW_E_COUNT);
+	l.n = 1;
+	l.item_len[0] = HW_HEADER_LEN - 1;
+	assert_int_equal(hw_declist_encode(&l, &b), HW_E_LENGTH);
+	assert_int_equal(hw_declist_parse(over, sizeof(over) - 1, &p), HW_E_COUNT);
+	assert_int_equal(p.n, 0);
+	assert_int_not_equal(hw_declist_parse(tiny, sizeof(tiny) - 1, &p), HW_OK);
+	assert_int_equal(p.n, 0);
+	buf_free(t);
+}
+
 /* ---- the plan hash and the agent commitment ---- */
 
 static void
@@ -937,7 +987,7 @@ struct vec {
 	struct buf *bytes;
 };
 
-#define NVEC 10
+#define NVEC 11
 
 /* Every vector from the fixed samples; box is the one sealed box of the
  * file (sealing is randomised), or a fresh one when box is NULL. */
@@ -1011,6 +1061,16 @@ build_vectors(struct vec v[NVEC], const struct buf *box_in)
 	v[9].name = "device-fingerprint";
 	v[9].bytes = buf_new(64);
 	assert_int_equal(buf_append(v[9].bytes, fp, strlen(fp)), 0);
+	{
+		struct hw_declist dl;
+
+		memset(&dl, 0, sizeof(dl));
+		dl.n = 1;
+		dl.item[0] = buf_data(v[4].bytes);
+		dl.item_len[0] = buf_len(v[4].bytes);
+		v[10].name = "decisionlist";
+		assert_int_equal(hw_declist_encode(&dl, &v[10].bytes), HW_OK);
+	}
 }
 
 static void
@@ -1170,6 +1230,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_request),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_list_counts),
+		cmocka_unit_test(test_declist),
 		cmocka_unit_test(test_plan_hash),
 		cmocka_unit_test(test_agent_commit),
 		cmocka_unit_test(test_keys),

@@ -32,13 +32,16 @@
  *   - the values that reach the plugins are the ones the approver sealed.
  *
  * AVAILABILITY (-DHONEST), against an ENROLLED BUT UNPINNED DEVICE with an
- * HONEST HUB (issue 26 item 1): two consoles (two teams) share the hub;
- * console 0 pins alice, console 1 pins mallory; both devices are enrolled
+ * HONEST HUB (issue 26 item 1) and a QUORUM (issue 29): two consoles (two
+ * teams) share the hub; console 0 pins alice and bob and needs both
+ * (approvals = 2), console 1 pins mallory; all three devices are enrolled
  * on the hub. Mallory decides whatever she is shown and may also hold
- * console 0's ticket bytes (leaked: the worst case). Properties:
+ * console 0's ticket bytes (leaked: the worst case); any device may
+ * decide again. Properties:
  *   - lock-out: the hub never refuses the decision of a device the
- *     console pins because a device the console does not pin decided
- *     first (the first decision wins);
+ *     console pins but for that device's own earlier decision (not
+ *     because another device, pinned or not, decided first: with a
+ *     quorum the first decision winning locks the second approver out);
  *   - listing: a device is shown only the tickets of the consoles that
  *     pin it.
  *
@@ -73,6 +76,8 @@ mtype = { APPROVE, DENY };
 #define G_LOXSIG	2048	/* lox: the instance signature */
 #define G_HUB_LIST	4096	/* hub: listed to the named devices only */
 #define G_HUB_ACCEPT	8192	/* hub: decided by a named device only */
+#define G_HUB_PERDEV	16384	/* hub: one decision per device, not the
+				 * first only (issue 29) */
 #define ON(g)		((off & (g)) == 0)
 
 int off = 0;			/* set by init, constant after */
@@ -387,13 +392,16 @@ init {
 #else /* HONEST */
 
 #define ALICE	0		/* pinned by console 0 */
-#define MALLORY	1		/* pinned by console 1 only */
+#define BOB	1		/* pinned by console 0 */
+#define MALLORY	2		/* pinned by console 1 only */
+#define ND	3
+#define BIT(d)	(1 << (d))
 
-/* console c -> hub: its ticket, naming the device it pins (the TICKET's
- * approvers field, signed by the console) */
+/* console c -> hub: its ticket, naming the devices it pins (the TICKET's
+ * approvers field, signed by the console) as a mask */
 chan c2h = [0] of { byte, byte };
 /* hub -> device d: the ticket of console c is listed to it */
-chan h2d[2] = [0] of { byte };
+chan h2d[ND] = [0] of { byte };
 /* device -> hub: device, the console whose ticket, verdict */
 chan d2h = [0] of { byte, byte, mtype };
 /* hub -> console: the device that decided, verdict (countersigned) */
@@ -401,33 +409,41 @@ chan h2c[NC] = [0] of { byte, mtype };
 
 /* the honest hub's store, per console's ticket */
 bit posted[NC];
-byte named[NC];			/* the device the ticket names */
-byte decider[NC] = NONE;	/* who decided first, or NONE */
+byte named[NC];			/* the devices the ticket names, a mask */
+byte decided[NC];		/* the devices whose decision it keeps */
 
-/* ghost: console c pins device c */
-#define PINS(c, d)	((c) == (d))
+/* ghost: console 0 pins alice and bob and needs both (approvals = 2),
+ * console 1 pins mallory (approvals = 1) */
+byte pins[NC];
+#define PINS(c, d)	((pins[c] & BIT(d)) != 0)
+#define QUORUM(c)	((c) == 0 -> 2 : 1)
 
 proctype console(byte c)
 {
-	byte d;
+	byte d, counted = 0, n = 0;
 	mtype v;
 
-	/* the ticket names the device this console pins */
-	c2h ! c, c;
+	c2h ! c, pins[c];
 end:	do
 	:: h2c[c] ? d, v ->
 		/* the console's check stays the authority: a decision by a
-		 * device it does not pin is refused; the ticket is then
-		 * lost until it expires (that is the lock-out) */
+		 * device it does not pin is refused and does not count; one
+		 * approver counts once; a deny from a pinned one ends it */
 		if
-		:: PINS(c, d) && v == APPROVE -> skip	/* runs */
-		:: else -> skip				/* refused, or denied */
+		:: PINS(c, d) && v == APPROVE && (counted & BIT(d)) == 0 ->
+			counted = counted | BIT(d); n++;
+			if
+			:: n == QUORUM(c) -> skip	/* runs, once */
+			:: else -> skip
+			fi
+		:: else -> skip
 		fi
 	od
 }
 
-/* A device decides what it is shown. Mallory also holds console 0's
- * ticket bytes (leaked) and may decide it at any time. */
+/* A device decides what it is shown, maybe again (lox approve twice).
+ * Mallory also holds console 0's ticket bytes (leaked) and may decide it
+ * at any time. */
 proctype device(byte d)
 {
 	byte c;
@@ -456,12 +472,14 @@ proctype hub()
 
 end:	do
 	:: c2h ? c, d -> posted[c] = 1; named[c] = d
-	/* GET /v1/pending: each undecided ticket to the devices it names */
+	/* GET /v1/pending: each ticket to the devices it names that have
+	 * not decided it (the hub before issue 29: to none once decided) */
 	:: atomic { c = 0; x = 0;
 		if :: c = 0 :: c = 1 fi;
-		if :: x = ALICE :: x = MALLORY fi;
-		s = (posted[c] && decider[c] == NONE &&
-		    (named[c] == x || !ON(G_HUB_LIST)))
+		if :: x = ALICE :: x = BOB :: x = MALLORY fi;
+		s = (posted[c] && (ON(G_HUB_PERDEV) -> (decided[c] &
+		    BIT(x)) == 0 : decided[c] == 0) &&
+		    ((named[c] & BIT(x)) != 0 || !ON(G_HUB_LIST)))
 	   } ->
 		if
 		:: s -> if
@@ -471,18 +489,19 @@ end:	do
 		:: else -> skip
 		fi;
 		c = 0; x = 0; s = 0
-	/* POST /v1/tickets/ID/decision: from a device the ticket names, the
-	 * first one wins */
+	/* POST /v1/tickets/ID/decision: from a device the ticket names, one
+	 * per device (the hub before issue 29: the first one wins) */
 	:: d2h ? d, c, v ->
 		if
-		:: ON(G_HUB_ACCEPT) && named[c] != d -> skip	/* 404 */
+		:: ON(G_HUB_ACCEPT) && (named[c] & BIT(d)) == 0 -> skip	/* 404 */
 		:: else ->
 			if
-			:: decider[c] != NONE ->
+			:: (ON(G_HUB_PERDEV) && (decided[c] & BIT(d)) != 0) ||
+			   (!ON(G_HUB_PERDEV) && decided[c] != 0) ->
 				/* 409. lock-out: a device the console pins is
-				 * refused only for another it pins */
-				assert(!PINS(c, d) || PINS(c, decider[c]))
-			:: else -> decider[c] = d; h2c[c] ! d, v
+				 * refused only for its own earlier decision */
+				assert(!PINS(c, d) || (decided[c] & BIT(d)) != 0)
+			:: else -> decided[c] = decided[c] | BIT(d); h2c[c] ! d, v
 			fi
 		fi
 	od
@@ -496,9 +515,10 @@ init {
 		}
 	};
 	atomic {
+		pins[0] = BIT(ALICE) | BIT(BOB); pins[1] = BIT(MALLORY);
 		run hub();
 		run console(0); run console(1);
-		run device(ALICE); run device(MALLORY)
+		run device(ALICE); run device(BOB); run device(MALLORY)
 	}
 }
 
