@@ -102,14 +102,15 @@ hub_pk_counters_load(struct console_hub *h)
 	}
 	close(fd);
 	/* a line that does not parse stops the start: not ours to guess */
-	for (p = text; rc == 0 && p < text + n; p = nl + 1) {
+	for (p = text; p < text + n; p = nl + 1) {
 		if ((nl = memchr(p, '\n', (size_t)(text + n - p))) == NULL ||
 		    h->npk_counters >= HUB_MAX_PK_COUNTERS ||
 		    counter_line(p, (size_t)(nl - p),
-		    &h->pk_counters[h->npk_counters]) != 0)
+		    &h->pk_counters[h->npk_counters]) != 0) {
 			rc = -1;
-		else
-			h->npk_counters++;
+			break;
+		}
+		h->npk_counters++;
 	}
 	free(text);
 	return rc;

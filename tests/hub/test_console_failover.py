@@ -6,6 +6,8 @@ takes a 409 to its second post as its own ticket, gets the decision and
 runs once."""
 import time
 
+import hubwire as hw
+
 import pytest
 
 from consolehub import HubConsole, err, pending  # noqa: E402
@@ -41,10 +43,11 @@ def flaky(w, post_fail, poll_fail):
         state["polls"] += 1
         if state["polls"] == 1:
             return poll_fail, b"bad gateway\n"
-        return 200, d
+        return 200, hw.enc_declist([d])
 
     w.fake.routes["POST /v1/tickets"] = take
-    w.fake.routes[r"GET /v1/tickets/t_[0-9a-f]{32}/decision"] = serve
+    w.fake.routes[
+        r"GET /v1/tickets/t_[0-9a-f]{32}/decisions/after/[0-9]+"] = serve
     return state
 
 

@@ -675,22 +675,27 @@ def test_init_says_who_makes_the_state_directory():
 
 
 def test_first_wins_database_is_migrated():
-    """A database of the first-decision-wins hub (decisions keyed by ticket
-    alone) has that table made anew at the start: decisions are then kept
-    per device (docs/hub.md, "The hub's state")."""
+    """A database of the first-decision-wins hub (schema version 3:
+    decisions keyed by ticket alone) is refused until `lockhub migrate`
+    makes that table anew (version 4); decisions are then kept per device
+    (docs/hub.md, "The hub's state"). SQLite's file, whichever store the
+    suite runs: test_hub_pg runs the migrations on both engines."""
     import sqlite3
-    hub = HubEnv()
+    hub = HubEnv(store=None)
     try:
         hub.init()
         db = os.path.join(hub.state, "hub.db")
-        hub.start(poll_s=1)
-        hub.stop()
         con = sqlite3.connect(db)
         con.executescript(
             "DROP TABLE decisions; CREATE TABLE decisions (id TEXT PRIMARY "
             "KEY REFERENCES tickets (id) ON DELETE CASCADE, body BLOB NOT "
-            "NULL, decided_ms INTEGER NOT NULL);")
+            "NULL, decided_ms INTEGER NOT NULL);"
+            "DELETE FROM schema_version; INSERT INTO schema_version VALUES (3);")
         con.close()
+        r = hub.lockhub("keys")
+        assert r.returncode != 0 and b"lockhub migrate" in r.stderr, r.stderr
+        r = hub.lockhub("migrate")
+        assert r.returncode == 0, r.stderr
         hub.start(poll_s=1)
         w = World(hub)
         t, tb = w.posted()
