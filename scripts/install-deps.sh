@@ -25,7 +25,7 @@ esac
 BUILD_PKGS="build-essential meson ninja-build pkg-config
 libseccomp-dev libjansson-dev libsodium-dev libssl-dev libcurl4-openssl-dev
 libssh-dev libcmocka-dev libmicrohttpd-dev libgnutls28-dev libsqlite3-dev
-libicu-dev
+libicu-dev libfido2-dev libcbor-dev libpq-dev
 python3 curl ca-certificates util-linux procps"
 # The tests: the fuzz tree, the harnesses, terminals, test servers, linters.
 TEST_PKGS="clang llvm python3-pytest python3-pexpect tmux bubblewrap hyperfine
