@@ -33,7 +33,9 @@ from pagedriver import Page, PageHub  # noqa: E402
 
 # docs/img's screenshots are remade with PAGE_SHOTS=docs/img; a plain run
 # writes them under /tmp, leaving the tree as it is.
-SHOTS = os.environ.get("PAGE_SHOTS") or "/tmp/lockfile-hub-phone-shots"
+SHOTS = os.path.join(os.path.dirname(os.path.dirname(HERE)),
+                     os.environ.get("PAGE_SHOTS") or
+                     "/tmp/lockfile-hub-phone-shots")
 os.makedirs(SHOTS, exist_ok=True)
 
 PDF = ["--key", "2024/a.pdf", "--plugin", "is-pdf"]
@@ -77,8 +79,6 @@ class World:
         page = Page(self.hub)
         self.pages[name] = page
         page.pin("desk", self.inst_text)
-        if name == "pat":
-            page.screenshot(os.path.join(SHOTS, "hub-phone-setup.png"))
         self.regs[name] = page.register(self.hub.passkey_code(name))
         return self.regs[name]
 
@@ -380,13 +380,21 @@ def test_lox_only_plan_never_reaches_the_page(w):
 def test_passkey_not_pinned_cannot_decide(w):
     """eve registered on the hub, never pinned on the console: the
     console's tickets do not name her passkey, the page lists nothing to
-    her and the hub refuses her decision; then pat's approval runs it."""
+    her and the hub refuses her decision; one a compromised hub files
+    itself is refused by the console; then pat's approval runs it."""
     plan, tid = w.plan()
     card_of(w.pages["pat"], [tid])
     assert not listed(w.pages["eve"], tid)
-    assert w.pages["eve"].forge([w.ticket_hash(tid)]) == 404
+    h = w.ticket_hash(tid)
+    assert w.pages["eve"].forge([h]) == 404
     assert w.filed(tid) == []
     still_pending(w, plan, tid)
+    # a compromised hub files eve's real assertion as eve's decision
+    since = len(w.env.audit())
+    pk = base64.urlsafe_b64decode(
+        w.pages["eve"].do("sign", hashes=[h.hex()], verdict=1)["pk"] + "==")
+    w.file_as_hub(tid, pk, "eve")
+    refused(w, plan, tid, "not from a pinned, confirmed passkey", since)
     run = w.run(plan)
     i, _ = card_of(w.pages["pat"], [tid])
     assert w.pages["pat"].approve(i) == "Approved."
