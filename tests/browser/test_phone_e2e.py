@@ -12,6 +12,7 @@ nothing run. Suite hub-phone (about 60 to 80 s).
 The tests run in order on one world (module fixture); deny-and-mute is
 last, since it mutes the agent."""
 import base64
+import concurrent.futures
 import json
 import os
 import pwd
@@ -271,8 +272,11 @@ def still_pending(w, plan, tid):
 # ---- 1. enrol, pin, confirm ------------------------------------------------
 
 def test_enrol_pin_confirm(w):
-    for name in ("pat", "quinn", "eve"):
-        reg = w.enrol(name)
+    # three browsers at once (their start is most of this suite's time)
+    with concurrent.futures.ThreadPoolExecutor(3) as ex:
+        regs = dict(zip(("pat", "quinn", "eve"),
+                        ex.map(w.enrol, ("pat", "quinn", "eve"))))
+    for name, reg in regs.items():
         assert reg["name"] == name and reg["cose"].startswith("cose:")
     w.start_console()
     for p in w.pages.values():
