@@ -7,7 +7,7 @@ double: the page registers passkeys, the console pins them by the
 fingerprint the page showed, the agent asks, a tap and the gesture decide,
 the agent gets the bits. Then the refusals the end to end adds to
 hub-page's and hub-passkey's (which test them against doubles), each with
-nothing run. Suite hub-phone (about 60 to 80 s).
+nothing run. Suite hub-phone (about 65 s; 90 s on a loaded machine).
 
 The tests run in order on one world (module fixture); deny-and-mute is
 last, since it mutes the agent."""
