@@ -104,6 +104,18 @@ const ops = {
       return { http: r.status };
     }, hashes, verdict);
   },
+  // The same DECISION-PK, returned instead of posted (base64url): what
+  // a hostile hub could get signed and file itself (test_phone_e2e.py).
+  async sign({ hashes, verdict }) {
+    return page.evaluate(async (hs, v) => {
+      const hb = hs.map(unhex);
+      const challenge = await decisionChallenge(v, 0, hb);
+      const a = await navigator.credentials.get({ publicKey: {
+        challenge, rpId: location.hostname, userVerification: 'required',
+        allowCredentials: [{ type: 'public-key', id: unb64u(me.cred) }] } });
+      return { pk: b64u(encodeDecisionPk(v, 0, hb, a)) };
+    }, hashes, verdict);
+  },
   // A sign-in whose assertion is over a challenge the hub did not issue
   // (here: a decision's, as a hostile page could have one signed).
   async loginUnissued({ hashes }) {
