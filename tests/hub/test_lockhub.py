@@ -675,11 +675,12 @@ def test_init_says_who_makes_the_state_directory():
 
 
 def test_first_wins_database_is_migrated():
-    """A database of the first-decision-wins hub (decisions keyed by ticket
-    alone) has that table made anew at the start: decisions are then kept
-    per device (docs/hub.md, "The hub's state")."""
+    """A database of the first-decision-wins hub (schema version 3,
+    decisions keyed by ticket alone) has that table made anew by lockhub
+    migrate (3 -> 4): decisions are then kept per device (docs/hub.md,
+    "The hub's state")."""
     import sqlite3
-    hub = HubEnv()
+    hub = HubEnv(store=None)    # SQLite's file (test_hub_pg.py: both)
     try:
         hub.init()
         db = os.path.join(hub.state, "hub.db")
@@ -689,8 +690,11 @@ def test_first_wins_database_is_migrated():
         con.executescript(
             "DROP TABLE decisions; CREATE TABLE decisions (id TEXT PRIMARY "
             "KEY REFERENCES tickets (id) ON DELETE CASCADE, body BLOB NOT "
-            "NULL, decided_ms INTEGER NOT NULL);")
+            "NULL, decided_ms INTEGER NOT NULL); "
+            "UPDATE schema_version SET version = 3;")
         con.close()
+        r = hub.lockhub("migrate")
+        assert r.stdout == b"schema version 3 -> 4\n", r.stderr
         hub.start(poll_s=1)
         w = World(hub)
         t, tb = w.posted()
