@@ -29,6 +29,7 @@
 #include "lib/str.h"
 #include "lib/xmalloc.h"
 
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,15 @@ pgs_unlock(struct hub_store *s)
 	pthread_mutex_unlock(&PG(s)->mu);
 }
 
+/* libpq's notices and a server's goodbye while idle ("terminating
+ * connection"): logged as ours, never libpq's raw stderr. */
+static void
+notice(void *arg, const char *msg)
+{
+	(void)arg;
+	pgs_log("server", msg);
+}
+
 /* A new connection to url: the URL first, then the bounds, which
  * override it (later keywords win in PQconnectdbParams). NULL (logged)
  * when it fails. */
@@ -200,6 +210,8 @@ pgs_connect(const char *url)
 	PGconn *c;
 
 	c = PQconnectdbParams(kw, val, 1);
+	if (c != NULL)
+		PQsetNoticeProcessor(c, notice, NULL);
 	if (c == NULL || PQstatus(c) != CONNECTION_OK) {
 		pgs_log("connect", c != NULL ? PQerrorMessage(c) :
 		    "out of memory");
@@ -210,12 +222,33 @@ pgs_connect(const char *url)
 	return c;
 }
 
+/* Bytes (or a hang-up) wait on the connection's socket: poll, no wait. */
+int
+pgs_readable(PGconn *c)
+{
+	struct pollfd pfd = { .fd = PQsocket(c), .events = POLLIN };
+
+	return pfd.fd >= 0 && poll(&pfd, 1, 0) == 1 && pfd.revents != 0;
+}
+
 /* The store's connection, made again when it failed. */
 int
 pgs_connected(struct hub_store *s)
 {
 	struct pg *p = PG(s);
 
+	if (p->conn != NULL && PQstatus(p->conn) == CONNECTION_OK) {
+		/* An idle connection that does not LISTEN is told nothing
+		 * but its end (the server restarted: its goodbye, then EOF
+		 * or a reset): readable now, it is dropped without a round
+		 * trip rather than fail the next statement. */
+		if (pgs_readable(p->conn)) {
+			pgs_log("connection", "the server spoke while idle: "
+			    "connecting again");
+			PQfinish(p->conn);
+			p->conn = NULL;
+		}
+	}
 	if (p->conn != NULL && PQstatus(p->conn) == CONNECTION_OK) {
 		/* A statement that failed mid-transaction left it open. */
 		if (PQtransactionStatus(p->conn) != PQTRANS_IDLE)

@@ -59,6 +59,7 @@ void pgs_log(const char *what, const char *msg);
 void pgs_lock(struct hub_store *s);
 void pgs_unlock(struct hub_store *s);
 PGconn *pgs_connect(const char *url);
+int pgs_readable(PGconn *c);
 int pgs_connected(struct hub_store *s);
 PGresult *pgs_run(struct hub_store *s, const char *what, const char *sql,
     const struct params *pa, ExecStatusType want);
