@@ -33,8 +33,15 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <sodium.h>
+
+/* How long a request waits for a server that refuses connections (a
+ * restart), trying every step. */
+#define RECONNECT_MS		4000
+#define RECONNECT_STEP_MS	250
 
 #define MIGRATE_LOCK	"7236823216741118976"	/* pg_advisory_xact_lock key */
 
@@ -232,10 +239,20 @@ pgs_readable(PGconn *c)
 }
 
 /* The store's connection, made again when it failed. */
+static long long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 int
 pgs_connected(struct hub_store *s)
 {
 	struct pg *p = PG(s);
+	long long deadline;
 
 	if (p->conn != NULL && PQstatus(p->conn) == CONNECTION_OK) {
 		/* An idle connection that does not LISTEN is told nothing
@@ -258,7 +275,13 @@ pgs_connected(struct hub_store *s)
 	}
 	if (p->conn != NULL)
 		PQfinish(p->conn);
-	p->conn = pgs_connect(p->url);
+	/* A server restarting refuses connections for a moment: the
+	 * request waits for it, bounded, rather than fail (docs/hub.md,
+	 * "The store: PostgreSQL"). Nothing was sent yet: safe to repeat. */
+	deadline = now_ms() + RECONNECT_MS;
+	while ((p->conn = pgs_connect(p->url)) == NULL &&
+	    now_ms() + RECONNECT_STEP_MS < deadline)
+		usleep(RECONNECT_STEP_MS * 1000);
 	if (p->conn == NULL)
 		return -1;
 	/* The watch thread skips this process's own wake-ups. */
@@ -273,10 +296,25 @@ pgs_run(struct hub_store *s, const char *what, const char *sql,
     const struct params *pa, ExecStatusType want)
 {
 	PGresult *r;
+	int again = PQtransactionStatus(PG(s)->conn) == PQTRANS_IDLE &&
+	    (strncmp(sql, "SELECT ", 7) == 0 || strncmp(sql, "BEGIN", 5) == 0);
 
-	r = PQexecParams(PG(s)->conn, sql, pa != NULL ? pa->n : 0,
-	    pa != NULL ? pa->type : NULL, pa != NULL ? pa->val : NULL,
-	    pa != NULL ? pa->len : NULL, pa != NULL ? pa->fmt : NULL, 1);
+	for (;;) {
+		r = PQexecParams(PG(s)->conn, sql, pa != NULL ? pa->n : 0,
+		    pa != NULL ? pa->type : NULL, pa != NULL ? pa->val : NULL,
+		    pa != NULL ? pa->len : NULL, pa != NULL ? pa->fmt : NULL,
+		    1);
+		/* The connection lost under a read, or under the BEGIN of a
+		 * transaction: nothing was written, so once more on a new
+		 * connection (a write's fate is unknown: never repeated). */
+		if (!again || PQstatus(PG(s)->conn) != CONNECTION_BAD)
+			break;
+		again = 0;
+		pgs_log(what, PQerrorMessage(PG(s)->conn));
+		PQclear(r);
+		if (pgs_connected(s) != 0)
+			return NULL;
+	}
 	if (r == NULL || PQresultStatus(r) != want) {
 		pgs_log(what, PQerrorMessage(PG(s)->conn));
 		PQclear(r);
