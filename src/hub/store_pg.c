@@ -17,9 +17,12 @@
  * releases its locks). The cost: ticket inserts are serialised across
  * instances for the length of one short transaction.
  *
- * One connection per process behind a mutex, as store_sqlite.c. A failed
- * connection makes the operation HS_ERR (logged); the next operation
- * connects again, so an instance outlives a PostgreSQL restart. Every
+ * A small pool of connections per process (PG_POOL): an operation holds
+ * one from its first statement to its last, so operations of several
+ * requests run at once and their commits share PostgreSQL's fsyncs. A
+ * failed connection makes the operation HS_ERR (logged); the next
+ * operation connects again, so an instance outlives a PostgreSQL restart
+ * (docs/hub.md, "The store: PostgreSQL"). Every
  * wait is bounded: connect_timeout, statement_timeout, lock_timeout,
  * tcp_user_timeout. */
 #include "hub/store.h"
@@ -175,16 +178,42 @@ pgs_log(const char *what, const char *msg)
 	logit("hub store (postgresql): %s: %s", what, line);
 }
 
+/* The calling thread's connection of the pool while it holds one. */
+static __thread int pgs_slot;
+
+/* A connection of the pool for this thread, waiting for one to be free:
+ * each operation holds one from its first statement to its last, so a
+ * transaction is one connection's; several operations run at once, and
+ * PostgreSQL commits them together (group commit) instead of one fsync
+ * after another. */
 void
 pgs_lock(struct hub_store *s)
 {
-	pthread_mutex_lock(&PG(s)->mu);
+	struct pg *p = PG(s);
+	int i;
+
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		for (i = 0; i < PG_POOL && p->busy[i]; i++)
+			;
+		if (i < PG_POOL)
+			break;
+		pthread_cond_wait(&p->free, &p->mu);
+	}
+	p->busy[i] = 1;
+	pthread_mutex_unlock(&p->mu);
+	pgs_slot = i;
 }
 
 void
 pgs_unlock(struct hub_store *s)
 {
-	pthread_mutex_unlock(&PG(s)->mu);
+	struct pg *p = PG(s);
+
+	pthread_mutex_lock(&p->mu);
+	p->busy[pgs_slot] = 0;
+	pthread_cond_signal(&p->free);
+	pthread_mutex_unlock(&p->mu);
 }
 
 /* libpq's notices and a server's goodbye while idle ("terminating
@@ -254,38 +283,38 @@ pgs_connected(struct hub_store *s)
 	struct pg *p = PG(s);
 	long long deadline;
 
-	if (p->conn != NULL && PQstatus(p->conn) == CONNECTION_OK) {
+	if (p->conn[pgs_slot] != NULL && PQstatus(p->conn[pgs_slot]) == CONNECTION_OK) {
 		/* An idle connection that does not LISTEN is told nothing
 		 * but its end (the server restarted: its goodbye, then EOF
 		 * or a reset): readable now, it is dropped without a round
 		 * trip rather than fail the next statement. */
-		if (pgs_readable(p->conn)) {
+		if (pgs_readable(p->conn[pgs_slot])) {
 			pgs_log("connection", "the server spoke while idle: "
 			    "connecting again");
-			PQfinish(p->conn);
-			p->conn = NULL;
+			PQfinish(p->conn[pgs_slot]);
+			p->conn[pgs_slot] = NULL;
 		}
 	}
-	if (p->conn != NULL && PQstatus(p->conn) == CONNECTION_OK) {
+	if (p->conn[pgs_slot] != NULL && PQstatus(p->conn[pgs_slot]) == CONNECTION_OK) {
 		/* A statement that failed mid-transaction left it open. */
-		if (PQtransactionStatus(p->conn) != PQTRANS_IDLE)
-			PQclear(PQexec(p->conn, "ROLLBACK"));
-		if (PQtransactionStatus(p->conn) == PQTRANS_IDLE)
+		if (PQtransactionStatus(p->conn[pgs_slot]) != PQTRANS_IDLE)
+			PQclear(PQexec(p->conn[pgs_slot], "ROLLBACK"));
+		if (PQtransactionStatus(p->conn[pgs_slot]) == PQTRANS_IDLE)
 			return 0;
 	}
-	if (p->conn != NULL)
-		PQfinish(p->conn);
+	if (p->conn[pgs_slot] != NULL)
+		PQfinish(p->conn[pgs_slot]);
 	/* A server restarting refuses connections for a moment: the
 	 * request waits for it, bounded, rather than fail (docs/hub.md,
 	 * "The store: PostgreSQL"). Nothing was sent yet: safe to repeat. */
 	deadline = now_ms() + RECONNECT_MS;
-	while ((p->conn = pgs_connect(p->url)) == NULL &&
+	while ((p->conn[pgs_slot] = pgs_connect(p->url)) == NULL &&
 	    now_ms() + RECONNECT_STEP_MS < deadline)
 		usleep(RECONNECT_STEP_MS * 1000);
-	if (p->conn == NULL)
+	if (p->conn[pgs_slot] == NULL)
 		return -1;
 	/* The watch thread skips this process's own wake-ups. */
-	atomic_store(&p->self_pid, PQbackendPID(p->conn));
+	atomic_store(&p->self_pid[pgs_slot], PQbackendPID(p->conn[pgs_slot]));
 	return 0;
 }
 
@@ -296,27 +325,27 @@ pgs_run(struct hub_store *s, const char *what, const char *sql,
     const struct params *pa, ExecStatusType want)
 {
 	PGresult *r;
-	int again = PQtransactionStatus(PG(s)->conn) == PQTRANS_IDLE &&
+	int again = PQtransactionStatus(PG(s)->conn[pgs_slot]) == PQTRANS_IDLE &&
 	    (strncmp(sql, "SELECT ", 7) == 0 || strncmp(sql, "BEGIN", 5) == 0);
 
 	for (;;) {
-		r = PQexecParams(PG(s)->conn, sql, pa != NULL ? pa->n : 0,
+		r = PQexecParams(PG(s)->conn[pgs_slot], sql, pa != NULL ? pa->n : 0,
 		    pa != NULL ? pa->type : NULL, pa != NULL ? pa->val : NULL,
 		    pa != NULL ? pa->len : NULL, pa != NULL ? pa->fmt : NULL,
 		    1);
 		/* The connection lost under a read, or under the BEGIN of a
 		 * transaction: nothing was written, so once more on a new
 		 * connection (a write's fate is unknown: never repeated). */
-		if (!again || PQstatus(PG(s)->conn) != CONNECTION_BAD)
+		if (!again || PQstatus(PG(s)->conn[pgs_slot]) != CONNECTION_BAD)
 			break;
 		again = 0;
-		pgs_log(what, PQerrorMessage(PG(s)->conn));
+		pgs_log(what, PQerrorMessage(PG(s)->conn[pgs_slot]));
 		PQclear(r);
 		if (pgs_connected(s) != 0)
 			return NULL;
 	}
 	if (r == NULL || PQresultStatus(r) != want) {
-		pgs_log(what, PQerrorMessage(PG(s)->conn));
+		pgs_log(what, PQerrorMessage(PG(s)->conn[pgs_slot]));
 		PQclear(r);
 		return NULL;
 	}
@@ -788,7 +817,7 @@ read_version(struct hub_store *s, int *version)
 	const char *state;
 
 	*version = 0;
-	r = PQexecParams(PG(s)->conn, "SELECT coalesce(max(version), 0) FROM "
+	r = PQexecParams(PG(s)->conn[pgs_slot], "SELECT coalesce(max(version), 0) FROM "
 	    "schema_version", 0, NULL, NULL, NULL, NULL, 1);
 	if (r != NULL && PQresultStatus(r) == PGRES_TUPLES_OK &&
 	    PQntuples(r) == 1) {
@@ -801,7 +830,7 @@ read_version(struct hub_store *s, int *version)
 		PQclear(r);
 		return HS_OK;
 	}
-	pgs_log("schema version", PQerrorMessage(PG(s)->conn));
+	pgs_log("schema version", PQerrorMessage(PG(s)->conn[pgs_slot]));
 	PQclear(r);
 	return HS_ERR;
 }
@@ -857,9 +886,9 @@ pg_migrate(struct hub_store *s, int *from, int *to)
 			break;
 		}
 		/* Constant text of this file, several statements: PQexec. */
-		r = PQexec(PG(s)->conn, migrations[v]);
+		r = PQexec(PG(s)->conn[pgs_slot], migrations[v]);
 		if (r == NULL || PQresultStatus(r) != PGRES_COMMAND_OK) {
-			pgs_log("migrate", PQerrorMessage(PG(s)->conn));
+			pgs_log("migrate", PQerrorMessage(PG(s)->conn[pgs_slot]));
 			PQclear(r);
 			ret = HS_ERR;
 			break;
@@ -879,7 +908,7 @@ pg_migrate(struct hub_store *s, int *from, int *to)
 			break;
 		}
 	}
-	if (PQtransactionStatus(PG(s)->conn) != PQTRANS_IDLE)
+	if (PQtransactionStatus(PG(s)->conn[pgs_slot]) != PQTRANS_IDLE)
 		(void)pgs_cmd(s, "migrate", "ROLLBACK");
 	pgs_unlock(s);
 	return ret;
@@ -889,17 +918,20 @@ static void
 pg_close(struct hub_store *s)
 {
 	struct pg *p = PG(s);
+	int i;
 
 	if (p == NULL)
 		return;
 	pgs_unwatch(s);
-	if (p->conn != NULL)
-		PQfinish(p->conn);
+	for (i = 0; i < PG_POOL; i++)
+		if (p->conn[i] != NULL)
+			PQfinish(p->conn[i]);
 	if (p->url != NULL) {
 		sodium_memzero(p->url, strlen(p->url));
 		free(p->url);
 	}
 	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->free);
 	free(p);
 	s->impl = NULL;
 }
@@ -947,6 +979,7 @@ hub_store_pg_open(struct hub_store *s, const char *url, const char **why)
 	p = xcalloc(1, sizeof(*p));
 	p->url = xstrdup(url);
 	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->free, NULL);
 	s->ops = &pg_ops;
 	s->impl = p;
 	pgs_lock(s);

@@ -26,11 +26,17 @@
 
 typedef void (*pgs_watch_cb)(void *arg, char kind, const char *id);
 
+/* The operations' connections (store_pg.c, pgs_lock): a few, made when
+ * first needed. */
+#define PG_POOL		4
+
 struct pg {
-	PGconn *conn;		/* the operations', under mu */
+	PGconn *conn[PG_POOL];	/* conn[i] is the holder of busy[i]'s */
+	int busy[PG_POOL];	/* under mu */
 	char *url;
 	pthread_mutex_t mu;
-	atomic_int self_pid;	/* conn's backend: its NOTIFYs are ours */
+	pthread_cond_t free;	/* a connection was given back */
+	atomic_int self_pid[PG_POOL];	/* their backends: our NOTIFYs */
 	/* The watch thread (store_pg_watch.c): its own connection. */
 	pthread_t watcher;
 	int watching;

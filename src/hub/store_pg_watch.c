@@ -84,6 +84,17 @@ listening(struct pg *p)
 	return c;
 }
 
+static int
+ours(struct pg *p, int pid)
+{
+	int i;
+
+	for (i = 0; i < PG_POOL; i++)
+		if (atomic_load(&p->self_pid[i]) == pid)
+			return 1;
+	return 0;
+}
+
 /* Every notification read so far, to the callback; this process's own
  * (from the store's connection) are skipped: its waiters were woken. */
 static void
@@ -93,7 +104,7 @@ deliver(struct pg *p, PGconn *c)
 	char kind, id[MAX_PAYLOAD + 1];
 
 	while ((nf = PQnotifies(c)) != NULL) {
-		if (nf->be_pid != atomic_load(&p->self_pid) &&
+		if (!ours(p, nf->be_pid) &&
 		    parse_payload(nf->extra, &kind, id) == 0)
 			p->cb(p->cb_arg, kind, id);
 		PQfreemem(nf);
