@@ -17,48 +17,36 @@
  * releases its locks). The cost: ticket inserts are serialised across
  * instances for the length of one short transaction.
  *
- * One connection per process behind a mutex, as store_sqlite.c. A failed
- * connection makes the operation HS_ERR (logged); the next operation
- * connects again, so an instance outlives a PostgreSQL restart. Every
+ * A small pool of connections per process (PG_POOL): an operation holds
+ * one from its first statement to its last, so operations of several
+ * requests run at once and their commits share PostgreSQL's fsyncs. A
+ * failed connection makes the operation HS_ERR (logged); the next
+ * operation connects again, so an instance outlives a PostgreSQL restart
+ * (docs/hub.md, "The store: PostgreSQL"). Every
  * wait is bounded: connect_timeout, statement_timeout, lock_timeout,
  * tcp_user_timeout. */
 #include "hub/store.h"
+#include "hub/store_pg_int.h"
 #include "lib/log.h"
 #include "lib/num.h"
 #include "lib/str.h"
 #include "lib/xmalloc.h"
 
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
-#include <libpq-fe.h>
 #include <sodium.h>
 
-/* pg_type.h's OIDs of the types the statements bind. */
-#define OID_BYTEA	17
-#define OID_INT8	20
-#define OID_TEXT	25
+/* How long a request waits for a server that refuses connections (a
+ * restart), trying every step. */
+#define RECONNECT_MS		4000
+#define RECONNECT_STEP_MS	250
 
-#define MAX_PARAMS	8
 #define MIGRATE_LOCK	"7236823216741118976"	/* pg_advisory_xact_lock key */
-
-struct pg {
-	PGconn *conn;
-	char *url;
-	pthread_mutex_t mu;
-};
-
-struct params {
-	int n;
-	Oid type[MAX_PARAMS];
-	const char *val[MAX_PARAMS];
-	int len[MAX_PARAMS];
-	int fmt[MAX_PARAMS];
-	unsigned char i8[MAX_PARAMS][8];
-};
-
-#define PG(s) ((struct pg *)(s)->impl)
 
 /* The migrations, in the order and numbering of store_sqlite.c's:
  * migrations[i] takes the schema from version i to i + 1. The one-row
@@ -126,8 +114,8 @@ static const char *const migrations[HS_SCHEMA_VERSION] = {
 "  UNIQUE (id, pk));",
 };
 
-static void
-p_bytes(struct params *p, const void *d, size_t n)
+void
+pgs_bytes(struct params *p, const void *d, size_t n)
 {
 	p->type[p->n] = OID_BYTEA;
 	p->val[p->n] = d;
@@ -136,8 +124,8 @@ p_bytes(struct params *p, const void *d, size_t n)
 	p->n++;
 }
 
-static void
-p_text(struct params *p, const char *t)
+void
+pgs_text(struct params *p, const char *t)
 {
 	p->type[p->n] = OID_TEXT;
 	p->val[p->n] = t;
@@ -146,8 +134,8 @@ p_text(struct params *p, const char *t)
 	p->n++;
 }
 
-static void
-p_int(struct params *p, long long v)
+void
+pgs_int(struct params *p, long long v)
 {
 	unsigned long long u = (unsigned long long)v;
 	int i;
@@ -161,8 +149,8 @@ p_int(struct params *p, long long v)
 	p->n++;
 }
 
-static long long
-r_int(const PGresult *r, int row, int col)
+long long
+pgs_r_int(const PGresult *r, int row, int col)
 {
 	const unsigned char *v = (const unsigned char *)PQgetvalue(r, row, col);
 	unsigned long long u = 0;
@@ -177,8 +165,8 @@ r_int(const PGresult *r, int row, int col)
 
 /* The first line of libpq's message: it names the server, never the
  * password. */
-static void
-log_pg(const char *what, const char *msg)
+void
+pgs_log(const char *what, const char *msg)
 {
 	char line[256];
 	size_t n = strcspn(msg, "\n");
@@ -190,22 +178,58 @@ log_pg(const char *what, const char *msg)
 	logit("hub store (postgresql): %s: %s", what, line);
 }
 
-static void
-lock(struct hub_store *s)
+/* The calling thread's connection of the pool while it holds one. */
+static __thread int pgs_slot;
+
+/* A connection of the pool for this thread, waiting for one to be free:
+ * each operation holds one from its first statement to its last, so a
+ * transaction is one connection's; several operations run at once, and
+ * PostgreSQL commits them together (group commit) instead of one fsync
+ * after another. */
+void
+pgs_lock(struct hub_store *s)
 {
-	pthread_mutex_lock(&PG(s)->mu);
+	struct pg *p = PG(s);
+	int i;
+
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		for (i = 0; i < PG_POOL && p->busy[i]; i++)
+			;
+		if (i < PG_POOL)
+			break;
+		pthread_cond_wait(&p->free, &p->mu);
+	}
+	p->busy[i] = 1;
+	pthread_mutex_unlock(&p->mu);
+	pgs_slot = i;
 }
 
-static void
-unlock(struct hub_store *s)
+void
+pgs_unlock(struct hub_store *s)
 {
-	pthread_mutex_unlock(&PG(s)->mu);
+	struct pg *p = PG(s);
+
+	pthread_mutex_lock(&p->mu);
+	p->busy[pgs_slot] = 0;
+	pthread_cond_signal(&p->free);
+	pthread_mutex_unlock(&p->mu);
 }
 
-/* The connection, made again when it failed: the URL first, then the
- * bounds, which override it (later keywords win in PQconnectdbParams). */
-static int
-connected(struct hub_store *s)
+/* libpq's notices and a server's goodbye while idle ("terminating
+ * connection"): logged as ours, never libpq's raw stderr. */
+static void
+notice(void *arg, const char *msg)
+{
+	(void)arg;
+	pgs_log("server", msg);
+}
+
+/* A new connection to url: the URL first, then the bounds, which
+ * override it (later keywords win in PQconnectdbParams). NULL (logged)
+ * when it fails. */
+PGconn *
+pgs_connect(const char *url)
 {
 	static const char *const kw[] = {
 		"dbname", "connect_timeout", "application_name", "options",
@@ -213,66 +237,133 @@ connected(struct hub_store *s)
 		"client_encoding", NULL
 	};
 	const char *val[] = {
-		PG(s)->url, "5", "lockhub",
+		url, "5", "lockhub",
 		"-c statement_timeout=10000 -c lock_timeout=10000 "
 		"-c idle_in_transaction_session_timeout=30000 "
 		"-c client_min_messages=warning",
 		"1", "10", "15000", "UTF8", NULL
 	};
-	struct pg *p = PG(s);
+	PGconn *c;
 
-	if (p->conn != NULL && PQstatus(p->conn) == CONNECTION_OK) {
+	c = PQconnectdbParams(kw, val, 1);
+	if (c != NULL)
+		PQsetNoticeProcessor(c, notice, NULL);
+	if (c == NULL || PQstatus(c) != CONNECTION_OK) {
+		pgs_log("connect", c != NULL ? PQerrorMessage(c) :
+		    "out of memory");
+		if (c != NULL)
+			PQfinish(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* Bytes (or a hang-up) wait on the connection's socket: poll, no wait. */
+int
+pgs_readable(PGconn *c)
+{
+	struct pollfd pfd = { .fd = PQsocket(c), .events = POLLIN };
+
+	return pfd.fd >= 0 && poll(&pfd, 1, 0) == 1 && pfd.revents != 0;
+}
+
+/* The store's connection, made again when it failed. */
+static long long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int
+pgs_connected(struct hub_store *s)
+{
+	struct pg *p = PG(s);
+	long long deadline;
+
+	if (p->conn[pgs_slot] != NULL && PQstatus(p->conn[pgs_slot]) == CONNECTION_OK) {
+		/* An idle connection that does not LISTEN is told nothing
+		 * but its end (the server restarted: its goodbye, then EOF
+		 * or a reset): readable now, it is dropped without a round
+		 * trip rather than fail the next statement. */
+		if (pgs_readable(p->conn[pgs_slot])) {
+			pgs_log("connection", "the server spoke while idle: "
+			    "connecting again");
+			PQfinish(p->conn[pgs_slot]);
+			p->conn[pgs_slot] = NULL;
+		}
+	}
+	if (p->conn[pgs_slot] != NULL && PQstatus(p->conn[pgs_slot]) == CONNECTION_OK) {
 		/* A statement that failed mid-transaction left it open. */
-		if (PQtransactionStatus(p->conn) != PQTRANS_IDLE)
-			PQclear(PQexec(p->conn, "ROLLBACK"));
-		if (PQtransactionStatus(p->conn) == PQTRANS_IDLE)
+		if (PQtransactionStatus(p->conn[pgs_slot]) != PQTRANS_IDLE)
+			PQclear(PQexec(p->conn[pgs_slot], "ROLLBACK"));
+		if (PQtransactionStatus(p->conn[pgs_slot]) == PQTRANS_IDLE)
 			return 0;
 	}
-	if (p->conn != NULL)
-		PQfinish(p->conn);
-	p->conn = PQconnectdbParams(kw, val, 1);
-	if (p->conn == NULL || PQstatus(p->conn) != CONNECTION_OK) {
-		log_pg("connect", p->conn != NULL ? PQerrorMessage(p->conn) :
-		    "out of memory");
-		if (p->conn != NULL)
-			PQfinish(p->conn);
-		p->conn = NULL;
+	if (p->conn[pgs_slot] != NULL)
+		PQfinish(p->conn[pgs_slot]);
+	/* A server restarting refuses connections for a moment: the
+	 * request waits for it, bounded, rather than fail (docs/hub.md,
+	 * "The store: PostgreSQL"). Nothing was sent yet: safe to repeat. */
+	deadline = now_ms() + RECONNECT_MS;
+	while ((p->conn[pgs_slot] = pgs_connect(p->url)) == NULL &&
+	    now_ms() + RECONNECT_STEP_MS < deadline)
+		usleep(RECONNECT_STEP_MS * 1000);
+	if (p->conn[pgs_slot] == NULL)
 		return -1;
-	}
+	/* The watch thread skips this process's own wake-ups. */
+	atomic_store(&p->self_pid[pgs_slot], PQbackendPID(p->conn[pgs_slot]));
 	return 0;
 }
 
 /* One statement, binary parameters and results; NULL (logged) unless
  * its status is want. */
-static PGresult *
-run(struct hub_store *s, const char *what, const char *sql,
+PGresult *
+pgs_run(struct hub_store *s, const char *what, const char *sql,
     const struct params *pa, ExecStatusType want)
 {
 	PGresult *r;
+	int again = PQtransactionStatus(PG(s)->conn[pgs_slot]) == PQTRANS_IDLE &&
+	    (strncmp(sql, "SELECT ", 7) == 0 || strncmp(sql, "BEGIN", 5) == 0);
 
-	r = PQexecParams(PG(s)->conn, sql, pa != NULL ? pa->n : 0,
-	    pa != NULL ? pa->type : NULL, pa != NULL ? pa->val : NULL,
-	    pa != NULL ? pa->len : NULL, pa != NULL ? pa->fmt : NULL, 1);
+	for (;;) {
+		r = PQexecParams(PG(s)->conn[pgs_slot], sql, pa != NULL ? pa->n : 0,
+		    pa != NULL ? pa->type : NULL, pa != NULL ? pa->val : NULL,
+		    pa != NULL ? pa->len : NULL, pa != NULL ? pa->fmt : NULL,
+		    1);
+		/* The connection lost under a read, or under the BEGIN of a
+		 * transaction: nothing was written, so once more on a new
+		 * connection (a write's fate is unknown: never repeated). */
+		if (!again || PQstatus(PG(s)->conn[pgs_slot]) != CONNECTION_BAD)
+			break;
+		again = 0;
+		pgs_log(what, PQerrorMessage(PG(s)->conn[pgs_slot]));
+		PQclear(r);
+		if (pgs_connected(s) != 0)
+			return NULL;
+	}
 	if (r == NULL || PQresultStatus(r) != want) {
-		log_pg(what, PQerrorMessage(PG(s)->conn));
+		pgs_log(what, PQerrorMessage(PG(s)->conn[pgs_slot]));
 		PQclear(r);
 		return NULL;
 	}
 	return r;
 }
 
-static int
-cmd(struct hub_store *s, const char *what, const char *sql)
+int
+pgs_cmd(struct hub_store *s, const char *what, const char *sql)
 {
-	PGresult *r = run(s, what, sql, NULL, PGRES_COMMAND_OK);
+	PGresult *r = pgs_run(s, what, sql, NULL, PGRES_COMMAND_OK);
 
 	PQclear(r);
 	return r != NULL ? 0 : -1;
 }
 
 /* The rows a command touched; -1 when libpq says nothing readable. */
-static long long
-affected(PGresult *r)
+long long
+pgs_affected(PGresult *r)
 {
 	unsigned long long n;
 
@@ -280,8 +371,8 @@ affected(PGresult *r)
 	    (long long)n : -1;
 }
 
-static struct buf *
-r_buf(const PGresult *r, int row, int col, size_t max)
+struct buf *
+pgs_r_buf(const PGresult *r, int row, int col, size_t max)
 {
 	int n = PQgetlength(r, row, col);
 	struct buf *b;
@@ -300,7 +391,7 @@ r_buf(const PGresult *r, int row, int col, size_t max)
 static int
 r_key(const PGresult *r, int row, struct hs_key *k)
 {
-	long long role = r_int(r, row, 1);
+	long long role = pgs_r_int(r, row, 1);
 	int nlen = PQgetlength(r, row, 2);
 
 	if (PQgetlength(r, row, 0) != 32 || nlen < 1 || nlen > HW_MAX_NAME ||
@@ -322,16 +413,16 @@ insert(struct hub_store *s, const char *what, const char *sql,
 	enum hs_status ret;
 	PGresult *r;
 
-	lock(s);
-	if (connected(s) != 0) {
+	pgs_lock(s);
+	if (pgs_connected(s) != 0) {
 		ret = HS_ERR;
 		goto out;
 	}
-	r = run(s, what, sql, pa, PGRES_COMMAND_OK);
-	ret = r == NULL ? HS_ERR : affected(r) == 1 ? HS_OK : dup;
+	r = pgs_run(s, what, sql, pa, PGRES_COMMAND_OK);
+	ret = r == NULL ? HS_ERR : pgs_affected(r) == 1 ? HS_OK : dup;
 	PQclear(r);
 out:
-	unlock(s);
+	pgs_unlock(s);
 	return ret;
 }
 
@@ -340,9 +431,9 @@ pg_enroll(struct hub_store *s, const struct hs_key *k)
 {
 	struct params pa = { 0 };
 
-	p_bytes(&pa, k->pk, 32);
-	p_int(&pa, (long long)k->role);
-	p_text(&pa, k->name);
+	pgs_bytes(&pa, k->pk, 32);
+	pgs_int(&pa, (long long)k->role);
+	pgs_text(&pa, k->name);
 	return insert(s, "enroll", "INSERT INTO keys (pk, role, name) "
 	    "VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", &pa, HS_EXISTS);
 }
@@ -352,8 +443,8 @@ pg_revoke(struct hub_store *s, enum hw_role role, const char *name)
 {
 	struct params pa = { 0 };
 
-	p_int(&pa, (long long)role);
-	p_text(&pa, name);
+	pgs_int(&pa, (long long)role);
+	pgs_text(&pa, name);
 	return insert(s, "revoke", "DELETE FROM keys WHERE role = $1 AND "
 	    "name = $2", &pa, HS_NOT_FOUND);
 }
@@ -364,9 +455,9 @@ pg_nonce_use(struct hub_store *s, const uint8_t pk[32],
 {
 	struct params pa = { 0 };
 
-	p_bytes(&pa, pk, 32);
-	p_bytes(&pa, nonce, HW_REQ_NONCE_LEN);
-	p_int(&pa, now_ms);
+	pgs_bytes(&pa, pk, 32);
+	pgs_bytes(&pa, nonce, HW_REQ_NONCE_LEN);
+	pgs_int(&pa, now_ms);
 	return insert(s, "nonce", "INSERT INTO nonces (pk, nonce, seen_ms) "
 	    "VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", &pa, HS_REPLAY);
 }
@@ -380,13 +471,13 @@ pg_keys(struct hub_store *s, struct hs_key *out, size_t max, size_t *n)
 	int i;
 
 	*n = 0;
-	p_int(&pa, (long long)max);
-	lock(s);
-	if (connected(s) != 0) {
+	pgs_int(&pa, (long long)max);
+	pgs_lock(s);
+	if (pgs_connected(s) != 0) {
 		ret = HS_ERR;
 		goto out;
 	}
-	r = run(s, "keys", "SELECT pk, role, name FROM keys ORDER BY role, "
+	r = pgs_run(s, "keys", "SELECT pk, role, name FROM keys ORDER BY role, "
 	    "name LIMIT $1", &pa, PGRES_TUPLES_OK);
 	if (r == NULL) {
 		ret = HS_ERR;
@@ -397,7 +488,7 @@ pg_keys(struct hub_store *s, struct hs_key *out, size_t max, size_t *n)
 			(*n)++;
 	PQclear(r);
 out:
-	unlock(s);
+	pgs_unlock(s);
 	return ret;
 }
 
@@ -408,13 +499,13 @@ pg_lookup(struct hub_store *s, const uint8_t pk[32], struct hs_key *out)
 	enum hs_status ret;
 	PGresult *r;
 
-	p_bytes(&pa, pk, 32);
-	lock(s);
-	if (connected(s) != 0) {
+	pgs_bytes(&pa, pk, 32);
+	pgs_lock(s);
+	if (pgs_connected(s) != 0) {
 		ret = HS_ERR;
 		goto out;
 	}
-	r = run(s, "lookup", "SELECT pk, role, name FROM keys WHERE pk = $1",
+	r = pgs_run(s, "lookup", "SELECT pk, role, name FROM keys WHERE pk = $1",
 	    &pa, PGRES_TUPLES_OK);
 	if (r == NULL)
 		ret = HS_ERR;
@@ -424,7 +515,7 @@ pg_lookup(struct hub_store *s, const uint8_t pk[32], struct hs_key *out)
 		ret = r_key(r, 0, out) == 0 ? HS_OK : HS_ERR;
 	PQclear(r);
 out:
-	unlock(s);
+	pgs_unlock(s);
 	return ret;
 }
 
@@ -443,23 +534,23 @@ pg_put_ticket(struct hub_store *s, const char *id, const char *instance,
 
 	if (napprovers > HW_MAX_APPROVERS)
 		return HS_ERR;
-	p_text(&pa, id);
-	p_text(&pa, instance);
-	p_bytes(&pa, body, len);
-	p_int(&pa, now_ms);
-	p_int(&pa, keep_until_ms);
-	p_text(&pb, id);
-	p_bytes(&pb, approvers, napprovers * 32);
-	lock(s);
-	if (connected(s) != 0) {
+	pgs_text(&pa, id);
+	pgs_text(&pa, instance);
+	pgs_bytes(&pa, body, len);
+	pgs_int(&pa, now_ms);
+	pgs_int(&pa, keep_until_ms);
+	pgs_text(&pb, id);
+	pgs_bytes(&pb, approvers, napprovers * 32);
+	pgs_lock(s);
+	if (pgs_connected(s) != 0) {
 		ret = HS_ERR;
 		goto out;
 	}
-	if (cmd(s, "begin", "BEGIN") != 0) {
+	if (pgs_cmd(s, "begin", "BEGIN") != 0) {
 		ret = HS_ERR;
 		goto out;
 	}
-	r = run(s, "put ticket", "WITH s AS (UPDATE ticket_seq SET n = n + 1 "
+	r = pgs_run(s, "put ticket", "WITH s AS (UPDATE ticket_seq SET n = n + 1 "
 	    "RETURNING n) INSERT INTO tickets (seq, id, instance, body, "
 	    "received_ms, keep_until_ms) SELECT s.n, $1, $2, $3, $4, $5 FROM s "
 	    "ON CONFLICT (id) DO NOTHING RETURNING seq", &pa, PGRES_TUPLES_OK);
@@ -468,9 +559,9 @@ pg_put_ticket(struct hub_store *s, const char *id, const char *instance,
 		PQclear(r);
 		goto rollback;
 	}
-	*seq = (uint64_t)r_int(r, 0, 0);
+	*seq = (uint64_t)pgs_r_int(r, 0, 0);
 	PQclear(r);
-	r = run(s, "put ticket", "INSERT INTO approvers (id, pk) SELECT $1, "
+	r = pgs_run(s, "put ticket", "INSERT INTO approvers (id, pk) SELECT $1, "
 	    "substring($2 FROM i * 32 + 1 FOR 32) FROM generate_series(0, "
 	    "length($2) / 32 - 1) AS i ON CONFLICT DO NOTHING", &pb,
 	    PGRES_COMMAND_OK);
@@ -479,12 +570,12 @@ pg_put_ticket(struct hub_store *s, const char *id, const char *instance,
 		goto rollback;
 	}
 	PQclear(r);
-	ret = cmd(s, "commit", "COMMIT") == 0 ? HS_OK : HS_ERR;
+	ret = pgs_cmd(s, "commit", "COMMIT") == 0 ? HS_OK : HS_ERR;
 	goto out;
 rollback:
-	(void)cmd(s, "rollback", "ROLLBACK");
+	(void)pgs_cmd(s, "rollback", "ROLLBACK");
 out:
-	unlock(s);
+	pgs_unlock(s);
 	return ret;
 }
 
@@ -498,14 +589,14 @@ pg_get_ticket(struct hub_store *s, const char *id, const uint8_t *pk,
 	int n;
 
 	memset(out, 0, sizeof(*out));
-	p_text(&pa, id);
-	p_bytes(&pa, pk, pk != NULL ? 32 : 0);	/* NULL: SQL NULL */
-	lock(s);
-	if (connected(s) != 0) {
+	pgs_text(&pa, id);
+	pgs_bytes(&pa, pk, pk != NULL ? 32 : 0);	/* NULL: SQL NULL */
+	pgs_lock(s);
+	if (pgs_connected(s) != 0) {
 		ret = HS_ERR;
 		goto out;
 	}
-	r = run(s, "get ticket", "SELECT t.seq, t.instance, t.body, "
+	r = pgs_run(s, "get ticket", "SELECT t.seq, t.instance, t.body, "
 	    "CASE WHEN EXISTS (SELECT 1 FROM decisions d WHERE d.id = t.id "
 	    "AND ($2::bytea IS NULL OR d.pk = $2)) THEN 1::int8 ELSE 0::int8 "
 	    "END FROM tickets t WHERE t.id = $1", &pa, PGRES_TUPLES_OK);
@@ -518,9 +609,9 @@ pg_get_ticket(struct hub_store *s, const char *id, const uint8_t *pk,
 		PQclear(r);
 		goto out;
 	}
-	out->seq = (uint64_t)r_int(r, 0, 0);
-	out->body = r_buf(r, 0, 2, HW_MAX_TICKET);
-	out->decided = r_int(r, 0, 3) != 0;
+	out->seq = (uint64_t)pgs_r_int(r, 0, 0);
+	out->body = pgs_r_buf(r, 0, 2, HW_MAX_TICKET);
+	out->decided = pgs_r_int(r, 0, 3) != 0;
 	n = PQgetlength(r, 0, 1);
 	ret = HS_ERR;
 	if (out->body != NULL && n >= 0 && n <= HW_MAX_NAME) {
@@ -530,7 +621,7 @@ pg_get_ticket(struct hub_store *s, const char *id, const uint8_t *pk,
 	}
 	PQclear(r);
 out:
-	unlock(s);
+	pgs_unlock(s);
 	return ret;
 }
 
@@ -547,8 +638,8 @@ pending_rows(const PGresult *r, size_t max_bytes, struct hs_pending *out)
 			out->newest = out->seq[out->n - 1];
 			return;
 		}
-		out->seq[out->n] = (uint64_t)r_int(r, i, 0);
-		out->body[out->n] = r_buf(r, i, 1, HW_MAX_TICKET);
+		out->seq[out->n] = (uint64_t)pgs_r_int(r, i, 0);
+		out->body[out->n] = pgs_r_buf(r, i, 1, HW_MAX_TICKET);
 		if (out->body[out->n] == NULL)
 			continue;
 		bytes += n;
@@ -573,26 +664,26 @@ pg_pending(struct hub_store *s, const uint8_t pk[32], uint64_t after,
 	memset(out, 0, sizeof(*out));
 	if (after > (uint64_t)INT64_MAX)
 		after = (uint64_t)INT64_MAX;
-	p_bytes(&pa, pk, 32);
-	p_bytes(&pb, pk, 32);
-	p_int(&pb, (long long)after);
-	p_int(&pb, HW_MAX_LIST_ITEMS);
-	lock(s);
-	if (connected(s) != 0)
+	pgs_bytes(&pa, pk, 32);
+	pgs_bytes(&pb, pk, 32);
+	pgs_int(&pb, (long long)after);
+	pgs_int(&pb, HW_MAX_LIST_ITEMS);
+	pgs_lock(s);
+	if (pgs_connected(s) != 0)
 		goto out;
-	if (cmd(s, "begin", "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+	if (pgs_cmd(s, "begin", "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
 	    != 0)
 		goto out;
-	r = run(s, "pending", "SELECT coalesce(max(t.seq), 0) FROM tickets t "
+	r = pgs_run(s, "pending", "SELECT coalesce(max(t.seq), 0) FROM tickets t "
 	    "JOIN approvers a ON a.id = t.id AND a.pk = $1", &pa,
 	    PGRES_TUPLES_OK);
 	if (r == NULL || PQntuples(r) != 1) {
 		PQclear(r);
 		goto rollback;
 	}
-	out->newest = (uint64_t)r_int(r, 0, 0);
+	out->newest = (uint64_t)pgs_r_int(r, 0, 0);
 	PQclear(r);
-	r = run(s, "pending", "SELECT t.seq, t.body FROM tickets t JOIN "
+	r = pgs_run(s, "pending", "SELECT t.seq, t.body FROM tickets t JOIN "
 	    "approvers a ON a.id = t.id AND a.pk = $1 WHERE t.seq > $2 AND "
 	    "NOT EXISTS (SELECT 1 FROM decisions d WHERE d.id = t.id AND "
 	    "d.pk = $1) ORDER BY t.seq LIMIT $3", &pb, PGRES_TUPLES_OK);
@@ -602,9 +693,9 @@ pg_pending(struct hub_store *s, const uint8_t pk[32], uint64_t after,
 	PQclear(r);
 	ret = HS_OK;
 rollback:
-	(void)cmd(s, "end", "ROLLBACK");
+	(void)pgs_cmd(s, "end", "ROLLBACK");
 out:
-	unlock(s);
+	pgs_unlock(s);
 	return ret;
 }
 
@@ -619,21 +710,21 @@ pg_put_decision(struct hub_store *s, const char *id, const uint8_t pk[32],
 	enum hs_status ret;
 	PGresult *r;
 
-	p_text(&pa, id);
-	p_text(&pb, id);
-	p_bytes(&pb, pk, 32);
-	p_bytes(&pb, body, len);
-	p_int(&pb, now_ms);
-	lock(s);
-	if (connected(s) != 0) {
+	pgs_text(&pa, id);
+	pgs_text(&pb, id);
+	pgs_bytes(&pb, pk, 32);
+	pgs_bytes(&pb, body, len);
+	pgs_int(&pb, now_ms);
+	pgs_lock(s);
+	if (pgs_connected(s) != 0) {
 		ret = HS_ERR;
 		goto out;
 	}
-	if (cmd(s, "begin", "BEGIN") != 0) {
+	if (pgs_cmd(s, "begin", "BEGIN") != 0) {
 		ret = HS_ERR;
 		goto out;
 	}
-	r = run(s, "put decision", "UPDATE tickets SET ndecisions = "
+	r = pgs_run(s, "put decision", "UPDATE tickets SET ndecisions = "
 	    "ndecisions + 1 WHERE id = $1 RETURNING ndecisions", &pa,
 	    PGRES_TUPLES_OK);
 	if (r == NULL || PQntuples(r) != 1) {
@@ -642,21 +733,21 @@ pg_put_decision(struct hub_store *s, const char *id, const uint8_t pk[32],
 		goto rollback;
 	}
 	PQclear(r);
-	r = run(s, "put decision", "INSERT INTO decisions (id, n, pk, body, "
+	r = pgs_run(s, "put decision", "INSERT INTO decisions (id, n, pk, body, "
 	    "decided_ms) SELECT $1, ndecisions, $2, $3, $4 FROM tickets WHERE "
 	    "id = $1 ON CONFLICT (id, pk) DO NOTHING", &pb, PGRES_COMMAND_OK);
-	if (r == NULL || affected(r) != 1) {
+	if (r == NULL || pgs_affected(r) != 1) {
 		ret = r == NULL ? HS_ERR : HS_EXISTS;
 		PQclear(r);
 		goto rollback;
 	}
 	PQclear(r);
-	ret = cmd(s, "commit", "COMMIT") == 0 ? HS_OK : HS_ERR;
+	ret = pgs_cmd(s, "commit", "COMMIT") == 0 ? HS_OK : HS_ERR;
 	goto out;
 rollback:
-	(void)cmd(s, "rollback", "ROLLBACK");
+	(void)pgs_cmd(s, "rollback", "ROLLBACK");
 out:
-	unlock(s);
+	pgs_unlock(s);
 	return ret;
 }
 
@@ -670,23 +761,23 @@ pg_decisions(struct hub_store *s, const char *id, size_t skip,
 	int i;
 
 	memset(out, 0, sizeof(*out));
-	p_text(&pa, id);
-	p_int(&pa, HW_MAX_DECLIST_ITEMS);
-	p_int(&pa, (long long)(skip > HW_MAX_APPROVERS * 4 ? HW_MAX_APPROVERS *
+	pgs_text(&pa, id);
+	pgs_int(&pa, HW_MAX_DECLIST_ITEMS);
+	pgs_int(&pa, (long long)(skip > HW_MAX_APPROVERS * 4 ? HW_MAX_APPROVERS *
 	    4 : skip));
-	lock(s);
-	if (connected(s) != 0) {
+	pgs_lock(s);
+	if (pgs_connected(s) != 0) {
 		ret = HS_ERR;
 		goto out;
 	}
-	r = run(s, "decisions", "SELECT body FROM decisions WHERE id = $1 "
+	r = pgs_run(s, "decisions", "SELECT body FROM decisions WHERE id = $1 "
 	    "ORDER BY n LIMIT $2 OFFSET $3", &pa, PGRES_TUPLES_OK);
 	if (r == NULL) {
 		ret = HS_ERR;
 		goto out;
 	}
 	for (i = 0; i < PQntuples(r) && out->n < HW_MAX_DECLIST_ITEMS; i++) {
-		out->body[out->n] = r_buf(r, i, 0, HW_MAX_DECISION);
+		out->body[out->n] = pgs_r_buf(r, i, 0, HW_MAX_DECISION);
 		if (out->body[out->n] == NULL) {
 			ret = HS_ERR;
 			break;
@@ -697,7 +788,7 @@ pg_decisions(struct hub_store *s, const char *id, size_t skip,
 	if (ret != HS_OK)
 		hs_decisions_free(out);
 out:
-	unlock(s);
+	pgs_unlock(s);
 	return ret;
 }
 
@@ -706,16 +797,16 @@ pg_purge(struct hub_store *s, long long now_ms, long long nonce_keep_ms)
 {
 	struct params pa = { 0 }, pb = { 0 };
 
-	p_int(&pa, now_ms);
-	p_int(&pb, now_ms - nonce_keep_ms);
-	lock(s);
-	if (connected(s) == 0) {
-		PQclear(run(s, "purge", "DELETE FROM tickets WHERE "
+	pgs_int(&pa, now_ms);
+	pgs_int(&pb, now_ms - nonce_keep_ms);
+	pgs_lock(s);
+	if (pgs_connected(s) == 0) {
+		PQclear(pgs_run(s, "purge", "DELETE FROM tickets WHERE "
 		    "keep_until_ms < $1", &pa, PGRES_COMMAND_OK));
-		PQclear(run(s, "purge", "DELETE FROM nonces WHERE seen_ms < $1",
+		PQclear(pgs_run(s, "purge", "DELETE FROM nonces WHERE seen_ms < $1",
 		    &pb, PGRES_COMMAND_OK));
 	}
-	unlock(s);
+	pgs_unlock(s);
 }
 
 /* 0 when the table is missing (42P01): an empty database. */
@@ -726,11 +817,11 @@ read_version(struct hub_store *s, int *version)
 	const char *state;
 
 	*version = 0;
-	r = PQexecParams(PG(s)->conn, "SELECT coalesce(max(version), 0) FROM "
+	r = PQexecParams(PG(s)->conn[pgs_slot], "SELECT coalesce(max(version), 0) FROM "
 	    "schema_version", 0, NULL, NULL, NULL, NULL, 1);
 	if (r != NULL && PQresultStatus(r) == PGRES_TUPLES_OK &&
 	    PQntuples(r) == 1) {
-		*version = (int)r_int(r, 0, 0);
+		*version = (int)pgs_r_int(r, 0, 0);
 		PQclear(r);
 		return HS_OK;
 	}
@@ -739,7 +830,7 @@ read_version(struct hub_store *s, int *version)
 		PQclear(r);
 		return HS_OK;
 	}
-	log_pg("schema version", PQerrorMessage(PG(s)->conn));
+	pgs_log("schema version", PQerrorMessage(PG(s)->conn[pgs_slot]));
 	PQclear(r);
 	return HS_ERR;
 }
@@ -749,10 +840,10 @@ pg_version(struct hub_store *s, int *version)
 {
 	enum hs_status ret = HS_ERR;
 
-	lock(s);
-	if (connected(s) == 0)
+	pgs_lock(s);
+	if (pgs_connected(s) == 0)
 		ret = read_version(s, version);
-	unlock(s);
+	pgs_unlock(s);
 	return ret;
 }
 
@@ -767,20 +858,20 @@ pg_migrate(struct hub_store *s, int *from, int *to)
 	PGresult *r;
 	int v = 0, first = 1;
 
-	lock(s);
-	if (connected(s) != 0) {
-		unlock(s);
+	pgs_lock(s);
+	if (pgs_connected(s) != 0) {
+		pgs_unlock(s);
 		return HS_ERR;
 	}
 	for (;;) {
-		if (cmd(s, "migrate", "BEGIN") != 0 || (r = run(s, "migrate",
+		if (pgs_cmd(s, "migrate", "BEGIN") != 0 || (r = pgs_run(s, "migrate",
 		    "SELECT pg_advisory_xact_lock(" MIGRATE_LOCK ")", NULL,
 		    PGRES_TUPLES_OK)) == NULL) {
 			ret = HS_ERR;
 			break;
 		}
 		PQclear(r);
-		if (cmd(s, "migrate", "CREATE TABLE IF NOT EXISTS schema_version "
+		if (pgs_cmd(s, "migrate", "CREATE TABLE IF NOT EXISTS schema_version "
 		    "(version bigint NOT NULL)") != 0 ||
 		    read_version(s, &v) != HS_OK) {
 			ret = HS_ERR;
@@ -795,31 +886,31 @@ pg_migrate(struct hub_store *s, int *from, int *to)
 			break;
 		}
 		/* Constant text of this file, several statements: PQexec. */
-		r = PQexec(PG(s)->conn, migrations[v]);
+		r = PQexec(PG(s)->conn[pgs_slot], migrations[v]);
 		if (r == NULL || PQresultStatus(r) != PGRES_COMMAND_OK) {
-			log_pg("migrate", PQerrorMessage(PG(s)->conn));
+			pgs_log("migrate", PQerrorMessage(PG(s)->conn[pgs_slot]));
 			PQclear(r);
 			ret = HS_ERR;
 			break;
 		}
 		PQclear(r);
 		pa.n = 0;
-		p_int(&pa, v + 1);
-		if (cmd(s, "migrate", "DELETE FROM schema_version") != 0 ||
-		    (r = run(s, "migrate", "INSERT INTO schema_version VALUES "
+		pgs_int(&pa, v + 1);
+		if (pgs_cmd(s, "migrate", "DELETE FROM schema_version") != 0 ||
+		    (r = pgs_run(s, "migrate", "INSERT INTO schema_version VALUES "
 		    "($1)", &pa, PGRES_COMMAND_OK)) == NULL) {
 			ret = HS_ERR;
 			break;
 		}
 		PQclear(r);
-		if (cmd(s, "migrate", "COMMIT") != 0) {
+		if (pgs_cmd(s, "migrate", "COMMIT") != 0) {
 			ret = HS_ERR;
 			break;
 		}
 	}
-	if (PQtransactionStatus(PG(s)->conn) != PQTRANS_IDLE)
-		(void)cmd(s, "migrate", "ROLLBACK");
-	unlock(s);
+	if (PQtransactionStatus(PG(s)->conn[pgs_slot]) != PQTRANS_IDLE)
+		(void)pgs_cmd(s, "migrate", "ROLLBACK");
+	pgs_unlock(s);
 	return ret;
 }
 
@@ -827,16 +918,20 @@ static void
 pg_close(struct hub_store *s)
 {
 	struct pg *p = PG(s);
+	int i;
 
 	if (p == NULL)
 		return;
-	if (p->conn != NULL)
-		PQfinish(p->conn);
+	pgs_unwatch(s);
+	for (i = 0; i < PG_POOL; i++)
+		if (p->conn[i] != NULL)
+			PQfinish(p->conn[i]);
 	if (p->url != NULL) {
 		sodium_memzero(p->url, strlen(p->url));
 		free(p->url);
 	}
 	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->free);
 	free(p);
 	s->impl = NULL;
 }
@@ -854,8 +949,18 @@ static const struct hub_store_ops pg_ops = {
 	.put_decision = pg_put_decision,
 	.decisions = pg_decisions,
 	.purge = pg_purge,
+	.token_put = pgs_token_put,
+	.token_use = pgs_token_use,
+	.passkey_enroll = pgs_passkey_enroll,
+	.passkey_get = pgs_passkey_get,
+	.passkeys = pgs_passkeys,
+	.passkey_revoke = pgs_passkey_revoke,
+	.put_card = pgs_put_card,
+	.get_card = pgs_get_card,
 	.version = pg_version,
 	.migrate = pg_migrate,
+	.changed = pgs_changed,
+	.watch = pgs_watch,
 	.close = pg_close,
 };
 
@@ -874,15 +979,16 @@ hub_store_pg_open(struct hub_store *s, const char *url, const char **why)
 	p = xcalloc(1, sizeof(*p));
 	p->url = xstrdup(url);
 	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->free, NULL);
 	s->ops = &pg_ops;
 	s->impl = p;
-	lock(s);
-	if (connected(s) != 0) {
-		unlock(s);
+	pgs_lock(s);
+	if (pgs_connected(s) != 0) {
+		pgs_unlock(s);
 		pg_close(s);
 		*why = "the PostgreSQL database cannot be reached";
 		return -1;
 	}
-	unlock(s);
+	pgs_unlock(s);
 	return 0;
 }

@@ -20,7 +20,9 @@ import hashlib
 import json
 import os
 import pwd
+import re
 import socket
+import sqlite3
 import subprocess
 import sys
 
@@ -28,6 +30,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "hub"))
 
 import hubenv  # noqa: E402
+import pgenv  # noqa: E402
+
+
+def hubenv_id(tid):
+    """A ticket id put into SQL text: the hub's own t_ + hex, checked."""
+    assert re.fullmatch(r"[tf]_[0-9a-f]{32}", tid), tid
+    return tid
 
 
 def free_port():
@@ -58,10 +67,12 @@ def localhost_cert(base):
 
 
 class PageHub(hubenv.HubEnv):
-    """A real lockhub serving the page on https://localhost:PORT."""
+    """A real lockhub serving the page on https://localhost:PORT; on the
+    tests' own PostgreSQL under LOCKHUB_STORE=pg (hubenv.HubEnv's store,
+    the hub-page-pg suite)."""
 
-    def __init__(self, build=None, rp_id="localhost"):
-        super().__init__(build)
+    def __init__(self, build=None, rp_id="localhost", store="env"):
+        super().__init__(build, store=store)
         self.rp_id = rp_id
         self.spki = None
 
@@ -84,6 +95,31 @@ class PageHub(hubenv.HubEnv):
         return super().start(poll_s=poll_s, rate=rate, tls=True, extra=[
             "--listen", "127.0.0.1:%d" % port, "--rp-id", self.rp_id,
             "--origin", "https://localhost:%d" % port] + list(extra))
+
+    def card_body(self, tid):
+        """The stored CARD of ticket tid, from either engine (a test that
+        plays a hub changing it)."""
+        if self.store:
+            out = pgenv.server().sql(
+                self.store, "SELECT encode(body, 'hex') FROM cards WHERE "
+                "id = '%s'" % hubenv_id(tid))
+            return bytes.fromhex(out)
+        db = sqlite3.connect(os.path.join(self.state, "hub.db"))
+        body = db.execute("SELECT body FROM cards WHERE id = ?",
+                          (tid,)).fetchone()[0]
+        db.close()
+        return body
+
+    def set_card_body(self, tid, body):
+        if self.store:
+            pgenv.server().sql(
+                self.store, "UPDATE cards SET body = decode('%s', 'hex') "
+                "WHERE id = '%s'" % (body.hex(), hubenv_id(tid)))
+            return
+        db = sqlite3.connect(os.path.join(self.state, "hub.db"))
+        db.execute("UPDATE cards SET body = ? WHERE id = ?", (body, tid))
+        db.commit()
+        db.close()
 
     def passkey_code(self, name):
         r = self.lockhub("passkey-code", name)

@@ -8,7 +8,6 @@ hub-page-asan on the sanitized lockhub, about 60 s)."""
 import http.client
 import json
 import os
-import sqlite3
 import ssl
 import sys
 import time
@@ -279,13 +278,10 @@ def test_changed_card_refused(world):
     verify under the pinned instance key, and nothing of it is shown."""
     w = world
     tid, tb = w.cons.post([w.pid], label="uid 1004 (hostile)")
-    db = sqlite3.connect(os.path.join(w.hub.state, "hub.db"))
-    body = db.execute("SELECT body FROM cards WHERE id = ?", (tid,)).fetchone()[0]
+    body = w.hub.card_body(tid)
     changed = body.replace(b"2024/a.pdf", b"2024/b.pdf")
     assert changed != body
-    db.execute("UPDATE cards SET body = ? WHERE id = ?", (changed, tid))
-    db.commit()
-    db.close()
+    w.hub.set_card_body(tid, changed)
     w.page.do("open")
     ts = w.page.wait(1)
     mine = [t for t in ts if tid in t["tickets"]]

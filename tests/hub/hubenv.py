@@ -59,7 +59,7 @@ class HubEnv:
     def __init__(self, build=None, store="env"):
         self.bin = lockhub_binary(build)
         if store == "env":
-            store = "pg" if pgenv.wanted() else None
+            store = pgenv.env_store()
         if store == "pg":
             store = pgenv.server().new_db()
         self.store = store

@@ -2,11 +2,13 @@
 HAProxy with the shipped configuration (docs/haproxy/lockhub.cfg), on
 loopback (docs/hub.md, "Operating several hubs").
 
-The store is a parameter: LOCKHUB_STORE (e.g. postgresql://...) is passed
-to every lockhub command as --store; unset, the instances share the SQLite
-file of one state directory. LOCKHUB_STORE_RESTART, a shell command, is
-the kill test's "restart the store engine" step (nothing to restart for
-SQLite).
+The store is a parameter: LOCKHUB_STORE ("pg": a fresh database on the
+tests' own PostgreSQL, tests/hub/pgenv.py; or a postgresql:// URL) is
+passed to every lockhub command, init and enroll as serve, as --store;
+unset, the instances share the SQLite file of one state directory. The
+kill test's "restart the store engine" step is pg_ctl restart of the
+tests' own server, or LOCKHUB_STORE_RESTART, a shell command (nothing to
+restart for SQLite).
 
     m = MultiHub(n=3); m.hub.enroll(...); m.start_all(); m.start_proxy()
     st, body = m.call("GET", "/v1/pending", key=dev)          # via HAProxy
@@ -23,6 +25,7 @@ import subprocess
 import time
 
 import hubwire as hw  # noqa: E402
+import pgenv  # noqa: E402
 from hubenv import HUB_USER, HubEnv, self_signed_cert  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -40,19 +43,10 @@ def free_port(host="127.0.0.1"):
     return p
 
 
-def store_args():
-    st = os.environ.get("LOCKHUB_STORE")
-    return ["--store", st] if st else []
-
-
 def restart_store():
-    """The store engine restarted once (the PostgreSQL variant fills the
-    hook through LOCKHUB_STORE_RESTART); SQLite has no server."""
-    cmd = os.environ.get("LOCKHUB_STORE_RESTART")
-    if cmd:
-        subprocess.run(cmd, shell=True, check=True, timeout=60)
-        return True
-    return False
+    """The store engine restarted once (pgenv.restart_env); SQLite has no
+    server."""
+    return pgenv.restart_env()
 
 
 class MultiHub:
@@ -78,7 +72,7 @@ class MultiHub:
     def args(self, i, extra=()):
         a = [self.hub.bin, "serve", "--state", self.hub.state, "--listen",
              "127.0.0.1:%d" % self.ports[i], "--poll-s", str(self.poll_s),
-             "--rate", self.rate] + store_args()
+             "--rate", self.rate] + self.hub.store_args()
         if self.recheck_ms is not None:
             a += ["--recheck-ms", str(self.recheck_ms)]
         for t in self.trusted:

@@ -125,3 +125,27 @@ def wanted():
     """The hub suites on PostgreSQL: LOCKHUB_STORE=pg (tests/suites,
     hub-pg)."""
     return os.environ.get("LOCKHUB_STORE") == "pg"
+
+
+def env_store():
+    """HubEnv's store from LOCKHUB_STORE: "pg" (a fresh database on the
+    tests' own server), a postgresql:// URL as it is (a server of the
+    caller's: bench/hub/kill-long), else None (SQLite)."""
+    v = os.environ.get("LOCKHUB_STORE") or ""
+    if v == "pg" or v.startswith(("postgresql://", "postgres://")):
+        return v
+    return None
+
+
+def restart_env():
+    """The store's server restarted, for the kill test: the command in
+    LOCKHUB_STORE_RESTART when set, pg_ctl restart of the tests' own server
+    under LOCKHUB_STORE=pg. False when there is no server (SQLite)."""
+    cmd = os.environ.get("LOCKHUB_STORE_RESTART")
+    if cmd:
+        subprocess.run(cmd, shell=True, check=True, timeout=60)
+        return True
+    if wanted():
+        server().restart()
+        return True
+    return False

@@ -3,7 +3,9 @@ lockhub instances on one store behind HAProxy (docs/haproxy/lockhub.cfg),
 loopback only; real consoles running plans plus simulated ticket sources
 and approver devices (hubwire.py); every 5 s one instance, at random, is
 killed with SIGKILL and started again; the store engine is restarted once
-midway (a hook: LOCKHUB_STORE_RESTART; SQLite has no server). Counted and
+midway (under LOCKHUB_STORE=pg, the hub-kill suite: pg_ctl restart of the
+tests' own PostgreSQL; LOCKHUB_STORE_RESTART, a command, for a server of
+the caller's; SQLite has no server). Counted and
 asserted: 0 tickets lost (each posted ticket decided, listed to its
 approver), 0 decisions applied twice (each source applies one decision per
 ticket, the same bytes whichever instance serves it), 0 runs without a
@@ -19,6 +21,7 @@ import threading
 import time
 
 import hubwire as hw  # noqa: E402
+import pgenv  # noqa: E402
 from multihub import MultiHub, restart_store  # noqa: E402
 
 import nacl.public  # noqa: E402
@@ -44,6 +47,7 @@ class Book:
         self.applied = {}       # tid -> times its source applied a decision
         self.errors = []
         self.kills = 0
+        self.store_restarts = 0
         self.retries = 0        # posts asked again
         self.broken = 0         # requests a kill broke (502, 504, reset)
         self.runs = []          # (console, plan, ok, doc)
@@ -201,7 +205,9 @@ def killer(m, book, stop, rng):
         time.sleep(0.2)
         m.start(i)
         if not restarted and time.monotonic() >= half:
-            restart_store()
+            if restart_store():
+                with book.mu:
+                    book.store_restarts += 1
             restarted = True
 
 
@@ -295,12 +301,14 @@ def test_kill_instances_nothing_lost():
                            and idx[0] not in book.listed.get(t, set())]
         bad_runs = [r for r in book.runs if not r[2]]
         print("kill test: %.0f s, %d kills, %d tickets, %d console runs, "
-              "%d requests broken, %d posts retried" % (
+              "%d requests broken, %d posts retried, store restarted %d" % (
                   elapsed, book.kills, len(posted), len(book.runs),
-                  book.broken, book.retries))
+                  book.broken, book.retries, book.store_restarts))
         assert stuck == 0, "sources or consoles never answered"
         assert not book.errors, book.errors[:10]
         assert book.kills >= int(SECONDS / KILL_EVERY) - 1, book.kills
+        if pgenv.wanted():
+            assert book.store_restarts == 1, book.store_restarts
         assert len(posted) > 20, len(posted)
         assert not lost, ("tickets lost", lost[:5])
         assert not twice, ("decisions applied twice", twice[:5])

@@ -40,6 +40,24 @@ CREATE TABLE decisions (id TEXT PRIMARY KEY REFERENCES tickets (id)
 """
 
 
+# Version 4 taken back to version 1 (migrations 2 to 4 undone), per engine.
+BACK_TO_1_PG = """
+DROP INDEX approvers_pk; DROP TABLE passkeys; DROP TABLE tokens;
+DROP TABLE cards; DROP TABLE decisions;
+ALTER TABLE tickets DROP COLUMN ndecisions;
+CREATE TABLE decisions (id text PRIMARY KEY REFERENCES tickets (id)
+  ON DELETE CASCADE, body bytea NOT NULL, decided_ms bigint NOT NULL);
+"""
+BACK_TO_1_SQLITE = """
+DROP INDEX approvers_pk; DROP TABLE passkeys; DROP TABLE tokens;
+DROP TABLE cards; DROP TABLE decisions;
+CREATE TABLE decisions (seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL REFERENCES tickets (id) ON DELETE CASCADE,
+  pk BLOB NOT NULL CHECK (length(pk) = 32), body BLOB NOT NULL,
+  decided_ms INTEGER NOT NULL);
+"""
+
+
 def ticket(inst, dev, box, name="desk"):
     t = hw.new_ticket(name, inst.pk, bytes(box.public_key), approvers=[dev.pk])
     return t, hw.enc_ticket(t, inst.seed)
@@ -93,12 +111,14 @@ def test_migrations(engine):
         hub.init()
         dev = hw.Key()
         hub.enroll("device", "alice", dev)
-        # back to version 1: what the database was before migration 2
+        # back to version 1: what the database was before migrations 2
+        # (the index), 3 (the page's tables) and 4 (decisions per
+        # approver)
         if engine == "pg":
-            pgenv.server().sql(hub.store, "DROP INDEX approvers_pk")
+            pgenv.server().sql(hub.store, BACK_TO_1_PG)
         else:
             db = sqlite3.connect(os.path.join(hub.state, "hub.db"))
-            db.execute("DROP INDEX approvers_pk")
+            db.executescript(BACK_TO_1_SQLITE)
             db.commit()
             db.close()
         set_version(hub, 1)
@@ -108,15 +128,15 @@ def test_migrations(engine):
         assert r.returncode != 0 and b"lockhub migrate" in r.stderr
         r = hub.lockhub("migrate")
         assert r.returncode == 0, r.stderr
-        assert r.stdout == b"schema version 1 -> 2\n"
+        assert r.stdout == b"schema version 1 -> 4\n", r.stdout
         assert has_index(hub, "approvers_pk")
         r = hub.lockhub("migrate")
-        assert r.stdout == b"schema version 2: up to date\n"
+        assert r.stdout == b"schema version 4: up to date\n"
         assert b"alice" in hub.lockhub("keys").stdout   # the data stayed
         hub.start()
         assert pending_ids(hub, dev) == []
         hub.stop()
-        set_version(hub, 3)
+        set_version(hub, 5)
         rc, err = serve_refused(hub)
         assert rc != 0 and "newer than this lockhub" in err, err
         r = hub.lockhub("migrate")
@@ -136,11 +156,12 @@ def test_migrate_twice_at_once():
         assert [r.returncode for r in rs] == [0, 0], [r.stderr for r in rs]
         # the steps are shared out between them, whichever way
         outs = sorted(r.stdout for r in rs)
-        assert outs[0] == b"schema version 0 -> 2\n", outs
-        assert outs[1] in (b"schema version 1 -> 2\n",
-                           b"schema version 2: up to date\n"), outs
+        assert outs[0] == b"schema version 0 -> 4\n", outs
+        assert outs[1] in (b"schema version 1 -> 4\n", b"schema version 2 -> 4\n",
+                           b"schema version 3 -> 4\n",
+                           b"schema version 4: up to date\n"), outs
         assert pgenv.server().sql(hub.store, "SELECT version FROM "
-                                  "schema_version") == "2"
+                                  "schema_version") == "4"
         assert has_index(hub, "approvers_pk")
     finally:
         hub.cleanup()
@@ -164,7 +185,7 @@ def test_sqlite_from_before_migrations():
         rc, err = serve_refused(hub)
         assert rc != 0 and "version 0" in err and "lockhub migrate" in err
         r = hub.lockhub("migrate")
-        assert r.stdout == b"schema version 0 -> 2\n", r.stderr
+        assert r.stdout == b"schema version 0 -> 4\n", r.stderr
         assert b"alice" in hub.lockhub("keys").stdout
     finally:
         hub.cleanup()
@@ -249,8 +270,10 @@ def at_once(calls):
 
 def test_two_instances_race():
     """At the same moment on both instances: one signed request is served
-    once (the other sees a replay), and of eight decisions for one ticket,
-    four posted to each, one is stored; both instances answer it."""
+    once (the other sees a replay), and of eight decisions for one ticket
+    by two devices, each device's four spread over both instances, one
+    per device is stored (issue 29); both instances answer the same list
+    in the same order."""
     a = HubEnv(store="pg")
     b = None
     try:
@@ -278,14 +301,23 @@ def test_two_instances_race():
         devs = [hw.decide(tb, k, verdict=i % 2) for i, k in enumerate(keys)]
         path = "/v1/tickets/%s/decision" % t["id"]
         codes = at_once([
-            lambda i=i: (a, b)[i % 2].call(
+            lambda i=i: (a, b)[(i // 2) % 2].call(
                 "POST", path, hw.enc_devpost(*devs[i]), key=keys[i])[0]
             for i in range(8)])
-        assert sorted(codes) == [201] + [409] * 7, codes
-        winner = devs[codes.index(201)][0]
+        assert sorted(codes) == [201] * 2 + [409] * 6, codes
+        won = [i for i in range(8) if codes[i] == 201]
+        assert sorted(keys[i].pk for i in won) == sorted([dev.pk, dev2.pk])
+        winners = {devs[i][0] for i in won}
+        lists = []
         for h in (a, b):
+            st, lb = h.call("GET", "/v1/tickets/%s/decisions/after/0"
+                            % t["id"], key=inst)
+            assert st == 200, lb
+            lists.append([hw.dec_decision(e)["dev"]
+                          for e in hw.dec_declist(lb)])
             st, body = h.call("GET", path, key=inst)
-            assert st == 200 and hw.dec_decision(body)["dev"] == winner
+            assert st == 200 and hw.dec_decision(body)["dev"] == lists[-1][0]
+        assert lists[0] == lists[1] and set(lists[0]) == winners, lists
     finally:
         a.cleanup()
         if b is not None:

@@ -696,6 +696,7 @@ def test_first_wins_database_is_migrated():
         assert r.returncode != 0 and b"lockhub migrate" in r.stderr, r.stderr
         r = hub.lockhub("migrate")
         assert r.returncode == 0, r.stderr
+        assert r.stdout == b"schema version 3 -> 4\n", r.stderr
         hub.start(poll_s=1)
         w = World(hub)
         t, tb = w.posted()
