@@ -180,13 +180,6 @@ answer(struct hub_resp *rs, unsigned status, const char *text)
 	rs->text = text;
 }
 
-void
-hub_resp_free(struct hub_resp *rs)
-{
-	buf_free(rs->body);
-	rs->body = NULL;
-}
-
 /* ---- signed requests ---- */
 
 unsigned

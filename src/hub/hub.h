@@ -16,6 +16,7 @@
 #include "hub/ratelimit.h"
 #include "hub/store.h"
 #include "hubwire/keys.h"
+#include "lib/buf.h"
 
 #define HUB_MAX_TRUSTED	8
 
@@ -119,7 +120,14 @@ unsigned hub_auth(struct hub *h, const struct hub_req *rq,
  * passed (answer 204 rather than wait again). rs->body is the caller's. */
 void hub_route(struct hub *h, const struct hub_req *rq,
     const struct hub_who *who, int timed_out, struct hub_resp *rs);
-void hub_resp_free(struct hub_resp *rs);
+/* An answer's body freed: inline, so that api.c and page_api.c, which
+ * answer each other's routes, share it without using each other. */
+static inline void
+hub_resp_free(struct hub_resp *rs)
+{
+	buf_free(rs->body);
+	rs->body = NULL;
+}
 
 /* page_api.c: the page and its JSON API under a session cookie, and the
  * console's CARD (docs/hub.md, "Approving from a phone"). */
