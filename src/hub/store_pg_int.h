@@ -64,6 +64,7 @@ struct buf *pgs_r_buf(const PGresult *r, int row, int col, size_t max);
 void pgs_log(const char *what, const char *msg);
 void pgs_lock(struct hub_store *s);
 void pgs_unlock(struct hub_store *s);
+PGconn *pgs_conn(struct hub_store *s);
 PGconn *pgs_connect(const char *url);
 int pgs_readable(PGconn *c);
 int pgs_connected(struct hub_store *s);
