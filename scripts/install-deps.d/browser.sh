@@ -7,7 +7,13 @@
 # browser fetched). Idempotent: skipped while the installed tree matches
 # the lock file. Run as root by scripts/install-deps.sh.
 set -eu
-missing=$(for p in chromium nodejs npm; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
+# Node.js and npm from Debian only when the machine has none: a machine
+# with its own Node (another vendor's package, without Debian's npm) keeps
+# it, as scripts/install-deps.d/mcp.sh does.
+missing=$(dpkg -s chromium >/dev/null 2>&1 || echo chromium)
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+	missing="$missing nodejs npm"
+fi
 if [ -n "$missing" ]; then
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -q
