@@ -72,16 +72,20 @@ class Console:
 @pytest.fixture(scope="module")
 def world():
     hub = PageHub()
-    hub.init()
-    hub.start(poll_s=2)
-    cons = Console(hub)
-    page = Page(hub)
-    w = type("W", (), {})()
-    w.hub, w.cons, w.page = hub, cons, page
-    w.reg = None
-    yield w
-    page.close()
-    hub.cleanup()
+    page = None
+    try:
+        hub.init()
+        hub.start(poll_s=2)
+        cons = Console(hub)
+        page = Page(hub)    # a driver that cannot start leaks no lockhub
+        w = type("W", (), {})()
+        w.hub, w.cons, w.page = hub, cons, page
+        w.reg = None
+        yield w
+    finally:
+        if page is not None:
+            page.close()
+        hub.cleanup()
 
 
 def raw(hub, method, path, body=None, headers=None):
