@@ -679,8 +679,7 @@ check_device(struct console_hub *h, struct hub_ticket_state *s,
 	struct hw_dev d;
 	struct hw_hub x;
 	uint8_t hash[HW_HASH_LEN];
-	size_t i;
-	int a, ok = 0;
+	int a;
 
 	/* 1. strict parse */
 	if (hw_decision_parse(b, blen, e) != HW_OK ||
@@ -690,14 +689,9 @@ check_device(struct console_hub *h, struct hub_ticket_state *s,
 		return PLAN_NO_DECISION;
 	}
 	/* 2. the hub's signature, under a pinned hub key */
-	for (i = 0; i < h->pol->hub.nkeys; i++)
-		if (sodium_memcmp(x.hub_key, h->pol->hub.keys[i], 32) == 0 &&
-		    hw_verify(e->hub, x.signed_len, x.sig,
-		    h->pol->hub.keys[i]) == HW_OK)
-			ok = 1;
-	hw_hash(e->dev, e->dev_len, hash);
-	if (!ok || sodium_memcmp(hash, x.dev_hash, HW_HASH_LEN) != 0 ||
-	    strcmp(x.ticket, s->ticket) != 0) {
+	if (!hw_hub_countersigns(e->hub, &x,
+	    (const uint8_t (*)[HW_KEY_LEN])h->pol->hub.keys, h->pol->hub.nkeys,
+	    e->dev, e->dev_len, s->ticket)) {
 		hub_refused(h, s, "not countersigned by a pinned hub key");
 		return PLAN_NO_DECISION;
 	}

@@ -239,8 +239,7 @@ hub_check_passkey(struct console_hub *h, struct hub_ticket_state *s,
 	char cause[96];
 	uint32_t counter = 0;
 	enum pk_status st;
-	size_t i;
-	int a, r, ok = 0;
+	int a, r;
 
 	/* 1. strict parse */
 	if (hw_decp_parse(d, len, &e) != HW_OK ||
@@ -251,13 +250,9 @@ hub_check_passkey(struct console_hub *h, struct hub_ticket_state *s,
 	}
 	/* 2. the hub's countersignature, under a pinned hub key, over this
 	 * DECISION-PK, for this ticket */
-	for (i = 0; i < ph->nkeys; i++)
-		if (sodium_memcmp(x.hub_key, ph->keys[i], 32) == 0 &&
-		    hw_verify(e.hub, x.signed_len, x.sig, ph->keys[i]) == HW_OK)
-			ok = 1;
-	hw_hash(e.dev, e.dev_len, hash);
-	if (!ok || sodium_memcmp(hash, x.dev_hash, HW_HASH_LEN) != 0 ||
-	    strcmp(x.ticket, s->ticket) != 0) {
+	if (!hw_hub_countersigns(e.hub, &x,
+	    (const uint8_t (*)[HW_KEY_LEN])ph->keys, ph->nkeys, e.dev,
+	    e.dev_len, s->ticket)) {
 		hub_refused(h, s, "not countersigned by a pinned hub key");
 		return PLAN_NO_DECISION;
 	}
@@ -291,7 +286,9 @@ hub_check_passkey(struct console_hub *h, struct hub_ticket_state *s,
 		hub_refused(h, s, cause);
 		return PLAN_NO_DECISION;
 	}
-	/* 7. its signature counter */
+	/* 7. its signature counter (the same assertion again, a group's,
+	 * is told by the DECISION-PK's hash) */
+	hw_hash(e.dev, e.dev_len, hash);
 	if ((r = counter_take(h, p.passkey_id, counter, hash)) != 0) {
 		hub_refused(h, s, r == -1 ? "the passkey's counter went back" :
 		    "the passkey's counter cannot be kept");

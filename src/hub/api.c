@@ -171,15 +171,6 @@ route_role(enum route r)
 	    HW_ROLE_INSTANCE : HW_ROLE_DEVICE;
 }
 
-/* ---- responses ---- */
-
-static void
-answer(struct hub_resp *rs, unsigned status, const char *text)
-{
-	rs->status = status;
-	rs->text = text;
-}
-
 /* ---- signed requests ---- */
 
 unsigned
@@ -197,12 +188,12 @@ hub_auth(struct hub *h, const struct hub_req *rq, struct hub_who *who,
 	memset(rs, 0, sizeof(*rs));
 	match(rq->method, rq->path, &m);
 	if (m.r == R_NONE) {
-		answer(rs, 404, "no such endpoint\n");
+		hub_answer(rs, 404, "no such endpoint\n");
 		return rs->status;
 	}
 	/* Nothing rides in the URL: no token, no parameter. */
 	if (rq->has_query) {
-		answer(rs, 400, "no query strings\n");
+		hub_answer(rs, 400, "no query strings\n");
 		return rs->status;
 	}
 	/* The page's files are public; its API checks its own session
@@ -212,59 +203,59 @@ hub_auth(struct hub *h, const struct hub_req *rq, struct hub_who *who,
 		return 0;
 	}
 	if (rq->auth == NULL) {
-		answer(rs, 401, "a signed request is required\n");
+		hub_answer(rs, 401, "a signed request is required\n");
 		return rs->status;
 	}
 	if (strlen(rq->auth) > 2 * sizeof(raw) ||
 	    sodium_base642bin(raw, sizeof(raw), rq->auth, strlen(rq->auth),
 	    NULL, &rawlen, NULL, sodium_base64_VARIANT_URLSAFE_NO_PADDING) != 0 ||
 	    hw_request_parse(raw, rawlen, &q) != HW_OK) {
-		answer(rs, 401, "the request signature is malformed\n");
+		hub_answer(rs, 401, "the request signature is malformed\n");
 		return rs->status;
 	}
 	/* The signed method and path are the ones served. */
 	if (strcmp(q.method, rq->method) != 0 || strcmp(q.path, rq->path) != 0) {
-		answer(rs, 401, "the signature is for another request\n");
+		hub_answer(rs, 401, "the signature is for another request\n");
 		return rs->status;
 	}
 	st = h->store.ops->lookup(&h->store, q.key, &who->key);
 	if (st == HS_NOT_FOUND) {
-		answer(rs, 401, "the signing key is not enrolled\n");
+		hub_answer(rs, 401, "the signing key is not enrolled\n");
 		return rs->status;
 	}
 	if (st != HS_OK) {
-		answer(rs, 500, "the hub cannot serve this now\n");
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
 		return rs->status;
 	}
 	if (who->key.role != route_role(m.r)) {
-		answer(rs, 403, "this key may not use this endpoint\n");
+		hub_answer(rs, 403, "this key may not use this endpoint\n");
 		return rs->status;
 	}
 	/* The signature before the nonce table is touched: an unsigned
 	 * request cannot fill it. */
 	if (hw_verify(raw, q.signed_len, q.sig, q.key) != HW_OK) {
-		answer(rs, 401, "the request signature does not verify\n");
+		hub_answer(rs, 401, "the request signature does not verify\n");
 		return rs->status;
 	}
 	now = h->clock_ms();
 	d = now - (long long)q.time_ms;
 	if (q.time_ms > (uint64_t)1 << 62 || d > h->cfg.skew_ms ||
 	    d < -h->cfg.skew_ms) {
-		answer(rs, 401, "the request time is outside the window\n");
+		hub_answer(rs, 401, "the request time is outside the window\n");
 		return rs->status;
 	}
 	hw_hash(rq->body, rq->body_len, bh);
 	if (sodium_memcmp(bh, q.body_hash, HW_HASH_LEN) != 0) {
-		answer(rs, 401, "the body is not the signed one\n");
+		hub_answer(rs, 401, "the body is not the signed one\n");
 		return rs->status;
 	}
 	st = h->store.ops->nonce_use(&h->store, q.key, q.nonce, now);
 	if (st == HS_REPLAY) {
-		answer(rs, 401, "this request was already served\n");
+		hub_answer(rs, 401, "this request was already served\n");
 		return rs->status;
 	}
 	if (st != HS_OK) {
-		answer(rs, 500, "the hub cannot serve this now\n");
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
 		return rs->status;
 	}
 	who->authed = 1;
@@ -283,17 +274,17 @@ post_ticket(struct hub *h, const struct hub_req *rq, const struct hub_who *who,
 	enum hs_status st;
 
 	if (hw_ticket_parse(rq->body, rq->body_len, &t) != HW_OK) {
-		answer(rs, 400, "not a ticket\n");
+		hub_answer(rs, 400, "not a ticket\n");
 		return;
 	}
 	/* A console posts only its own tickets, under its enrolled name. */
 	if (sodium_memcmp(t.instance_key, who->key.pk, HW_KEY_LEN) != 0 ||
 	    strcmp(t.instance, who->key.name) != 0) {
-		answer(rs, 403, "the ticket is another instance's\n");
+		hub_answer(rs, 403, "the ticket is another instance's\n");
 		return;
 	}
 	if (hw_verify(rq->body, t.signed_len, t.sig, who->key.pk) != HW_OK) {
-		answer(rs, 400, "the ticket's signature does not verify\n");
+		hub_answer(rs, 400, "the ticket's signature does not verify\n");
 		return;
 	}
 	/* The hub keeps a ticket for its lifetime on the console's clock,
@@ -307,15 +298,15 @@ post_ticket(struct hub *h, const struct hub_req *rq, const struct hub_who *who,
 	    rq->body_len, (const uint8_t (*)[32])t.approvers, t.napprovers,
 	    now, now + life + TICKET_GRACE_MS, &seq);
 	if (st == HS_EXISTS) {
-		answer(rs, 409, "a ticket with this id is there\n");
+		hub_answer(rs, 409, "a ticket with this id is there\n");
 		return;
 	}
 	if (st != HS_OK) {
-		answer(rs, 500, "the hub cannot serve this now\n");
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
 		return;
 	}
 	changed(h, 't', t.id);
-	answer(rs, 201, "ticket posted\n");
+	hub_answer(rs, 201, "ticket posted\n");
 	rs->notify = HUB_WAIT_LIST;
 }
 
@@ -337,17 +328,17 @@ get_decision(struct hub *h, const struct match *m, const struct hub_who *who,
 	    strcmp(t.instance, who->key.name) != 0)) {
 		/* Another instance's ticket is as unknown as a missing one. */
 		hs_ticket_free(&t);
-		answer(rs, 404, "no such ticket\n");
+		hub_answer(rs, 404, "no such ticket\n");
 		return;
 	}
 	hs_ticket_free(&t);
 	if (st != HS_OK) {
-		answer(rs, 500, "the hub cannot serve this now\n");
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
 		return;
 	}
 	st = h->store.ops->decisions(&h->store, m->id, skip, &d);
 	if (st != HS_OK) {
-		answer(rs, 500, "the hub cannot serve this now\n");
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
 		return;
 	}
 	if (d.n > 0 && m->r == R_GET_DECISION) {
@@ -366,14 +357,14 @@ get_decision(struct hub *h, const struct match *m, const struct hub_who *who,
 			l.item_len[i] = buf_len(d.body[i]);
 		}
 		if (hw_declist_encode(&l, &rs->body) != HW_OK)
-			answer(rs, 500, "the hub cannot serve this now\n");
+			hub_answer(rs, 500, "the hub cannot serve this now\n");
 		else
 			rs->status = 200;
 		hs_decisions_free(&d);
 		return;
 	}
 	if (timed_out) {
-		answer(rs, 204, NULL);
+		hub_answer(rs, 204, NULL);
 		return;
 	}
 	rs->status = 0;
@@ -397,13 +388,13 @@ pending(struct hub *h, const struct match *m, const struct hub_who *who,
 	    HW_MAX_LIST - 65536, &p);
 	if (st != HS_OK) {
 		hs_pending_free(&p);
-		answer(rs, 500, "the hub cannot serve this now\n");
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
 		return;
 	}
 	if (m->r == R_PENDING_AFTER && p.n == 0) {
 		hs_pending_free(&p);
 		if (timed_out) {
-			answer(rs, 204, NULL);
+			hub_answer(rs, 204, NULL);
 			return;
 		}
 		rs->status = 0;
@@ -419,7 +410,7 @@ pending(struct hub *h, const struct match *m, const struct hub_who *who,
 		l.items[i].ticket_len = buf_len(p.body[i]);
 	}
 	if (hw_list_encode(&l, &rs->body) != HW_OK)
-		answer(rs, 500, "the hub cannot serve this now\n");
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
 	else
 		rs->status = 200;
 	hs_pending_free(&p);
@@ -432,7 +423,6 @@ post_decision(struct hub *h, const struct match *m, const struct hub_req *rq,
 	static __thread struct hw_ticket t;
 	struct hw_envelope post, out;
 	struct hw_dev dev;
-	struct hw_hub hs;
 	struct hs_ticket st_t;
 	struct buf *hubsig = NULL, *decision = NULL;
 	uint8_t hash[HW_HASH_LEN];
@@ -441,33 +431,33 @@ post_decision(struct hub *h, const struct match *m, const struct hub_req *rq,
 	memset(&st_t, 0, sizeof(st_t));
 	if (hw_devpost_parse(rq->body, rq->body_len, &post) != HW_OK ||
 	    hw_dev_parse(post.dev, post.dev_len, &dev) != HW_OK) {
-		answer(rs, 400, "not a decision\n");
+		hub_answer(rs, 400, "not a decision\n");
 		return;
 	}
 	/* The device signs its own decisions only. */
 	if (sodium_memcmp(dev.device_key, who->key.pk, HW_KEY_LEN) != 0 ||
 	    hw_verify(post.dev, dev.signed_len, dev.sig, who->key.pk) != HW_OK) {
-		answer(rs, 403, "the decision is not signed by this device\n");
+		hub_answer(rs, 403, "the decision is not signed by this device\n");
 		return;
 	}
 	if (strcmp(dev.ticket, m->id) != 0) {
-		answer(rs, 400, "the decision is for another ticket\n");
+		hub_answer(rs, 400, "the decision is for another ticket\n");
 		return;
 	}
 	hw_hash(post.box, post.box_len, hash);
 	if (sodium_memcmp(hash, dev.box_hash, HW_HASH_LEN) != 0) {
-		answer(rs, 400, "the box is not the signed one\n");
+		hub_answer(rs, 400, "the box is not the signed one\n");
 		return;
 	}
 	st = h->store.ops->get_ticket(&h->store, m->id, who->key.pk, &st_t);
 	if (st == HS_NOT_FOUND) {
-		answer(rs, 404, "no such ticket\n");
+		hub_answer(rs, 404, "no such ticket\n");
 		return;
 	}
 	if (st != HS_OK || hw_ticket_parse(buf_data(st_t.body),
 	    buf_len(st_t.body), &t) != HW_OK) {
 		hs_ticket_free(&st_t);
-		answer(rs, 500, "the hub cannot serve this now\n");
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
 		return;
 	}
 	/* Only a device the ticket names may decide it: another enrolled
@@ -477,14 +467,14 @@ post_decision(struct hub *h, const struct match *m, const struct hub_req *rq,
 	 * of the device key stays the authority (docs/hub.md). */
 	if (!hw_ticket_names(&t, who->key.pk)) {
 		hs_ticket_free(&st_t);
-		answer(rs, 404, "no such ticket\n");
+		hub_answer(rs, 404, "no such ticket\n");
 		return;
 	}
 	/* One decision per approver: this device's second is refused; the
 	 * others the ticket names may still decide (the console counts). */
 	if (st_t.decided) {
 		hs_ticket_free(&st_t);
-		answer(rs, 409, "this device decided the ticket\n");
+		hub_answer(rs, 409, "this device decided the ticket\n");
 		return;
 	}
 	/* Bound to exactly the ticket the hub relayed. */
@@ -493,21 +483,12 @@ post_decision(struct hub *h, const struct match *m, const struct hub_req *rq,
 	if (sodium_memcmp(hash, dev.ticket_hash, HW_HASH_LEN) != 0 ||
 	    sodium_memcmp(dev.instance_key, t.instance_key, HW_KEY_LEN) != 0 ||
 	    sodium_memcmp(dev.nonce, t.nonce, HW_NONCE_LEN) != 0) {
-		answer(rs, 400, "the decision does not match the ticket\n");
+		hub_answer(rs, 400, "the decision does not match the ticket\n");
 		return;
 	}
-	memset(&hs, 0, sizeof(hs));
-	hw_hash(post.dev, post.dev_len, hs.dev_hash);
-	memcpy(hs.hub_key, h->key.pk, HW_KEY_LEN);
-	ASSERT(str_fmt(hs.ticket, sizeof(hs.ticket), "%s", m->id) == STR_OK);
-	ASSERT(str_fmt(hs.approver, sizeof(hs.approver), "%s",
-	    who->key.name) == STR_OK);
-	/* One approver's decision: the console counts distinct approvers
-	 * against its own policy (docs/hub.md, "DECISION-HUB"). */
-	hs.quorum = 1;
-	hs.time_ms = (uint64_t)h->clock_ms();
-	if (hw_hub_encode(&hs, h->key.sk, &hubsig) != HW_OK) {
-		answer(rs, 500, "the hub cannot serve this now\n");
+	if (hw_hub_countersign(post.dev, post.dev_len, m->id, who->key.name,
+	    (uint64_t)h->clock_ms(), h->key.pk, h->key.sk, &hubsig) != HW_OK) {
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
 		return;
 	}
 	out.dev = post.dev;
@@ -518,7 +499,7 @@ post_decision(struct hub *h, const struct match *m, const struct hub_req *rq,
 	out.box_len = post.box_len;
 	if (hw_decision_encode(&out, &decision) != HW_OK) {
 		buf_free(hubsig);
-		answer(rs, 500, "the hub cannot serve this now\n");
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
 		return;
 	}
 	buf_free(hubsig);
@@ -526,19 +507,19 @@ post_decision(struct hub *h, const struct match *m, const struct hub_req *rq,
 	    buf_data(decision), buf_len(decision), h->clock_ms());
 	buf_free(decision);
 	if (st == HS_EXISTS) {
-		answer(rs, 409, "this device decided the ticket\n");
+		hub_answer(rs, 409, "this device decided the ticket\n");
 		return;
 	}
 	if (st == HS_NOT_FOUND) {
-		answer(rs, 404, "no such ticket\n");
+		hub_answer(rs, 404, "no such ticket\n");
 		return;
 	}
 	if (st != HS_OK) {
-		answer(rs, 500, "the hub cannot serve this now\n");
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
 		return;
 	}
 	changed(h, 'd', m->id);
-	answer(rs, 201, "decision posted\n");
+	hub_answer(rs, 201, "decision posted\n");
 	rs->notify = HUB_WAIT_TICKET;
 	ASSERT(str_fmt(rs->key, sizeof(rs->key), "%s", m->id) == STR_OK);
 }
@@ -553,7 +534,7 @@ get_enrolment(const struct hub_who *who, struct hub_resp *rs)
 	rs->body = buf_new(HW_MAX_NAME + 1);
 	if (buf_append(rs->body, who->key.name, strlen(who->key.name)) != 0) {
 		hub_resp_free(rs);
-		answer(rs, 500, "the hub cannot serve this now\n");
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
 		return;
 	}
 	rs->status = 200;
@@ -570,12 +551,12 @@ hub_route(struct hub *h, const struct hub_req *rq, const struct hub_who *who,
 	ASSERT(who->authed);
 	/* Endpoints without a body take none. */
 	if (rq->body_len > hub_body_cap(rq->method, rq->path)) {
-		answer(rs, 413, "the body is too large\n");
+		hub_answer(rs, 413, "the body is too large\n");
 		return;
 	}
 	switch (m.r) {
 	case R_HEALTH:
-		answer(rs, 200, "ok\n");
+		hub_answer(rs, 200, "ok\n");
 		return;
 	case R_POST_TICKET:
 		post_ticket(h, rq, who, rs);
@@ -603,5 +584,5 @@ hub_route(struct hub *h, const struct hub_req *rq, const struct hub_who *who,
 	case R_NONE:
 		break;
 	}
-	answer(rs, 404, "no such endpoint\n");
+	hub_answer(rs, 404, "no such endpoint\n");
 }

@@ -120,8 +120,16 @@ unsigned hub_auth(struct hub *h, const struct hub_req *rq,
  * passed (answer 204 rather than wait again). rs->body is the caller's. */
 void hub_route(struct hub *h, const struct hub_req *rq,
     const struct hub_who *who, int timed_out, struct hub_resp *rs);
-/* An answer's body freed: inline, so that api.c and page_api.c, which
- * answer each other's routes, share it without using each other. */
+/* A static answer, and an answer's body freed: inline, so that api.c and
+ * page_api.c, which answer each other's routes, share them without using
+ * each other. */
+static inline void
+hub_answer(struct hub_resp *rs, unsigned status, const char *text)
+{
+	rs->status = status;
+	rs->text = text;
+}
+
 static inline void
 hub_resp_free(struct hub_resp *rs)
 {

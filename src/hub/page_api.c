@@ -103,14 +103,7 @@ hub_page_body_cap(const char *method, const char *path)
 
 /* ---- answers ---- */
 
-static void
-answer(struct hub_resp *rs, unsigned status, const char *text)
-{
-	rs->status = status;
-	rs->text = text;
-}
-
-/* Takes j. */
+/* A JSON answer (the page's API); takes j. */
 static void
 answer_json(struct hub_resp *rs, unsigned status, json_t *j)
 {
@@ -118,14 +111,14 @@ answer_json(struct hub_resp *rs, unsigned status, json_t *j)
 
 	json_decref(j);
 	if (s == NULL) {
-		answer(rs, 500, "the hub cannot serve this now\n");
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
 		return;
 	}
 	rs->body = buf_new(strlen(s) + 1);
 	if (buf_append(rs->body, s, strlen(s)) != 0) {
 		free(s);
 		hub_resp_free(rs);
-		answer(rs, 500, "the hub cannot serve this now\n");
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
 		return;
 	}
 	free(s);
@@ -305,15 +298,15 @@ reg_challenge(struct hub *h, json_t *j, struct hub_resp *rs)
 	uint8_t code[32], ch[32];
 
 	if (j == NULL || get_token(j, "code", code) != 0) {
-		answer(rs, 400, "not a registration code\n");
+		hub_answer(rs, 400, "not a registration code\n");
 		return;
 	}
 	if (token_take(h, HS_TOK_CODE, code, 0, name) != HS_OK) {
-		answer(rs, 403, "the code is unknown or expired\n");
+		hub_answer(rs, 403, "the code is unknown or expired\n");
 		return;
 	}
 	if (token_new(h, HS_TOK_REG, name, CHALLENGE_MS, ch) != HS_OK) {
-		answer(rs, 500, "the hub cannot serve this now\n");
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
 		return;
 	}
 	token_text(ch, text);
@@ -337,14 +330,14 @@ do_register(struct hub *h, json_t *j, struct hub_resp *rs)
 	    get_token(j, "challenge", ch) != 0 ||
 	    get_b64u(j, "attestationObject", att, 1, sizeof(att), &att_len) ||
 	    get_b64u(j, "clientDataJSON", cdj, 1, sizeof(cdj), &cdj_len)) {
-		answer(rs, 400, "not a registration\n");
+		hub_answer(rs, 400, "not a registration\n");
 		return;
 	}
 	/* Both used up here, whatever follows: one try per code. */
 	if (token_take(h, HS_TOK_CODE, code, 1, name) != HS_OK ||
 	    token_take(h, HS_TOK_REG, ch, 1, chname) != HS_OK ||
 	    strcmp(name, chname) != 0) {
-		answer(rs, 403, "the code or the challenge is unknown or expired\n");
+		hub_answer(rs, 403, "the code or the challenge is unknown or expired\n");
 		return;
 	}
 	memset(&p, 0, sizeof(p));
@@ -353,7 +346,7 @@ do_register(struct hub *h, json_t *j, struct hub_resp *rs)
 	if (ps != PK_OK) {
 		logit("page: a registration for %s refused: %s", name,
 		    pk_status_str(ps));
-		answer(rs, 400, "the registration does not verify\n");
+		hub_answer(rs, 400, "the registration does not verify\n");
 		return;
 	}
 	ASSERT(str_fmt(p.name, sizeof(p.name), "%s", name) == STR_OK);
@@ -362,11 +355,11 @@ do_register(struct hub *h, json_t *j, struct hub_resp *rs)
 	p.cose_len = k.cose_len;
 	st = h->store.ops->passkey_enroll(&h->store, &p);
 	if (st == HS_EXISTS) {
-		answer(rs, 409, "this name or passkey is enrolled already\n");
+		hub_answer(rs, 409, "this name or passkey is enrolled already\n");
 		return;
 	}
 	if (st != HS_OK) {
-		answer(rs, 500, "the hub cannot serve this now\n");
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
 		return;
 	}
 	logit("page: passkey %s enrolled", name);
@@ -382,7 +375,7 @@ login_challenge(struct hub *h, struct hub_resp *rs)
 	uint8_t ch[32];
 
 	if (token_new(h, HS_TOK_LOGIN, "", CHALLENGE_MS, ch) != HS_OK) {
-		answer(rs, 500, "the hub cannot serve this now\n");
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
 		return;
 	}
 	token_text(ch, text);
@@ -405,27 +398,27 @@ do_login(struct hub *h, json_t *j, struct hub_resp *rs)
 	    get_b64u(j, "authenticatorData", ad, 37, sizeof(ad), &ad_len) ||
 	    get_b64u(j, "clientDataJSON", cdj, 1, sizeof(cdj), &cdj_len) ||
 	    get_b64u(j, "signature", sig, 8, sizeof(sig), &sig_len)) {
-		answer(rs, 400, "not a login\n");
+		hub_answer(rs, 400, "not a login\n");
 		return;
 	}
 	/* Only a challenge this hub issued, once: never a decision's. */
 	if (token_take(h, HS_TOK_LOGIN, ch, 1, subject) != HS_OK) {
-		answer(rs, 403, "the challenge is unknown or expired\n");
+		hub_answer(rs, 403, "the challenge is unknown or expired\n");
 		return;
 	}
 	if (h->store.ops->passkey_get(&h->store, NULL, cred, cred_len, &p) !=
 	    HS_OK || pk_key_parse(p.cose, p.cose_len, &k) != PK_OK) {
-		answer(rs, 403, "the passkey is not enrolled\n");
+		hub_answer(rs, 403, "the passkey is not enrolled\n");
 		return;
 	}
 	if (pk_assertion_verify(&k, h->rp_id, h->origin, ch, sizeof(ch), ad,
 	    ad_len, cdj, cdj_len, sig, sig_len, &counter) != PK_OK) {
-		answer(rs, 403, "the assertion does not verify\n");
+		hub_answer(rs, 403, "the assertion does not verify\n");
 		return;
 	}
 	sodium_bin2hex(idhex, sizeof(idhex), p.id, 32);
 	if (token_new(h, HS_TOK_SESSION, idhex, SESSION_MS, t) != HS_OK) {
-		answer(rs, 500, "the hub cannot serve this now\n");
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
 		return;
 	}
 	token_text(t, text);
@@ -456,7 +449,7 @@ list_tickets(struct hub *h, const struct hs_passkey *pk, uint64_t after,
 	if (items == NULL || h->store.ops->pending(&h->store, pk->id, after,
 	    HW_MAX_LIST - 65536, &p) != HS_OK) {
 		json_decref(items);
-		answer(rs, 500, "the hub cannot serve this now\n");
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
 		return;
 	}
 	for (i = 0; i < p.n; i++) {
@@ -478,7 +471,7 @@ list_tickets(struct hub *h, const struct hs_passkey *pk, uint64_t after,
 	if (waiting && json_array_size(items) == 0) {
 		json_decref(items);
 		if (timed_out) {
-			answer(rs, 204, NULL);
+			hub_answer(rs, 204, NULL);
 			return;
 		}
 		rs->status = 0;
@@ -534,20 +527,12 @@ static enum hs_status
 file_one(struct hub *h, const struct hs_passkey *pk, const char *id,
     const struct hub_req *rq)
 {
-	struct hw_hub hs;
 	struct hw_envelope e;
 	struct buf *hubsig = NULL, *decision = NULL;
 	enum hs_status st;
 
-	memset(&hs, 0, sizeof(hs));
-	hw_hash(rq->body, rq->body_len, hs.dev_hash);
-	memcpy(hs.hub_key, h->key.pk, HW_KEY_LEN);
-	ASSERT(str_fmt(hs.ticket, sizeof(hs.ticket), "%s", id) == STR_OK);
-	ASSERT(str_fmt(hs.approver, sizeof(hs.approver), "%s", pk->name) ==
-	    STR_OK);
-	hs.quorum = 1;
-	hs.time_ms = (uint64_t)h->clock_ms();
-	if (hw_hub_encode(&hs, h->key.sk, &hubsig) != HW_OK)
+	if (hw_hub_countersign(rq->body, rq->body_len, id, pk->name,
+	    (uint64_t)h->clock_ms(), h->key.pk, h->key.sk, &hubsig) != HW_OK)
 		return HS_ERR;
 	memset(&e, 0, sizeof(e));
 	e.dev = rq->body;
@@ -579,21 +564,21 @@ post_decision(struct hub *h, const struct hs_passkey *pk,
 	enum hs_status st;
 
 	if (hw_pk_parse(rq->body, rq->body_len, &d) != HW_OK) {
-		answer(rs, 400, "not a passkey decision\n");
+		hub_answer(rs, 400, "not a passkey decision\n");
 		return;
 	}
 	/* The session's passkey signs its own decisions only. */
 	if (sodium_memcmp(d.passkey_id, pk->id, 32) != 0 ||
 	    d.cred_id_len != pk->cred_len ||
 	    sodium_memcmp(d.cred_id, pk->cred, pk->cred_len) != 0) {
-		answer(rs, 403, "the decision is not this passkey's\n");
+		hub_answer(rs, 403, "the decision is not this passkey's\n");
 		return;
 	}
 	/* Every ticket it lists is pending and names this passkey; another
 	 * one is as unknown as a missing one (issue 26 item 1). */
 	for (i = 0; i < d.nhashes; i++)
 		if (find_ticket(h, pk, d.hashes[i], ids[i]) != 0) {
-			answer(rs, 404, "no such ticket\n");
+			hub_answer(rs, 404, "no such ticket\n");
 			return;
 		}
 	pk_decision_challenge(ch, d.verdict, d.mute_minutes,
@@ -602,11 +587,11 @@ post_decision(struct hub *h, const struct hs_passkey *pk,
 	    pk_assertion_verify(&k, h->rp_id, h->origin, ch, sizeof(ch),
 	    d.authdata, d.authdata_len, d.cdj, d.cdj_len, d.sig, d.sig_len,
 	    &counter) != PK_OK) {
-		answer(rs, 403, "the assertion does not verify\n");
+		hub_answer(rs, 403, "the assertion does not verify\n");
 		return;
 	}
 	if ((filed = json_array()) == NULL) {
-		answer(rs, 500, "the hub cannot serve this now\n");
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
 		return;
 	}
 	/* Filed under each ticket, once per approver; other hub processes
@@ -620,13 +605,13 @@ post_decision(struct hub *h, const struct hs_passkey *pk,
 				h->store.ops->changed(&h->store, 'd', ids[i]);
 		} else if (st != HS_EXISTS && st != HS_NOT_FOUND) {
 			json_decref(filed);
-			answer(rs, 500, "the hub cannot serve this now\n");
+			hub_answer(rs, 500, "the hub cannot serve this now\n");
 			return;
 		}
 	}
 	if (json_array_size(filed) == 0) {
 		json_decref(filed);
-		answer(rs, 409, "the tickets are decided\n");
+		hub_answer(rs, 409, "the tickets are decided\n");
 		return;
 	}
 	logit("page: %s decided %zu ticket(s)", pk->name,
@@ -649,19 +634,19 @@ hub_post_card(struct hub *h, const char *id, const struct hub_req *rq,
 	enum hs_status st;
 
 	if (hw_card_parse(rq->body, rq->body_len, &c) != HW_OK) {
-		answer(rs, 400, "not a card\n");
+		hub_answer(rs, 400, "not a card\n");
 		return;
 	}
 	st = h->store.ops->get_ticket(&h->store, id, NULL, &t);
 	if (st == HS_NOT_FOUND || (st == HS_OK &&
 	    strcmp(t.instance, who->key.name) != 0)) {
 		hs_ticket_free(&t);
-		answer(rs, 404, "no such ticket\n");
+		hub_answer(rs, 404, "no such ticket\n");
 		return;
 	}
 	if (st != HS_OK) {
 		hs_ticket_free(&t);
-		answer(rs, 500, "the hub cannot serve this now\n");
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
 		return;
 	}
 	hw_hash(buf_data(t.body), buf_len(t.body), hash);
@@ -669,27 +654,27 @@ hub_post_card(struct hub *h, const char *id, const struct hub_req *rq,
 	/* The card of exactly this ticket, signed by the posting console. */
 	if (strcmp(c.ticket, id) != 0 || strcmp(c.instance, who->key.name) != 0 ||
 	    sodium_memcmp(c.ticket_hash, hash, 32) != 0) {
-		answer(rs, 400, "the card is not this ticket's\n");
+		hub_answer(rs, 400, "the card is not this ticket's\n");
 		return;
 	}
 	if (hw_verify(rq->body, c.signed_len, c.sig, who->key.pk) != HW_OK) {
-		answer(rs, 400, "the card's signature does not verify\n");
+		hub_answer(rs, 400, "the card's signature does not verify\n");
 		return;
 	}
 	st = h->store.ops->put_card(&h->store, id, rq->body, rq->body_len);
 	if (st == HS_EXISTS) {
-		answer(rs, 409, "a card is there already\n");
+		hub_answer(rs, 409, "a card is there already\n");
 		return;
 	}
 	if (st == HS_NOT_FOUND) {
-		answer(rs, 404, "no such ticket\n");
+		hub_answer(rs, 404, "no such ticket\n");
 		return;
 	}
 	if (st != HS_OK) {
-		answer(rs, 500, "the hub cannot serve this now\n");
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
 		return;
 	}
-	answer(rs, 201, "card posted\n");
+	hub_answer(rs, 201, "card posted\n");
 	/* An open page lists a ticket once its card is there. */
 	rs->notify = HUB_WAIT_LIST;
 }
@@ -702,7 +687,7 @@ serve_file(const struct page_file *f, struct hub_resp *rs)
 	rs->body = buf_new(f->len + 1);
 	if (buf_append(rs->body, f->data, f->len) != 0) {
 		hub_resp_free(rs);
-		answer(rs, 500, "the hub cannot serve this now\n");
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
 		return;
 	}
 	rs->status = 200;
@@ -723,7 +708,7 @@ hub_page_route(struct hub *h, const struct hub_req *rq, int timed_out,
 
 	rs->page = 1;
 	if (h->rp_id == NULL || h->origin == NULL || r == P_NONE) {
-		answer(rs, 404, "no such endpoint\n");
+		hub_answer(rs, 404, "no such endpoint\n");
 		return;
 	}
 	if (r == P_FILE) {
@@ -731,7 +716,7 @@ hub_page_route(struct hub *h, const struct hub_req *rq, int timed_out,
 		return;
 	}
 	if (strcmp(rq->method, "POST") == 0 && !same_origin_post(h, rq)) {
-		answer(rs, 403, "a cross-origin request\n");
+		hub_answer(rs, 403, "a cross-origin request\n");
 		return;
 	}
 	switch (r) {
@@ -739,7 +724,7 @@ hub_page_route(struct hub *h, const struct hub_req *rq, int timed_out,
 	case P_REGISTER:
 	case P_LOGIN:
 		if ((j = body_json(rq)) == NULL) {
-			answer(rs, 400, "not a JSON object\n");
+			hub_answer(rs, 400, "not a JSON object\n");
 			return;
 		}
 		if (r == P_REG_CHALLENGE)
@@ -757,20 +742,20 @@ hub_page_route(struct hub *h, const struct hub_req *rq, int timed_out,
 		break;
 	}
 	if (session(h, rq, &pk, tok) != 0) {
-		answer(rs, 401, "sign in first\n");
+		hub_answer(rs, 401, "sign in first\n");
 		return;
 	}
 	switch (r) {
 	case P_LOGOUT:
 		/* the session is gone from the store, not only the cookie */
 		if (token_take(h, HS_TOK_SESSION, tok, 1, subject) == HS_ERR) {
-			answer(rs, 500, "the hub cannot serve this now\n");
+			hub_answer(rs, 500, "the hub cannot serve this now\n");
 			return;
 		}
 		ASSERT(str_fmt(rs->set_cookie, sizeof(rs->set_cookie),
 		    COOKIE_NAME "=x; Path=/; Secure; HttpOnly; SameSite=Strict; "
 		    "Max-Age=0") == STR_OK);
-		answer(rs, 200, "signed out\n");
+		hub_answer(rs, 200, "signed out\n");
 		return;
 	case P_ME:
 		answer_json(rs, 200, passkey_json(&pk));
@@ -785,6 +770,6 @@ hub_page_route(struct hub *h, const struct hub_req *rq, int timed_out,
 		post_decision(h, &pk, rq, rs);
 		return;
 	default:
-		answer(rs, 404, "no such endpoint\n");
+		hub_answer(rs, 404, "no such endpoint\n");
 	}
 }

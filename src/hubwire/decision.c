@@ -71,6 +71,50 @@ hw_hub_encode(const struct hw_hub *h, const uint8_t *sk, struct buf **out)
 	return hw_writer_done(&w, out);
 }
 
+/* The hub's countersignature over one approver's part (a DECISION-DEV or
+ * a DECISION-PK) filed under a ticket: one approver's decision, quorum 1
+ * (the console counts approvers against its policy: docs/hub.md,
+ * "DECISION-HUB"). */
+enum hw_err
+hw_hub_countersign(const uint8_t *part, size_t part_len, const char *ticket,
+    const char *approver, uint64_t time_ms, const uint8_t pk[HW_KEY_LEN],
+    const uint8_t *sk, struct buf **out)
+{
+	struct hw_hub h;
+	size_t tl = strlen(ticket), al = strlen(approver);
+
+	if (tl >= sizeof(h.ticket) || al >= sizeof(h.approver))
+		return HW_E_VALUE;
+	memset(&h, 0, sizeof(h));
+	hw_hash(part, part_len, h.dev_hash);
+	memcpy(h.hub_key, pk, HW_KEY_LEN);
+	memcpy(h.ticket, ticket, tl + 1);
+	memcpy(h.approver, approver, al + 1);
+	h.quorum = 1;
+	h.time_ms = time_ms;
+	return hw_hub_encode(&h, sk, out);
+}
+
+/* 1 when hub (parsed as x) verifies under one of the pinned keys, hashes
+ * to part and names ticket; else 0 (the console's check chain, step 2). */
+int
+hw_hub_countersigns(const uint8_t *hub, const struct hw_hub *x,
+    const uint8_t (*keys)[HW_KEY_LEN], size_t nkeys, const uint8_t *part,
+    size_t part_len, const char *ticket)
+{
+	uint8_t hash[HW_HASH_LEN];
+	size_t i;
+	int ok = 0;
+
+	for (i = 0; i < nkeys; i++)
+		if (sodium_memcmp(x->hub_key, keys[i], HW_KEY_LEN) == 0 &&
+		    hw_verify(hub, x->signed_len, x->sig, keys[i]) == HW_OK)
+			ok = 1;
+	hw_hash(part, part_len, hash);
+	return ok && sodium_memcmp(hash, x->dev_hash, HW_HASH_LEN) == 0 &&
+	    strcmp(x->ticket, ticket) == 0;
+}
+
 enum hw_err
 hw_hub_parse(const uint8_t *d, size_t len, struct hw_hub *o)
 {

@@ -216,6 +216,12 @@ enum hw_err hw_dev_parse(const uint8_t *d, size_t len, struct hw_dev *out);
 enum hw_err hw_hub_encode(const struct hw_hub *h, const uint8_t *sk,
     struct buf **out);
 enum hw_err hw_hub_parse(const uint8_t *d, size_t len, struct hw_hub *out);
+enum hw_err hw_hub_countersign(const uint8_t *part, size_t part_len,
+    const char *ticket, const char *approver, uint64_t time_ms,
+    const uint8_t pk[HW_KEY_LEN], const uint8_t *sk, struct buf **out);
+int hw_hub_countersigns(const uint8_t *hub, const struct hw_hub *x,
+    const uint8_t (*keys)[HW_KEY_LEN], size_t nkeys, const uint8_t *part,
+    size_t part_len, const char *ticket);
 
 /* An envelope of signed parts: DECISION (dev, hub, box) or DEVPOST (dev,
  * box; hub_len 0). The parts point into the input. */
