@@ -689,7 +689,7 @@ out:
 	if (blob != NULL)
 		sodium_free(blob);
 	if (input >= 0)
-		close(input);
+		ws_close_input(e->ws, pl->h, input);
 	plan_close_plugins(pl);
 	json_decref(answers);
 	json_decref(outcomes);

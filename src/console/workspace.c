@@ -52,7 +52,7 @@ ws_open(struct workspace *ws, const char *work_dir, unsigned long long cap,
 
 	memset(ws, 0, sizeof(*ws));
 	for (i = 0; i < WS_MAX_FILES; i++)
-		ws->h[i].keep = ws->h[i].pad_keep = -1;
+		ws->h[i].keep = ws->h[i].wr = ws->h[i].pad_keep = -1;
 	if (strlen(work_dir) >= sizeof(ws->root)) {
 		*why = "work_dir too long";
 		return -1;
@@ -107,7 +107,7 @@ to_grave(struct workspace *ws, int *fd)
 {
 	if (*fd < 0)
 		return;
-	if (ws->running && ws->ngrave < 2 * WS_MAX_FILES) {
+	if (ws->running && ws->ngrave < 4 * WS_MAX_FILES) {
 		ws->grave[ws->ngrave++] = *fd;
 		(void)pthread_cond_signal(&ws->cv);
 	} else {
@@ -140,6 +140,12 @@ unlink_names(struct workspace *ws, struct ws_handle *h)
 	h->unlinked = 1;
 	to_grave(ws, &h->keep);
 	to_grave(ws, &h->pad_keep);
+	if (h->readers == 0) {
+		to_grave(ws, &h->wr);
+	} else if (h->wr >= 0) {
+		close(h->wr);	/* not the last reference: a run holds one */
+		h->wr = -1;
+	}
 }
 
 static void
@@ -149,25 +155,98 @@ free_slot(struct workspace *ws, struct ws_handle *h)
 	ws->reserved -= h->reserved;
 	explicit_bzero(h, sizeof(*h));
 	h->state = WS_FREE;
-	h->keep = h->pad_keep = -1;
+	h->keep = h->wr = h->pad_keep = -1;
+}
+
+/* One step of freeing a file before its last close: shrink it by
+ * WS_SHRINK_STEP. Returns 1 while more is left, 0 when it is empty or is
+ * not ours to shrink (a read-only fd: keep, a run's input). One close of a
+ * large file is one long stretch in the kernel (ext4 freeing its extents:
+ * about 200 ms for 512 MiB here), which a kernel built without preemption
+ * does not interrupt for the serving thread whatever this thread's
+ * priority; an agent timing round trips saw it, 15 ms at the worst. Small
+ * steps with a pause between leave the CPU to others (docs/security.md,
+ * "Side channels"). Only fds the console alone writes are shrunk (wr,
+ * the pad), and wr only when no run reads the file. */
+static int
+shrink_step(int fd)
+{
+	struct stat st;
+	off_t left;
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY || fstat(fd, &st) != 0 ||
+	    !S_ISREG(st.st_mode) || st.st_size <= 0)
+		return 0;
+	left = (unsigned long long)st.st_size > WS_SHRINK_STEP ?
+	    st.st_size - (off_t)WS_SHRINK_STEP : 0;
+	if (ftruncate(fd, left) != 0) {
+		logit_errno("workspace: cannot shrink a file; its last close "
+		    "frees it at once");
+		return 0;
+	}
+	return left > 0;
+}
+
+/* Take a handle whose TTL has ended (ws->mu held): its names go now, its
+ * fds to the graveyard, where they are freed a step at a time. */
+static void
+take_due(struct workspace *ws, struct ws_handle *due)
+{
+	char file[PATH_MAX], dir[PATH_MAX], pad[PATH_MAX];
+
+	memcpy(file, due->file, sizeof(file));
+	memcpy(dir, due->dir, sizeof(dir));
+	memcpy(pad, due->pad, sizeof(pad));
+	due->unlinked = 1;
+	to_grave(ws, &due->keep);
+	to_grave(ws, &due->pad_keep);
+	/* A run reading it keeps every byte: then its input's last close
+	 * frees the file in one go (a run is inside the quantum). No run
+	 * starts once unlinked. */
+	if (due->readers == 0) {
+		to_grave(ws, &due->wr);
+	} else if (due->wr >= 0) {
+		close(due->wr);		/* not the last reference */
+		due->wr = -1;
+	}
+	/* Names only, outside the lock: the serving thread never waits. */
+	unlock(ws);
+	if (unlink(file) != 0 && errno != ENOENT)
+		logit_errno("workspace: cannot delete a file");
+	if (pad[0] != '\0' && unlink(pad) != 0 && errno != ENOENT)
+		logit_errno("workspace: cannot delete a pad file");
+	if (rmdir(dir) != 0 && errno != ENOENT)
+		logit_errno("workspace: cannot remove a directory");
+	lock(ws);
+}
+
+static void
+wait_until(struct workspace *ws, long long when)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)(when / 1000);
+	ts.tv_nsec = (long)(when % 1000) * 1000000;
+	(void)pthread_cond_timedwait(&ws->cv, &ws->mu, &ts);
 }
 
 /* The deleter: each file whose TTL has ended loses its names, and every
- * file's last close happens here, never in the thread that answers. */
+ * file's last close happens here, never in the thread that answers; a
+ * file being freed step by step never holds up another's TTL. */
 static void *
 deleter_main(void *arg)
 {
 	struct workspace *ws = arg;
-	char file[PATH_MAX], dir[PATH_MAX], pad[PATH_MAX];
+	int cur = -1;		/* the fd being freed */
 
-	/* Freeing a large file's blocks is CPU work in the kernel: at the
-	 * lowest priority it does not delay the serving thread either. */
+	/* Freeing a file's blocks is CPU work in the kernel: at the lowest
+	 * priority, and in steps (shrink_step). */
 	(void)setpriority(PRIO_PROCESS, 0, 19);
 	lock(ws);
 	for (;;) {
 		long long now = now_ms(), next = 0;
 		struct ws_handle *due = NULL;
-		int fd = -1;
 		size_t i;
 
 		for (i = 0; i < WS_MAX_FILES && due == NULL; i++) {
@@ -180,48 +259,33 @@ deleter_main(void *arg)
 				next = h->expires_ms;
 		}
 		if (due != NULL) {
-			/* Taken under the lock, deleted outside it: the serving
-			 * thread never waits for a deletion. */
-			int pfd;
-
-			memcpy(file, due->file, sizeof(file));
-			memcpy(dir, due->dir, sizeof(dir));
-			memcpy(pad, due->pad, sizeof(pad));
-			fd = due->keep;
-			pfd = due->pad_keep;
-			due->keep = due->pad_keep = -1;
-			due->unlinked = 1;
-			unlock(ws);
-			if (unlink(file) != 0 && errno != ENOENT)
-				logit_errno("workspace: cannot delete a file");
-			if (pad[0] != '\0' && unlink(pad) != 0 && errno != ENOENT)
-				logit_errno("workspace: cannot delete a pad file");
-			if (rmdir(dir) != 0 && errno != ENOENT)
-				logit_errno("workspace: cannot remove a directory");
-			if (fd >= 0)
-				close(fd);
-			if (pfd >= 0)
-				close(pfd);
-			lock(ws);
+			take_due(ws, due);
 			continue;
 		}
-		if (ws->ngrave > 0) {
-			fd = ws->grave[--ws->ngrave];
+		if (cur < 0 && ws->ngrave > 0)
+			cur = ws->grave[--ws->ngrave];
+		if (cur >= 0) {
+			/* At shutdown the listener is closed: no one to spare. */
+			int more = !ws->stop;
+
 			unlock(ws);
-			close(fd);
+			if (more)
+				more = shrink_step(cur);
+			if (!more) {
+				close(cur);
+				cur = -1;
+			}
 			lock(ws);
+			if (!ws->stop)
+				wait_until(ws, now_ms() + WS_SHRINK_PAUSE_MS);
 			continue;
 		}
 		if (ws->stop)
 			break;
-		if (next == 0) {
+		if (next == 0)
 			(void)pthread_cond_wait(&ws->cv, &ws->mu);
-		} else {
-			struct timespec ts;
-			ts.tv_sec = (time_t)(next / 1000);
-			ts.tv_nsec = (long)(next % 1000) * 1000000;
-			(void)pthread_cond_timedwait(&ws->cv, &ws->mu, &ts);
-		}
+		else
+			wait_until(ws, next);
 	}
 	unlock(ws);
 	return NULL;
@@ -311,7 +375,7 @@ ws_begin_fetch(struct workspace *ws, int *fd, const char **why)
 		return NULL;
 	}
 	memset(h, 0, sizeof(*h));
-	h->keep = h->pad_keep = -1;
+	h->keep = h->wr = h->pad_keep = -1;
 	random_id("", rnd, sizeof(rnd));
 	random_id("f_", h->id, sizeof(h->id));
 	{
@@ -391,6 +455,9 @@ ws_commit(struct workspace *ws, struct ws_handle *h, unsigned long long size,
 	/* The reference whose last close frees the file: opened now, while
 	 * descriptors are plenty, so that deleting never needs a new one. */
 	int keep = open(h->file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	/* And the one that shrinks it before that close (ws_shrink): opened
+	 * before the chmod to 0400, never given to a plugin. */
+	int wr = open(h->file, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
 	unsigned long long footprint = ws_class(size);
 	int pad = -1;
 
@@ -417,6 +484,8 @@ ws_commit(struct workspace *ws, struct ws_handle *h, unsigned long long size,
 	memcpy(h->sha256, sha256, SHA256_LEN);
 	h->uid = uid;
 	h->keep = keep;
+	h->wr = wr;
+	h->readers = 0;
 	h->expires_ms = now_ms() + ttl_ms;
 	h->state = WS_HELD;
 	(void)chmod(h->file, 0400);
@@ -494,7 +563,7 @@ ws_expire(struct workspace *ws, long long now)
 }
 
 int
-ws_open_input(struct workspace *ws, const struct ws_handle *h)
+ws_open_input(struct workspace *ws, struct ws_handle *h)
 {
 	int fd, e;
 
@@ -509,8 +578,20 @@ ws_open_input(struct workspace *ws, const struct ws_handle *h)
 	fd = h->keep >= 0 ? fcntl(h->keep, F_DUPFD_CLOEXEC, 0)
 	    : open(h->file, OPEN_RO_SAFE);
 	e = errno;
+	if (fd >= 0)
+		h->readers++;
 	unlock(ws);
 	if (fd < 0)
 		errno = e == ENOENT ? EIO : e;	/* ENOENT means gone, only that */
 	return fd;
+}
+
+void
+ws_close_input(struct workspace *ws, struct ws_handle *h, int fd)
+{
+	lock(ws);
+	ASSERT(h->readers > 0);
+	h->readers--;
+	to_grave(ws, &fd);	/* perhaps the last reference: the deleter's */
+	unlock(ws);
 }

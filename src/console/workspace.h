@@ -25,6 +25,10 @@
 #include "sources/source.h"
 
 #define WS_MAX_FILES 64
+/* The deleter frees a file this much at a time, pausing in between
+ * (docs/security.md, "Side channels"). */
+#define WS_SHRINK_STEP (1ULL << 20)
+#define WS_SHRINK_PAUSE_MS 4
 /* The spool's footprint moves in size classes: each fetch is followed by
  * a pad file of written bytes up to the next power of two (at least
  * WS_MIN_CLASS), counted against the cap, so host-wide counters (bytes
@@ -55,7 +59,11 @@ struct ws_handle {
 	char object[FETCH_OBJECT_MAX];	/* what the fetch opened (source.h) */
 	/* Under the workspace's mutex (the deleter reads and sets them): */
 	int keep;			/* O_RDONLY on the file, or -1 */
+	int wr;				/* O_WRONLY on it, the console's
+					 * alone: shrinks it before the last
+					 * close (shrink_step), or -1 */
 	int pad_keep;			/* the pad file, or -1 */
+	unsigned readers;		/* runs holding ws_open_input's fd */
 	int unlinked;			/* its names are gone (TTL or drop) */
 };
 
@@ -70,8 +78,9 @@ struct workspace {
 	pthread_t deleter;
 	int inited, running, stop;
 	size_t ngrave;
-	int grave[2 * WS_MAX_FILES];	/* fds whose last close frees a file
-					 * (each slot's data and pad) */
+	int grave[4 * WS_MAX_FILES];	/* fds whose last close frees a file
+					 * (each slot's keep, wr and pad, and
+					 * a run's input) */
 };
 
 /* Create work_dir (0700) and sweep whatever a previous run left. */
@@ -112,8 +121,11 @@ int ws_alive(struct workspace *ws, const struct ws_handle *h, long long now);
 long long ws_expire(struct workspace *ws, long long now);
 /* A read-only fd of the held file for the plugins of one plan, valid even
  * if the TTL ends while they run. -1 with errno ENOENT when the file is
- * gone, another errno on failure. */
-int ws_open_input(struct workspace *ws, const struct ws_handle *h);
+ * gone, another errno on failure. Given back with ws_close_input: while
+ * a run holds it the file is never shrunk, and its last close is the
+ * deleter's. */
+int ws_open_input(struct workspace *ws, struct ws_handle *h);
+void ws_close_input(struct workspace *ws, struct ws_handle *h, int fd);
 
 /* The size class of a fetch of size bytes: the next power of two, at
  * least WS_MIN_CLASS. */

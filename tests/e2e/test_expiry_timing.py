@@ -13,10 +13,13 @@ times two kinds of round trip, alternating on one connection: `status`, and
 `file.plan` on a handle the console does not hold (its own handle once
 expired: E_HANDLE_EXPIRED, answered at once, audited).
 
-Two handles, 4 KiB and 512 MiB (written, not sparse), expire while the agent
-times. Around each expiry the median and the worst round trip of each kind
-are compared between the two sizes; the allowance is the noise of the same
-measurement in windows with no expiry, taken in the same run."""
+Six handles, three of 4 KiB and three of 512 MiB (written, not sparse),
+expire while the agent times. Around each expiry the median and the worst
+round trip of each kind are taken; their medians over the three expiries of
+each size are compared; the allowance is what the same statistics do in
+windows with no expiry, taken in the same run. One window alone is not
+enough: this machine stalls a round trip by 5 to 25 ms now and then, with
+or without an expiry near."""
 import grp
 import json
 import os
@@ -28,8 +31,11 @@ import time
 
 from lfenv import check_reply
 
-TTL = 10
+TTL = 30
 BIG = 512 << 20
+N = 3                   # expiries of each size
+WIN = (-0.05, 0.6)      # around each expiry, s
+FREE = 3.0              # the deleter frees 512 MiB in about 2.5 s
 
 AGENT_LOOP = r"""
 import json, socket, sys, time
@@ -125,26 +131,37 @@ def window(samples, lo, hi):
 KINDS = {0: "status", 1: "refusal"}
 
 
-def judge(samples, start, wb, ws):
-    """Median and worst round trip around each expiry, against windows of
-    the same length with no expiry in them (same connection, same run).
-    Returns the report line and whether it holds."""
-    med_s, worst_s = window(samples, *ws)
-    med_b, worst_b = window(samples, *wb)
-    span = wb[1] - wb[0]
-    quiet = []
-    t = start + 0.1
-    while t + span < wb[0] - 0.1:
-        quiet.append(window(samples, t, t + span))
-        t += span
-    assert len(quiet) >= 10, (start, wb, ws)
-    noise_med = max(m for m, _ in quiet) - min(m for m, _ in quiet)
-    noise_worst = max(w for _, w in quiet) - min(w for _, w in quiet)
-    report = ("small: median %.2f ms worst %.1f ms; big: median %.2f ms worst "
-              "%.1f ms; no expiry (%d windows): median spread %.2f ms, worst "
-              "spread %.1f ms" % (med_s * 1e3, worst_s * 1e3, med_b * 1e3,
-                                  worst_b * 1e3, len(quiet), noise_med * 1e3,
-                                  noise_worst * 1e3))
+def quantile(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+def judge(samples, big, small, quiet):
+    """Each expiry's window gives a median and a worst round trip; over
+    the N expiries of each size their medians are compared, against what
+    the same statistics do in windows with no expiry (same connection,
+    same run): a deletion that costs time shows in every big window, the
+    machine's own hiccups in one window here and there. Returns the
+    report line and whether it holds."""
+    b = [window(samples, *w) for w in big]
+    s = [window(samples, *w) for w in small]
+    q = [window(samples, *w) for w in quiet]
+    med_b = statistics.median(m for m, _ in b)
+    med_s = statistics.median(m for m, _ in s)
+    worst_b = statistics.median(w for _, w in b)
+    worst_s = statistics.median(w for _, w in s)
+    noise_med = quantile([m for m, _ in q], 0.9) - quantile([m for m, _ in q], 0.1)
+    noise_worst = (quantile([w for _, w in q], 0.9) -
+                   quantile([w for _, w in q], 0.1))
+    report = ("small (%d): median %.2f ms worst %.1f ms (worsts %s); big "
+              "(%d): median %.2f ms worst %.1f ms (worsts %s); no expiry "
+              "(%d windows): worst %.1f ms, median p10-p90 %.2f ms, worst "
+              "p10-p90 %.1f ms"
+              % (len(s), med_s * 1e3, worst_s * 1e3,
+                 " ".join("%.1f" % (w * 1e3) for _, w in s), len(b),
+                 med_b * 1e3, worst_b * 1e3,
+                 " ".join("%.1f" % (w * 1e3) for _, w in b), len(q),
+                 statistics.median(w for _, w in q) * 1e3, noise_med * 1e3, noise_worst * 1e3))
     # 1 ms of slack on top of the measured noise: the clock and the
     # scheduler's granularity, far below what a deletion (or a wait on the
     # journal freeing it) on the serving thread costs.
@@ -166,16 +183,21 @@ def test_expiry_time_does_not_depend_on_the_size(env):
     os.chmod(os.path.join(d, "big.bin"), 0o600)   # a source is closed
     env.install_plugin("is-pdf")      # answers 0 from the first bytes
     env.write_policy(handle_ttl_s=TTL, answer_quantum_s=1,
-                     max_workspace_bytes=1 << 30)
+                     max_workspace_bytes=(N + 1) * BIG)
     env.start()
-    # The slow fetch first: both handles must still be held when the
-    # agent starts timing.
-    c_big = plan(env, "big.bin")
-    time.sleep(1)                       # each expiry in its own window
-    c_small = plan(env, "small.bin")
-    assert c_small + TTL > time.time() + 2 and c_big + TTL > time.time() + 2
-    assert len(env.work_entries()) == 2
-    until = c_small + TTL + 1.5
+    # Big and small alternate, so that a drift of the machine's load over
+    # the run weighs on both; each expiry in its own window.
+    commits = []
+    for i in range(N):
+        for key in ("big.bin", "small.bin"):
+            commits.append((key, plan(env, key)))
+            time.sleep(FREE)
+    for (_, a), (_, b) in zip(commits, commits[1:]):
+        assert b - a > FREE - WIN[0], commits
+    first = commits[0][1]
+    assert first + TTL > time.time() + 2, "the plans took too long"
+    assert len(env.work_entries()) == 2 * N
+    until = commits[-1][1] + TTL + FREE + 4
     # Measurement hygiene on a shared machine: the agent's client and the
     # console's serving thread (its main thread; the deleter keeps its own
     # lowest priority) run above the other load, so that what is left is
@@ -196,14 +218,26 @@ def test_expiry_time_does_not_depend_on_the_size(env):
     start = samples[0][0]
     # The commit is seen within a few ms; a deletion on the serving
     # thread, or a wait on the journal while the deleter frees the
-    # blocks, delays the first round trip after the TTL.
-    wb = (c_big + TTL - 0.05, c_big + TTL + 0.25)
-    ws = (c_small + TTL - 0.05, c_small + TTL + 0.25)
-    assert wb[1] < ws[0], (wb, ws)
+    # blocks, delays the round trips after the TTL. The deleter frees a
+    # 512 MiB file a MiB at a time over some 1.5 s (docs/security.md):
+    # the window holds its first 0.6 s, and no window without an expiry
+    # overlaps a deletion.
+    wins = {k: [] for k in ("big.bin", "small.bin")}
+    for key, c in commits:
+        wins[key].append((c + TTL + WIN[0], c + TTL + WIN[1]))
+    span = WIN[1] - WIN[0]
+    busy = [(c + TTL + WIN[0] - 0.1, c + TTL + FREE)
+            for _, c in commits]
+    quiet, t = [], start + 0.1
+    while t + span < samples[-1][0]:
+        if all(t + span < lo or t > hi for lo, hi in busy):
+            quiet.append((t, t + span))
+        t += span
+    assert len(quiet) >= 10, (start, commits)
     reports, failed = [], []
     for kind, name in KINDS.items():
         report, ok = judge([(t, rtt) for (t, rtt, k) in samples if k == kind],
-                           start, wb, ws)
+                           wins["big.bin"], wins["small.bin"], quiet)
         reports.append("%s: %s" % (name, report))
         if not ok:
             failed.append(name)

@@ -454,3 +454,45 @@ def test_footprint_is_the_size_class(env):
     datas = sorted(os.lstat(os.path.join(env.work_dir(), e, "data")).st_size
                    for e in env.work_entries())
     assert datas == [10, 300 * 1024, 480 * 1024], datas
+
+
+def test_ttl_ending_during_a_run_leaves_the_run_its_bytes(env):
+    """The deleter frees an expired file a step at a time by shrinking it
+    (docs/console.md, "Fetched files"), but never while a run reads it: a
+    TTL that ends while the first plugin sleeps leaves the second one
+    every byte. The file is valid UTF-8 but for its last byte, so is-utf8
+    answers 0 on the whole file and 1 on any shorter one (the empty file
+    too)."""
+    from test_quantum import build_slow_plugin
+    data = b"A" * (32 << 20) + b"\xff"
+    env.add_local_profile("docs", files={"tail.bin": data})
+    env.install_plugin("is-utf8")
+    build_slow_plugin(env, 4000, "slow-yes")
+    env.write_policy(handle_ttl_s=10, answer_quantum_s=1)
+    env.start()
+    first = quick_plan(env, "tail.bin")["result"]     # the fetch: TTL runs
+    t_fetched = time.monotonic()                       # at most 1 s late
+    assert [a["result"] for a in first["answers"]] == [0], first
+    box = {}
+
+    def go():
+        box["req"], box["line"], _ = env.rpc("file.plan", {
+            "handle": first["handle"],
+            "plugins": [{"name": "slow-yes"}, {"name": "is-utf8"}]},
+            timeout=60)
+    t = threading.Thread(target=go)
+    t.start()
+    wait_prompt(env)
+    while time.monotonic() - t_fetched < 7:
+        time.sleep(0.05)
+    env.type("y")           # the TTL ends while slow-yes sleeps 4 s
+    t.join()
+    assert time.monotonic() - t_fetched > 11
+    assert check_reply(box["req"], box["line"]) == "result"
+    res = json.loads(box["line"])["result"]
+    assert [a["result"] for a in res["answers"]] == [1, 0], res
+    # and the file still goes, names and bytes
+    deadline = time.monotonic() + 10
+    while env.work_entries() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert env.work_entries() == []
