@@ -48,7 +48,14 @@ class World:
     registered on the hub only."""
 
     def __init__(self):
-        self.hub = PageHub()
+        self.hub, self.env, self.pages = PageHub(), None, {}
+        try:
+            self.set_up()
+        except BaseException:
+            self.cleanup()      # a failed set-up leaks no lockhub
+            raise
+
+    def set_up(self):
         self.hub.init()
         self.hub.start(poll_s=2)
         self.env = ConsoleEnv()
@@ -72,7 +79,7 @@ class World:
         # used to decide here)
         self.device = hw.Key()
         self.hub.enroll("device", "alice", self.device)
-        self.pages, self.regs = {}, {}
+        self.regs = {}
 
     def enrol(self, name):
         """A browser for NAME: pins the console's instance key, registers
@@ -192,15 +199,19 @@ class World:
             db.close()
 
     def cleanup(self):
-        for p in self.pages.values():
-            p.close()
         try:
-            if self.env.started and self.env.console_alive():
+            for p in self.pages.values():
+                p.close()
+            if self.env is not None and self.env.started and \
+                    self.env.console_alive():
                 self.env.signal(15)
                 self.env.wait_exit()
         finally:
-            self.env.cleanup()
-            self.hub.cleanup()
+            try:
+                if self.env is not None:
+                    self.env.cleanup()
+            finally:
+                self.hub.cleanup()
 
 
 @pytest.fixture(scope="module")
