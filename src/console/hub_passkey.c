@@ -157,9 +157,14 @@ counters_save(const struct console_hub *h)
  * one seen for the passkey, or 0 when the last was 0 (a synced passkey
  * counts nothing), or the same assertion again (a group's DECISION-PK is
  * filed under each of its tickets). Kept before the chain goes on, so an
- * assertion is spent whatever comes after. 0, -1 it went back, -2 it
- * cannot be kept (the table full, the file not written). */
-static int
+ * assertion is spent whatever comes after. */
+enum counter_status {
+	COUNTER_TAKEN = 0,
+	COUNTER_WENT_BACK,
+	COUNTER_NOT_KEPT,	/* the table full, the file not written */
+};
+
+static enum counter_status
 counter_take(struct console_hub *h, const uint8_t id[32], uint32_t counter,
     const uint8_t pk_hash[32])
 {
@@ -173,16 +178,16 @@ counter_take(struct console_hub *h, const uint8_t id[32], uint32_t counter,
 	    (counter == 0 && c->counter == 0) ||
 	    (counter == c->counter && sodium_memcmp(c->last, pk_hash, 32) ==
 	    0)))
-		return -1;
+		return COUNTER_WENT_BACK;
 	if (c == NULL) {
 		if (h->npk_counters >= HUB_MAX_PK_COUNTERS)
-			return -2;
+			return COUNTER_NOT_KEPT;
 		c = &h->pk_counters[h->npk_counters++];
 		memcpy(c->id, id, 32);
 	}
 	c->counter = counter;
 	memcpy(c->last, pk_hash, 32);
-	return counters_save(h) == 0 ? 0 : -2;
+	return counters_save(h) == 0 ? COUNTER_TAKEN : COUNTER_NOT_KEPT;
 }
 
 /* ---- mutes (in memory: a restart lifts them; docs/hub.md) ---- */
@@ -239,7 +244,8 @@ hub_check_passkey(struct console_hub *h, struct hub_ticket_state *s,
 	char cause[96];
 	uint32_t counter = 0;
 	enum pk_status st;
-	int a, r;
+	enum counter_status cs;
+	int a;
 
 	/* 1. strict parse */
 	if (hw_decp_parse(d, len, &e) != HW_OK ||
@@ -289,8 +295,10 @@ hub_check_passkey(struct console_hub *h, struct hub_ticket_state *s,
 	/* 7. its signature counter (the same assertion again, a group's,
 	 * is told by the DECISION-PK's hash) */
 	hw_hash(e.dev, e.dev_len, hash);
-	if ((r = counter_take(h, p.passkey_id, counter, hash)) != 0) {
-		hub_refused(h, s, r == -1 ? "the passkey's counter went back" :
+	if ((cs = counter_take(h, p.passkey_id, counter, hash)) !=
+	    COUNTER_TAKEN) {
+		hub_refused(h, s, cs == COUNTER_WENT_BACK ?
+		    "the passkey's counter went back" :
 		    "the passkey's counter cannot be kept");
 		return PLAN_NO_DECISION;
 	}
