@@ -116,6 +116,23 @@ to_grave(struct workspace *ws, int *fd)
 	*fd = -1;
 }
 
+/* h's descriptors to the deleter (ws->mu held, h unlinked). A run reading
+ * the file keeps every byte: wr is closed instead (not the last reference)
+ * and the run's input, the last, frees the file in one go inside the
+ * quantum. No run starts once unlinked. */
+static void
+fds_to_grave(struct workspace *ws, struct ws_handle *h)
+{
+	to_grave(ws, &h->keep);
+	to_grave(ws, &h->pad_keep);
+	if (h->readers == 0) {
+		to_grave(ws, &h->wr);
+	} else if (h->wr >= 0) {
+		close(h->wr);
+		h->wr = -1;
+	}
+}
+
 /* Remove h's names (ws->mu held). With h->keep open this only drops the
  * names, whatever the file's size: the blocks stay until keep's last
  * close, which goes to the deleter (the graveyard). Without a keep (it
@@ -138,14 +155,7 @@ unlink_names(struct workspace *ws, struct ws_handle *h)
 	if (rmdir(h->dir) != 0 && errno != ENOENT)
 		logit_errno("workspace: cannot remove a directory");
 	h->unlinked = 1;
-	to_grave(ws, &h->keep);
-	to_grave(ws, &h->pad_keep);
-	if (h->readers == 0) {
-		to_grave(ws, &h->wr);
-	} else if (h->wr >= 0) {
-		close(h->wr);	/* not the last reference: a run holds one */
-		h->wr = -1;
-	}
+	fds_to_grave(ws, h);
 }
 
 static void
@@ -199,17 +209,7 @@ take_due(struct workspace *ws, struct ws_handle *due)
 	memcpy(dir, due->dir, sizeof(dir));
 	memcpy(pad, due->pad, sizeof(pad));
 	due->unlinked = 1;
-	to_grave(ws, &due->keep);
-	to_grave(ws, &due->pad_keep);
-	/* A run reading it keeps every byte: then its input's last close
-	 * frees the file in one go (a run is inside the quantum). No run
-	 * starts once unlinked. */
-	if (due->readers == 0) {
-		to_grave(ws, &due->wr);
-	} else if (due->wr >= 0) {
-		close(due->wr);		/* not the last reference */
-		due->wr = -1;
-	}
+	fds_to_grave(ws, due);
 	/* Names only, outside the lock: the serving thread never waits. */
 	unlock(ws);
 	if (unlink(file) != 0 && errno != ENOENT)
