@@ -28,7 +28,7 @@
 /* The deleter frees a file this much at a time, pausing in between
  * (docs/security.md, "Side channels"). */
 #define WS_SHRINK_STEP (1ULL << 20)
-#define WS_SHRINK_PAUSE_MS 4
+#define WS_SHRINK_PAUSE_MS 2
 /* The spool's footprint moves in size classes: each fetch is followed by
  * a pad file of written bytes up to the next power of two (at least
  * WS_MIN_CLASS), counted against the cap, so host-wide counters (bytes

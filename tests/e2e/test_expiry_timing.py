@@ -31,11 +31,12 @@ import time
 
 from lfenv import check_reply
 
-TTL = 30
+TTL = 40
 BIG = 512 << 20
 N = 3                   # expiries of each size
 WIN = (-0.05, 0.6)      # around each expiry, s
-FREE = 3.0              # the deleter frees 512 MiB in about 2.5 s
+FREE = 4.0              # the deleter frees 512 MiB in about 1.5 s; the
+                        # next expiry waits well past that
 
 AGENT_LOOP = r"""
 import json, socket, sys, time
@@ -170,7 +171,28 @@ def judge(samples, big, small, quiet):
     return report, ok
 
 
+def settle(limit=90):
+    """Measurement hygiene: start on a quiet machine. The suite before
+    this one may leave the disk busy (a Docker engine's teardown: its
+    freed blocks discarded), and that stalls round trips here at random.
+    Waits for `sync` and for the I/O pressure's 10 s average to fall
+    below 1 %; gives up after limit s (the test then measures anyway:
+    the windows with no expiry carry what is left)."""
+    t0 = time.time()
+    os.sync()
+    while time.time() - t0 < limit:
+        try:
+            with open("/proc/pressure/io") as f:
+                some = float(f.readline().split()[1].split("=")[1])
+        except (OSError, IndexError, ValueError):
+            return
+        if some < 1.0:
+            return
+        time.sleep(1)
+
+
 def test_expiry_time_does_not_depend_on_the_size(env):
+    settle()
     small = os.urandom(4096)
     d = env.add_local_profile("docs", files={"small.bin": small})
     chunk = b"\x41" * (1 << 20)       # valid UTF-8; every byte written
@@ -219,7 +241,7 @@ def test_expiry_time_does_not_depend_on_the_size(env):
     # The commit is seen within a few ms; a deletion on the serving
     # thread, or a wait on the journal while the deleter frees the
     # blocks, delays the round trips after the TTL. The deleter frees a
-    # 512 MiB file a MiB at a time over some 1.5 s (docs/security.md):
+    # 512 MiB file a MiB at a time over some 1.5 s (docs/console.md):
     # the window holds its first 0.6 s, and no window without an expiry
     # overlaps a deletion.
     wins = {k: [] for k in ("big.bin", "small.bin")}
