@@ -116,6 +116,18 @@ to_grave(struct workspace *ws, int *fd)
 	*fd = -1;
 }
 
+/* A held file's names: its data, its pad (if any) and its directory. */
+static void
+remove_names(const char *file, const char *pad, const char *dir)
+{
+	if (unlink(file) != 0 && errno != ENOENT)
+		logit_errno("workspace: cannot delete a file");
+	if (pad[0] != '\0' && unlink(pad) != 0 && errno != ENOENT)
+		logit_errno("workspace: cannot delete a pad file");
+	if (rmdir(dir) != 0 && errno != ENOENT)
+		logit_errno("workspace: cannot remove a directory");
+}
+
 /* h's descriptors to the deleter (ws->mu held, h unlinked). A run reading
  * the file keeps every byte: wr is closed instead (not the last reference)
  * and the run's input, the last, frees the file in one go inside the
@@ -148,12 +160,7 @@ unlink_names(struct workspace *ws, struct ws_handle *h)
 		    O_NOCTTY);
 	if (h->keep < 0 && h->state == WS_HELD)
 		logit_errno("workspace: deleting a file on the serving path");
-	if (unlink(h->file) != 0 && errno != ENOENT)
-		logit_errno("workspace: cannot delete a file");
-	if (h->pad[0] != '\0' && unlink(h->pad) != 0 && errno != ENOENT)
-		logit_errno("workspace: cannot delete a pad file");
-	if (rmdir(h->dir) != 0 && errno != ENOENT)
-		logit_errno("workspace: cannot remove a directory");
+	remove_names(h->file, h->pad, h->dir);
 	h->unlinked = 1;
 	fds_to_grave(ws, h);
 }
@@ -212,12 +219,7 @@ take_due(struct workspace *ws, struct ws_handle *due)
 	fds_to_grave(ws, due);
 	/* Names only, outside the lock: the serving thread never waits. */
 	unlock(ws);
-	if (unlink(file) != 0 && errno != ENOENT)
-		logit_errno("workspace: cannot delete a file");
-	if (pad[0] != '\0' && unlink(pad) != 0 && errno != ENOENT)
-		logit_errno("workspace: cannot delete a pad file");
-	if (rmdir(dir) != 0 && errno != ENOENT)
-		logit_errno("workspace: cannot remove a directory");
+	remove_names(file, pad, dir);
 	lock(ws);
 }
 
@@ -455,7 +457,7 @@ ws_commit(struct workspace *ws, struct ws_handle *h, unsigned long long size,
 	/* The reference whose last close frees the file: opened now, while
 	 * descriptors are plenty, so that deleting never needs a new one. */
 	int keep = open(h->file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-	/* And the one that shrinks it before that close (ws_shrink): opened
+	/* And the one that shrinks it before that close (shrink_step): opened
 	 * before the chmod to 0400, never given to a plugin. */
 	int wr = open(h->file, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
 	unsigned long long footprint = ws_class(size);

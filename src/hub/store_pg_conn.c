@@ -5,6 +5,7 @@
  * built on it and never on each other. */
 #include "hub/store.h"
 #include "hub/store_pg_int.h"
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/num.h"
 #include "lib/str.h"
@@ -185,15 +186,6 @@ pgs_readable(PGconn *c)
 }
 
 /* The store's connection, made again when it failed. */
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int
 pgs_connected(struct hub_store *s)
 {

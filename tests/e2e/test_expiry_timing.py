@@ -132,9 +132,11 @@ def window(samples, lo, hi):
 KINDS = {0: "status", 1: "refusal"}
 
 
-def quantile(xs, q):
+def spread(xs):
+    """p90 - p10 of xs."""
     xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(q * len(xs)))]
+    return (xs[min(len(xs) - 1, int(0.9 * len(xs)))] -
+            xs[min(len(xs) - 1, int(0.1 * len(xs)))])
 
 
 def judge(samples, big, small, quiet):
@@ -151,9 +153,8 @@ def judge(samples, big, small, quiet):
     med_s = statistics.median(m for m, _ in s)
     worst_b = statistics.median(w for _, w in b)
     worst_s = statistics.median(w for _, w in s)
-    noise_med = quantile([m for m, _ in q], 0.9) - quantile([m for m, _ in q], 0.1)
-    noise_worst = (quantile([w for _, w in q], 0.9) -
-                   quantile([w for _, w in q], 0.1))
+    noise_med = spread(m for m, _ in q)
+    noise_worst = spread(w for _, w in q)
     report = ("small (%d): median %.2f ms worst %.1f ms (worsts %s); big "
               "(%d): median %.2f ms worst %.1f ms (worsts %s); no expiry "
               "(%d windows): worst %.1f ms, median p10-p90 %.2f ms, worst "
@@ -162,7 +163,8 @@ def judge(samples, big, small, quiet):
                  " ".join("%.1f" % (w * 1e3) for _, w in s), len(b),
                  med_b * 1e3, worst_b * 1e3,
                  " ".join("%.1f" % (w * 1e3) for _, w in b), len(q),
-                 statistics.median(w for _, w in q) * 1e3, noise_med * 1e3, noise_worst * 1e3))
+                 statistics.median(w for _, w in q) * 1e3, noise_med * 1e3,
+                 noise_worst * 1e3))
     # 1 ms of slack on top of the measured noise: the clock and the
     # scheduler's granularity, far below what a deletion (or a wait on the
     # journal freeing it) on the serving thread costs.
