@@ -224,7 +224,7 @@ hub_auth(struct hub *h, const struct hub_req *rq, struct hub_who *who,
 		return rs->status;
 	}
 	if (st != HS_OK) {
-		hub_answer(rs, 500, "the hub cannot serve this now\n");
+		hub_store_failed(h, rs);
 		return rs->status;
 	}
 	if (who->key.role != route_role(m.r)) {
@@ -255,7 +255,7 @@ hub_auth(struct hub *h, const struct hub_req *rq, struct hub_who *who,
 		return rs->status;
 	}
 	if (st != HS_OK) {
-		hub_answer(rs, 500, "the hub cannot serve this now\n");
+		hub_store_failed(h, rs);
 		return rs->status;
 	}
 	who->authed = 1;
@@ -302,7 +302,7 @@ post_ticket(struct hub *h, const struct hub_req *rq, const struct hub_who *who,
 		return;
 	}
 	if (st != HS_OK) {
-		hub_answer(rs, 500, "the hub cannot serve this now\n");
+		hub_store_failed(h, rs);
 		return;
 	}
 	changed(h, 't', t.id);
@@ -333,12 +333,12 @@ get_decision(struct hub *h, const struct match *m, const struct hub_who *who,
 	}
 	hs_ticket_free(&t);
 	if (st != HS_OK) {
-		hub_answer(rs, 500, "the hub cannot serve this now\n");
+		hub_store_failed(h, rs);
 		return;
 	}
 	st = h->store.ops->decisions(&h->store, m->id, skip, &d);
 	if (st != HS_OK) {
-		hub_answer(rs, 500, "the hub cannot serve this now\n");
+		hub_store_failed(h, rs);
 		return;
 	}
 	if (d.n > 0 && m->r == R_GET_DECISION) {
@@ -357,7 +357,7 @@ get_decision(struct hub *h, const struct match *m, const struct hub_who *who,
 			l.item_len[i] = buf_len(d.body[i]);
 		}
 		if (hw_declist_encode(&l, &rs->body) != HW_OK)
-			hub_answer(rs, 500, "the hub cannot serve this now\n");
+			hub_store_failed(h, rs);
 		else
 			rs->status = 200;
 		hs_decisions_free(&d);
@@ -388,7 +388,7 @@ pending(struct hub *h, const struct match *m, const struct hub_who *who,
 	    HW_MAX_LIST - 65536, &p);
 	if (st != HS_OK) {
 		hs_pending_free(&p);
-		hub_answer(rs, 500, "the hub cannot serve this now\n");
+		hub_store_failed(h, rs);
 		return;
 	}
 	if (m->r == R_PENDING_AFTER && p.n == 0) {
@@ -410,7 +410,7 @@ pending(struct hub *h, const struct match *m, const struct hub_who *who,
 		l.items[i].ticket_len = buf_len(p.body[i]);
 	}
 	if (hw_list_encode(&l, &rs->body) != HW_OK)
-		hub_answer(rs, 500, "the hub cannot serve this now\n");
+		hub_store_failed(h, rs);
 	else
 		rs->status = 200;
 	hs_pending_free(&p);
@@ -457,7 +457,7 @@ post_decision(struct hub *h, const struct match *m, const struct hub_req *rq,
 	if (st != HS_OK || hw_ticket_parse(buf_data(st_t.body),
 	    buf_len(st_t.body), &t) != HW_OK) {
 		hs_ticket_free(&st_t);
-		hub_answer(rs, 500, "the hub cannot serve this now\n");
+		hub_store_failed(h, rs);
 		return;
 	}
 	/* Only a device the ticket names may decide it: another enrolled
@@ -488,7 +488,7 @@ post_decision(struct hub *h, const struct match *m, const struct hub_req *rq,
 	}
 	if (hw_hub_countersign(post.dev, post.dev_len, m->id, who->key.name,
 	    (uint64_t)h->clock_ms(), h->key.pk, h->key.sk, &hubsig) != HW_OK) {
-		hub_answer(rs, 500, "the hub cannot serve this now\n");
+		hub_store_failed(h, rs);
 		return;
 	}
 	out.dev = post.dev;
@@ -499,7 +499,7 @@ post_decision(struct hub *h, const struct match *m, const struct hub_req *rq,
 	out.box_len = post.box_len;
 	if (hw_decision_encode(&out, &decision) != HW_OK) {
 		buf_free(hubsig);
-		hub_answer(rs, 500, "the hub cannot serve this now\n");
+		hub_store_failed(h, rs);
 		return;
 	}
 	buf_free(hubsig);
@@ -515,7 +515,7 @@ post_decision(struct hub *h, const struct match *m, const struct hub_req *rq,
 		return;
 	}
 	if (st != HS_OK) {
-		hub_answer(rs, 500, "the hub cannot serve this now\n");
+		hub_store_failed(h, rs);
 		return;
 	}
 	changed(h, 'd', m->id);

@@ -130,6 +130,21 @@ hub_answer(struct hub_resp *rs, unsigned status, const char *text)
 	rs->text = text;
 }
 
+/* The answer to a failed store operation (or an encoding after it): 503
+ * when the engine could not be reached, a PostgreSQL restart that the
+ * client outlasts by asking again, signed afresh; 500 otherwise
+ * (docs/hub.md, "The store: PostgreSQL"). */
+static inline void
+hub_store_failed(struct hub *h, struct hub_resp *rs)
+{
+	if (h->store.ops->unreachable != NULL &&
+	    h->store.ops->unreachable(&h->store))
+		hub_answer(rs, 503, "the hub's store cannot be reached now: "
+		    "ask again\n");
+	else
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
+}
+
 static inline void
 hub_resp_free(struct hub_resp *rs)
 {

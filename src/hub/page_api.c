@@ -306,7 +306,7 @@ reg_challenge(struct hub *h, json_t *j, struct hub_resp *rs)
 		return;
 	}
 	if (token_new(h, HS_TOK_REG, name, CHALLENGE_MS, ch) != HS_OK) {
-		hub_answer(rs, 500, "the hub cannot serve this now\n");
+		hub_store_failed(h, rs);
 		return;
 	}
 	token_text(ch, text);
@@ -359,7 +359,7 @@ do_register(struct hub *h, json_t *j, struct hub_resp *rs)
 		return;
 	}
 	if (st != HS_OK) {
-		hub_answer(rs, 500, "the hub cannot serve this now\n");
+		hub_store_failed(h, rs);
 		return;
 	}
 	logit("page: passkey %s enrolled", name);
@@ -375,7 +375,7 @@ login_challenge(struct hub *h, struct hub_resp *rs)
 	uint8_t ch[32];
 
 	if (token_new(h, HS_TOK_LOGIN, "", CHALLENGE_MS, ch) != HS_OK) {
-		hub_answer(rs, 500, "the hub cannot serve this now\n");
+		hub_store_failed(h, rs);
 		return;
 	}
 	token_text(ch, text);
@@ -418,7 +418,7 @@ do_login(struct hub *h, json_t *j, struct hub_resp *rs)
 	}
 	sodium_bin2hex(idhex, sizeof(idhex), p.id, 32);
 	if (token_new(h, HS_TOK_SESSION, idhex, SESSION_MS, t) != HS_OK) {
-		hub_answer(rs, 500, "the hub cannot serve this now\n");
+		hub_store_failed(h, rs);
 		return;
 	}
 	token_text(t, text);
@@ -449,7 +449,7 @@ list_tickets(struct hub *h, const struct hs_passkey *pk, uint64_t after,
 	if (items == NULL || h->store.ops->pending(&h->store, pk->id, after,
 	    HW_MAX_LIST - 65536, &p) != HS_OK) {
 		json_decref(items);
-		hub_answer(rs, 500, "the hub cannot serve this now\n");
+		hub_store_failed(h, rs);
 		return;
 	}
 	for (i = 0; i < p.n; i++) {
@@ -591,7 +591,7 @@ post_decision(struct hub *h, const struct hs_passkey *pk,
 		return;
 	}
 	if ((filed = json_array()) == NULL) {
-		hub_answer(rs, 500, "the hub cannot serve this now\n");
+		hub_store_failed(h, rs);
 		return;
 	}
 	/* Filed under each ticket, once per approver; other hub processes
@@ -605,7 +605,7 @@ post_decision(struct hub *h, const struct hs_passkey *pk,
 				h->store.ops->changed(&h->store, 'd', ids[i]);
 		} else if (st != HS_EXISTS && st != HS_NOT_FOUND) {
 			json_decref(filed);
-			hub_answer(rs, 500, "the hub cannot serve this now\n");
+			hub_store_failed(h, rs);
 			return;
 		}
 	}
@@ -646,7 +646,7 @@ hub_post_card(struct hub *h, const char *id, const struct hub_req *rq,
 	}
 	if (st != HS_OK) {
 		hs_ticket_free(&t);
-		hub_answer(rs, 500, "the hub cannot serve this now\n");
+		hub_store_failed(h, rs);
 		return;
 	}
 	hw_hash(buf_data(t.body), buf_len(t.body), hash);
@@ -671,7 +671,7 @@ hub_post_card(struct hub *h, const char *id, const struct hub_req *rq,
 		return;
 	}
 	if (st != HS_OK) {
-		hub_answer(rs, 500, "the hub cannot serve this now\n");
+		hub_store_failed(h, rs);
 		return;
 	}
 	hub_answer(rs, 201, "card posted\n");
@@ -749,7 +749,7 @@ hub_page_route(struct hub *h, const struct hub_req *rq, int timed_out,
 	case P_LOGOUT:
 		/* the session is gone from the store, not only the cookie */
 		if (token_take(h, HS_TOK_SESSION, tok, 1, subject) == HS_ERR) {
-			hub_answer(rs, 500, "the hub cannot serve this now\n");
+			hub_store_failed(h, rs);
 			return;
 		}
 		ASSERT(str_fmt(rs->set_cookie, sizeof(rs->set_cookie),

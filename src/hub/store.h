@@ -158,6 +158,11 @@ struct hub_store_ops {
 	 * the long-polls' timer covers it. */
 	int (*watch)(struct hub_store *, void (*cb)(void *arg, char kind,
 	    const char *id), void *arg);
+	/* Whether the calling thread's last operation failed because the
+	 * engine could not be reached or went away under it (a restart, a
+	 * fail-over): the client may ask again. May be NULL (SQLite, in
+	 * this process: never). */
+	int (*unreachable)(struct hub_store *);
 	void (*close)(struct hub_store *);
 };
 

@@ -684,6 +684,7 @@ static const struct hub_store_ops pg_ops = {
 	.migrate = pg_migrate,
 	.changed = pgs_changed,
 	.watch = pgs_watch,
+	.unreachable = pgs_unreachable,
 	.close = pg_close,
 };
 

@@ -91,6 +91,9 @@ pgs_log(const char *what, const char *msg)
 
 /* The calling thread's connection of the pool while it holds one. */
 static __thread int pgs_slot;
+/* Whether the calling thread's last operation failed because the server
+ * could not be reached or went away under it (pgs_unreachable). */
+static __thread int pgs_down;
 
 /* A connection of the pool for this thread, waiting for one to be free:
  * each operation holds one from its first statement to its last, so a
@@ -114,6 +117,28 @@ pgs_lock(struct hub_store *s)
 	p->busy[i] = 1;
 	pthread_mutex_unlock(&p->mu);
 	pgs_slot = i;
+	pgs_down = 0;
+}
+
+/* A restart, a fail-over, a server that is not there: the request may
+ * be asked again (503), unlike a failure of the statement itself (500).
+ * SQLSTATE classes 08 (connection exception) and 57P (the server is
+ * shutting down or starting). */
+static int
+lost(PGconn *c, const PGresult *r)
+{
+	const char *code = r != NULL ?
+	    PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+
+	return PQstatus(c) == CONNECTION_BAD || (code != NULL &&
+	    (strncmp(code, "08", 2) == 0 || strncmp(code, "57P", 3) == 0));
+}
+
+int
+pgs_unreachable(struct hub_store *s)
+{
+	(void)s;
+	return pgs_down;
 }
 
 /* The connection this thread holds (between pgs_lock and pgs_unlock). */
@@ -220,8 +245,10 @@ pgs_connected(struct hub_store *s)
 	while ((p->conn[pgs_slot] = pgs_connect(p->url)) == NULL &&
 	    now_ms() + RECONNECT_STEP_MS < deadline)
 		usleep(RECONNECT_STEP_MS * 1000);
-	if (p->conn[pgs_slot] == NULL)
+	if (p->conn[pgs_slot] == NULL) {
+		pgs_down = 1;
 		return -1;
+	}
 	/* The watch thread skips this process's own wake-ups. */
 	atomic_store(&p->self_pid[pgs_slot], PQbackendPID(p->conn[pgs_slot]));
 	return 0;
@@ -254,6 +281,8 @@ pgs_run(struct hub_store *s, const char *what, const char *sql,
 			return NULL;
 	}
 	if (r == NULL || PQresultStatus(r) != want) {
+		if (lost(PG(s)->conn[pgs_slot], r))
+			pgs_down = 1;
 		pgs_log(what, PQerrorMessage(PG(s)->conn[pgs_slot]));
 		PQclear(r);
 		return NULL;

@@ -68,6 +68,7 @@ PGconn *pgs_conn(struct hub_store *s);
 PGconn *pgs_connect(const char *url);
 int pgs_readable(PGconn *c);
 int pgs_connected(struct hub_store *s);
+int pgs_unreachable(struct hub_store *s);
 PGresult *pgs_run(struct hub_store *s, const char *what, const char *sql,
     const struct params *pa, ExecStatusType want);
 int pgs_cmd(struct hub_store *s, const char *what, const char *sql);
