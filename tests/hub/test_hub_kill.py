@@ -17,7 +17,9 @@ bench/hub/kill-long runs it for 300 and more), HUB_KILL_CONSOLES how many
 real consoles run (1)."""
 import os
 import random
+import sys
 import threading
+import traceback
 import time
 
 import hubwire as hw  # noqa: E402
@@ -46,15 +48,19 @@ class Book:
         self.listed = {}        # tid -> device indexes it was listed to
         self.applied = {}       # tid -> times its source applied a decision
         self.errors = []
+        self.t0 = time.monotonic()
+        self.restart_at = None  # when the store restart began, from t0
         self.kills = 0
         self.store_restarts = 0
         self.retries = 0        # posts asked again
         self.broken = 0         # requests a kill broke (502, 504, reset)
         self.runs = []          # (console, plan, ok, doc)
+        self.decided = {}       # tid -> the device's answer, 201 or 409
 
     def error(self, what):
         with self.mu:
-            self.errors.append(what)
+            self.errors.append("%s at %.1f s" % (
+                what, time.monotonic() - self.t0))
 
 
 def call(m, book, *a, **kw):
@@ -149,6 +155,8 @@ def decide(m, book, key, tid, tb):
         st, _ = call(m, book, "POST", "/v1/tickets/%s/decision" % tid, post,
                      key=key, timeout=15)
         if st in (201, 409):
+            with book.mu:
+                book.decided[tid] = st
             return
         if st is not None and st not in TRANSIENT:
             book.error("device decision: %s" % st)
@@ -205,6 +213,7 @@ def killer(m, book, stop, rng):
         time.sleep(0.2)
         m.start(i)
         if not restarted and time.monotonic() >= half:
+            book.restart_at = "%.1f s" % (time.monotonic() - book.t0)
             if restart_store():
                 with book.mu:
                     book.store_restarts += 1
@@ -266,13 +275,14 @@ def test_kill_instances_nothing_lost():
         m.start_proxy()
         for c in range(CONSOLES):
             consoles.append(make_console(m, c, devs[0]))
-        t0 = time.monotonic()
+        t0 = book.t0 = time.monotonic()
         stop["end"] = t0 + SECONDS + DRAIN_S
-        threads = [threading.Thread(target=source, args=(
+        threads = [threading.Thread(target=source, name="src%d" % i, args=(
             m, book, i, srcs[i], devs, bytes(box.public_key), stop,
             random.Random(rng.random()))) for i in range(SOURCES)]
-        threads += [threading.Thread(target=console_runs, args=(
-            w, book, c, stop)) for c, w in enumerate(consoles)]
+        threads += [threading.Thread(target=console_runs, name="desk%d" % c,
+                                     args=(w, book, c, stop))
+                    for c, w in enumerate(consoles)]
         devices = [threading.Thread(target=device, args=(
             m, book, j, devs[j], stop)) for j in range(DEVICES)]
         kill = threading.Thread(target=killer, args=(
@@ -285,7 +295,21 @@ def test_kill_instances_nothing_lost():
         kill.join()
         for th in threads:
             th.join(max(1, stop["end"] - time.monotonic()))
-        stuck = sum(th.is_alive() for th in threads)
+        stuck = [th.name for th in threads if th.is_alive()]
+        frames = sys._current_frames()
+        for th in threads:
+            if th.is_alive():
+                print("stuck: %s at %s" % (th.name, " < ".join(
+                    "%s:%d" % (f.f_code.co_name, f.f_lineno) for f, _ in
+                    reversed(list(traceback.walk_stack(
+                        frames.get(th.ident)))))))
+        for w in consoles:
+            for plan, tid in w.current.items():
+                print("console ticket %s: listed %s, decided %s" % (
+                    tid, sorted(book.listed.get(tid, ())),
+                    book.decided.get(tid)))
+            if stuck:
+                print("console screen:\n" + w.env.screen()[-3000:])
         time.sleep(POLL_S)      # the devices see the last lists
         stop["devices"].set()
         for th in devices:
@@ -301,10 +325,17 @@ def test_kill_instances_nothing_lost():
                            and idx[0] not in book.listed.get(t, set())]
         bad_runs = [r for r in book.runs if not r[2]]
         print("kill test: %.0f s, %d kills, %d tickets, %d console runs, "
-              "%d requests broken, %d posts retried, store restarted %d" % (
+              "%d requests broken, %d posts retried, store restarted %d "
+              "(at %s)" % (
                   elapsed, book.kills, len(posted), len(book.runs),
-                  book.broken, book.retries, book.store_restarts))
-        assert stuck == 0, "sources or consoles never answered"
+                  book.broken, book.retries, book.store_restarts,
+                  book.restart_at))
+        if stuck or book.errors:
+            for i in range(m.n):
+                lines = m.read_log(i).splitlines()
+                print("lockhub %d's log, its store lines:\n%s" % (i, "\n".join(
+                    x for x in lines if "store" in x)[-3000:]))
+        assert not stuck, ("never answered", stuck, book.errors[:5])
         assert not book.errors, book.errors[:10]
         assert book.kills >= int(SECONDS / KILL_EVERY) - 1, book.kills
         if pgenv.wanted():
