@@ -341,11 +341,9 @@ def test_cursor_across_connections():
         hub.cleanup()
 
 
-def test_survives_a_postgresql_restart():
-    """The connection breaks when PostgreSQL restarts: at most the
-    requests in flight fail, with 503 (the client asks again, signed
-    afresh: docs/hub.md, "The store: PostgreSQL"), and the next connects
-    again."""
+def serving_alice():
+    """A hub on the tests' PostgreSQL serving, device alice enrolled and
+    answered once: (hub, alice's key)."""
     hub = HubEnv(store="pg")
     try:
         hub.init()
@@ -353,6 +351,19 @@ def test_survives_a_postgresql_restart():
         hub.enroll("device", "alice", dev)
         hub.start(poll_s=1)
         assert pending_ids(hub, dev) == []
+    except BaseException:
+        hub.cleanup()
+        raise
+    return hub, dev
+
+
+def test_survives_a_postgresql_restart():
+    """The connection breaks when PostgreSQL restarts: at most the
+    requests in flight fail, with 503 (the client asks again, signed
+    afresh: docs/hub.md, "The store: PostgreSQL"), and the next connects
+    again."""
+    hub, dev = serving_alice()
+    try:
         pgenv.server().restart()
         codes = [hub.call("GET", "/v1/pending", key=dev)[0] for _ in range(3)]
         assert codes[-1] == 200 and set(codes) <= {200, 503}, codes
@@ -375,13 +386,8 @@ def test_a_failing_statement_is_500_not_503():
     """503 is for a server that cannot be reached; a statement that fails
     on a live one (here its 10 s timeout, behind a table lock held by
     someone else) is the hub's failure: 500, not "ask again"."""
-    hub = HubEnv(store="pg")
+    hub, dev = serving_alice()
     try:
-        hub.init()
-        dev = hw.Key()
-        hub.enroll("device", "alice", dev)
-        hub.start(poll_s=1)
-        assert pending_ids(hub, dev) == []
         locker = threading.Thread(target=pgenv.server().sql, args=(
             hub.store, "BEGIN; LOCK TABLE tickets IN ACCESS EXCLUSIVE MODE; "
             "SELECT pg_sleep(14); COMMIT"))
