@@ -357,7 +357,7 @@ get_decision(struct hub *h, const struct match *m, const struct hub_who *who,
 			l.item_len[i] = buf_len(d.body[i]);
 		}
 		if (hw_declist_encode(&l, &rs->body) != HW_OK)
-			hub_store_failed(h, rs);
+			hub_answer(rs, 500, "the hub cannot serve this now\n");
 		else
 			rs->status = 200;
 		hs_decisions_free(&d);
@@ -410,7 +410,7 @@ pending(struct hub *h, const struct match *m, const struct hub_who *who,
 		l.items[i].ticket_len = buf_len(p.body[i]);
 	}
 	if (hw_list_encode(&l, &rs->body) != HW_OK)
-		hub_store_failed(h, rs);
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
 	else
 		rs->status = 200;
 	hs_pending_free(&p);
@@ -488,7 +488,7 @@ post_decision(struct hub *h, const struct match *m, const struct hub_req *rq,
 	}
 	if (hw_hub_countersign(post.dev, post.dev_len, m->id, who->key.name,
 	    (uint64_t)h->clock_ms(), h->key.pk, h->key.sk, &hubsig) != HW_OK) {
-		hub_store_failed(h, rs);
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
 		return;
 	}
 	out.dev = post.dev;
@@ -499,7 +499,7 @@ post_decision(struct hub *h, const struct match *m, const struct hub_req *rq,
 	out.box_len = post.box_len;
 	if (hw_decision_encode(&out, &decision) != HW_OK) {
 		buf_free(hubsig);
-		hub_store_failed(h, rs);
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
 		return;
 	}
 	buf_free(hubsig);

@@ -130,7 +130,7 @@ hub_answer(struct hub_resp *rs, unsigned status, const char *text)
 	rs->text = text;
 }
 
-/* The answer to a failed store operation (or an encoding after it): 503
+/* The answer to a failed store operation: 503
  * when the engine could not be reached, a PostgreSQL restart that the
  * client outlasts by asking again, signed afresh; 500 otherwise
  * (docs/hub.md, "The store: PostgreSQL"). */

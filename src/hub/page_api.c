@@ -591,7 +591,7 @@ post_decision(struct hub *h, const struct hs_passkey *pk,
 		return;
 	}
 	if ((filed = json_array()) == NULL) {
-		hub_store_failed(h, rs);
+		hub_answer(rs, 500, "the hub cannot serve this now\n");
 		return;
 	}
 	/* Filed under each ticket, once per approver; other hub processes

@@ -92,7 +92,8 @@ pgs_log(const char *what, const char *msg)
 /* The calling thread's connection of the pool while it holds one. */
 static __thread int pgs_slot;
 /* Whether the calling thread's last operation failed because the server
- * could not be reached or went away under it (pgs_unreachable). */
+ * could not be reached or went away under it (pgs_unreachable): cleared by
+ * pgs_lock, which every operation takes before its first statement. */
 static __thread int pgs_down;
 
 /* A connection of the pool for this thread, waiting for one to be free:

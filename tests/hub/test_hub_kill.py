@@ -53,7 +53,7 @@ class Book:
         self.kills = 0
         self.store_restarts = 0
         self.retries = 0        # posts asked again
-        self.broken = 0         # requests a kill broke (502, 504, reset)
+        self.broken = 0         # requests a kill broke (TRANSIENT, reset)
         self.runs = []          # (console, plan, ok, doc)
         self.decided = {}       # tid -> the device's answer, 201 or 409
 
@@ -295,21 +295,22 @@ def test_kill_instances_nothing_lost():
         kill.join()
         for th in threads:
             th.join(max(1, stop["end"] - time.monotonic()))
-        stuck = [th.name for th in threads if th.is_alive()]
-        frames = sys._current_frames()
-        for th in threads:
-            if th.is_alive():
+        stuck = [th for th in threads if th.is_alive()]
+        if stuck:
+            # where each waits, and what became of the consoles' tickets
+            frames = sys._current_frames()
+            for th in stuck:
                 print("stuck: %s at %s" % (th.name, " < ".join(
                     "%s:%d" % (f.f_code.co_name, f.f_lineno) for f, _ in
                     reversed(list(traceback.walk_stack(
                         frames.get(th.ident)))))))
-        for w in consoles:
-            for plan, tid in w.current.items():
-                print("console ticket %s: listed %s, decided %s" % (
-                    tid, sorted(book.listed.get(tid, ())),
-                    book.decided.get(tid)))
-            if stuck:
+            for w in consoles:
+                for plan, tid in w.current.items():
+                    print("console ticket %s: listed %s, decided %s" % (
+                        tid, sorted(book.listed.get(tid, ())),
+                        book.decided.get(tid)))
                 print("console screen:\n" + w.env.screen()[-3000:])
+            stuck = [th.name for th in stuck]
         time.sleep(POLL_S)      # the devices see the last lists
         stop["devices"].set()
         for th in devices:
